@@ -1,0 +1,67 @@
+import esbuild from "esbuild";
+import { builtinModules } from "node:module";
+import { statSync, readdirSync } from "node:fs";
+import { join } from "node:path";
+
+const mode = process.argv[2] ?? "dev";
+const production = mode === "production" || mode === "cli-if-stale";
+const nodeBuiltins = [...builtinModules, ...builtinModules.map((m) => `node:${m}`)];
+
+const common = {
+  bundle: true,
+  platform: "node",
+  format: "cjs",
+  // An explicit target: without it esbuild 0.28 emits Uint8Array.fromBase64 for inlined WASM, which Node 20 lacks.
+  target: "node20",
+  loader: { ".wasm": "binary" },
+  logLevel: "warning",
+  sourcemap: production ? false : "inline",
+  minify: production,
+  legalComments: "none",
+  treeShaking: true,
+};
+
+const plugin = {
+  ...common,
+  entryPoints: ["src/hosts/obsidian/main.ts"],
+  outfile: "main.js",
+  external: ["obsidian", "electron", "@codemirror/*", "@lezer/*", ...nodeBuiltins],
+  // Obsidian (Electron 30+) runs Chrome 124+/Node 20.
+  target: ["node20", "chrome120"],
+};
+
+const cli = {
+  ...common,
+  entryPoints: { cli: "src/hosts/node/cli.ts", bench: "bench/bench.ts" },
+  outdir: "dist",
+  external: [...nodeBuiltins, "better-sqlite3"],
+  banner: { js: "#!/usr/bin/env node" },
+};
+
+function newestMtime(dir) {
+  let newest = 0;
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    const p = join(dir, e.name);
+    newest = Math.max(newest, e.isDirectory() ? newestMtime(p) : statSync(p).mtimeMs);
+  }
+  return newest;
+}
+
+function exists(p) {
+  try { statSync(p); return true; } catch { return false; }
+}
+
+const benchPresent = exists("bench/bench.ts");
+if (!benchPresent) delete cli.entryPoints.bench;
+
+if (mode === "cli-if-stale") {
+  // `npm start` builds the CLI only when the sources are newer than the last build.
+  const built = exists("dist/cli.js") ? statSync("dist/cli.js").mtimeMs : 0;
+  if (built < newestMtime("src")) await esbuild.build(cli);
+} else if (production) {
+  await Promise.all([esbuild.build(plugin), esbuild.build(cli)]);
+} else {
+  const contexts = await Promise.all([esbuild.context(plugin), esbuild.context(cli)]);
+  await Promise.all(contexts.map((c) => c.watch()));
+  console.log("watching src/ — rebuilding main.js and dist/cli.js on change");
+}

@@ -1,0 +1,54 @@
+// ESLint: Obsidian's recommended rules for all plugin code, plus the layer rules of ARCHITECTURE.md.
+import { defineConfig, globalIgnores } from "eslint/config";
+import obsidianmd from "eslint-plugin-obsidianmd";
+import { builtinModules } from "node:module";
+
+const nodeBuiltins = [...builtinModules, ...builtinModules.map((m) => `node:${m}`)];
+const hostOnly = ["obsidian", "express", "electron", ...nodeBuiltins];
+
+export default defineConfig([
+  globalIgnores(["main.js", "dist/**", "node_modules/**", "coverage/**", "bench-results/**", "examples/**", "tests/support/*.js", "*.config.js"]),
+  ...obsidianmd.configs.recommended,
+  {
+    languageOptions: {
+      parserOptions: {
+        projectService: { allowDefaultProject: ["eslint.config.mjs", "esbuild.config.mjs"] },
+        tsconfigRootDir: import.meta.dirname,
+      },
+    },
+  },
+  {
+    // The core is pure: no host, no server framework, no Node built-ins.
+    files: ["src/core/**/*.ts"],
+    rules: {
+      "no-restricted-imports": ["error", { paths: hostOnly.map((name) => ({ name, message: "src/core must stay pure: pass what you need in through the vault port or a parameter." })), patterns: [{ group: ["**/mcp/**", "**/transport/**", "**/hosts/**"], message: "src/core must not import outer layers." }] }],
+    },
+  },
+  {
+    // MCP tool definitions are data over the core; no host APIs either.
+    files: ["src/mcp/**/*.ts"],
+    rules: {
+      "no-restricted-imports": ["error", { paths: hostOnly.map((name) => ({ name, message: "src/mcp must not depend on a host." })), patterns: [{ group: ["**/transport/**", "**/hosts/**"], message: "src/mcp must not import outer layers." }] }],
+    },
+  },
+  {
+    // The transport layer, the Node host, tests and the bench run on Node by design.
+    files: ["src/transport/**/*.ts", "src/hosts/node/**/*.ts", "src/hosts/common/**/*.ts", "tests/**/*.ts", "bench/**/*.ts", "*.mjs"],
+    rules: { "obsidianmd/no-nodejs-modules": "off", "obsidianmd/prefer-window-timers": "off", "obsidianmd/no-global-this": "off" },
+  },
+  {
+    files: ["tests/**/*.ts", "bench/**/*.ts"],
+    rules: {
+      "@typescript-eslint/no-unsafe-assignment": "off",
+      "@typescript-eslint/no-unsafe-member-access": "off",
+      "@typescript-eslint/no-unsafe-call": "off",
+      "@typescript-eslint/no-unsafe-argument": "off",
+      "@typescript-eslint/no-unsafe-return": "off",
+      "@typescript-eslint/no-non-null-assertion": "off",
+      "@typescript-eslint/require-await": "off",
+      "obsidianmd/ui/sentence-case": "off",
+      "obsidianmd/hardcoded-config-path": "off",
+      "obsidianmd/prefer-file-manager-trash-file": "off",
+    },
+  },
+]);

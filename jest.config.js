@@ -1,0 +1,19 @@
+/** @type {import('jest').Config} */
+const swc = ["@swc/jest", { jsc: { parser: { syntax: "typescript" }, target: "es2022" }, module: { type: "commonjs" } }];
+const common = {
+  transform: { "^.+\\.ts$": swc },
+  // The `obsidian` package ships types only; at run time tests use our stand-in of its API.
+  moduleNameMapper: {
+    "^obsidian$": "<rootDir>/tests/stand-in/obsidian.ts",
+    "\\.wasm$": "<rootDir>/tests/support/wasm-module.js",
+  },
+  transformIgnorePatterns: ["/node_modules/", "/dist/", "<rootDir>/main\\.js$"],
+  testEnvironment: "node",
+};
+module.exports = {
+  testTimeout: 30000,
+  projects: [
+    { ...common, displayName: "unit", testMatch: ["<rootDir>/tests/**/*.test.ts"], testPathIgnorePatterns: ["/tests/real/"] },
+    { ...common, displayName: "real-vaults", testMatch: ["<rootDir>/tests/real/**/*.test.ts"] },
+  ],
+};

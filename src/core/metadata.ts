@@ -1,0 +1,122 @@
+/**
+ * Per-note metadata, shaped like the subset of Obsidian's `CachedMetadata` that we use.
+ * Inside Obsidian these come from `metadataCache.getFileCache`; headless they come from our own
+ * parser (`core/parser`). Both must agree — the contract tests hold them to it.
+ */
+
+export interface Loc {
+  /** 0-based line number. */
+  line: number;
+  /** 0-based column (UTF-16 code units). */
+  col: number;
+  /** 0-based offset into the file text (UTF-16 code units). */
+  offset: number;
+}
+
+export interface Pos {
+  start: Loc;
+  end: Loc;
+}
+
+/** A link or an embed in the note body, like Obsidian's `LinkCache`/`EmbedCache`. */
+export interface LinkRef {
+  /** The link target as written, decoded: `Folder/Note#Heading` (no `|alias`, markdown links URL-decoded). */
+  link: string;
+  /** The exact source text, e.g. `[[Note|alias]]` or `![](img.png)`. */
+  original: string;
+  /** The alias / link text when there is one. */
+  displayText?: string;
+  position: Pos;
+}
+
+/** A link found in a frontmatter property value (`related: "[[Other]]"`), like Obsidian's `FrontmatterLinkCache`. */
+export interface FrontmatterLinkRef {
+  /** The property key; for list items `key.index` as Obsidian does (`related.0`). */
+  key: string;
+  link: string;
+  original: string;
+  displayText?: string;
+}
+
+export interface HeadingRef {
+  heading: string;
+  /** 1..6 */
+  level: number;
+  position: Pos;
+}
+
+export interface TagRef {
+  /** With the leading `#`, e.g. `#nested/tag`. */
+  tag: string;
+  position: Pos;
+}
+
+export interface BlockRef {
+  /** The block id without `^`. */
+  id: string;
+  position: Pos;
+}
+
+export interface NoteMetadata {
+  frontmatter?: Record<string, unknown>;
+  /** Where the `---` … `---` block sits (both fences included). */
+  frontmatterPosition?: Pos;
+  /** Set when the frontmatter block exists but is not valid YAML (then `frontmatter` is undefined). */
+  frontmatterError?: string;
+  headings: HeadingRef[];
+  /** Wikilinks and markdown links that are not embeds. */
+  links: LinkRef[];
+  /** `![[…]]` and `![](…)`. */
+  embeds: LinkRef[];
+  frontmatterLinks: FrontmatterLinkRef[];
+  /** Inline `#tags` in the body (frontmatter tags are in `frontmatter.tags`). */
+  tags: TagRef[];
+  /** Block ids (`^id`), keyed by lower-cased id as Obsidian does. */
+  blocks: Record<string, BlockRef>;
+}
+
+export type LinkType = "wikilink" | "markdown" | "embed" | "frontmatter";
+
+/** Splits `Note#Heading` / `Note#^block` into path and fragment (fragment without `#`). */
+export function splitLinkpath(link: string): { path: string; fragment: string | null } {
+  const i = link.indexOf("#");
+  if (i < 0) return { path: link, fragment: null };
+  return { path: link.slice(0, i), fragment: link.slice(i + 1) };
+}
+
+/** `wikilink` or `markdown`, from a link's original text. */
+export function linkSyntax(original: string): "wikilink" | "markdown" {
+  return original.startsWith("[[") || original.startsWith("![[") ? "wikilink" : "markdown";
+}
+
+/** Frontmatter `tags`/`tag`, normalised to `#tag` strings (Obsidian accepts a list or a comma/space separated string). */
+export function frontmatterTags(fm: Record<string, unknown> | undefined): string[] {
+  if (!fm) return [];
+  const out: string[] = [];
+  for (const key of ["tags", "tag"]) {
+    const v = fm[key];
+    const items = Array.isArray(v) ? v : typeof v === "string" ? v.split(/[,\s]+/) : [];
+    for (const item of items) {
+      if (typeof item !== "string" && typeof item !== "number") continue;
+      const t = String(item).trim().replace(/^#/, "");
+      if (t) out.push("#" + t);
+    }
+  }
+  return out;
+}
+
+/** Frontmatter `aliases`/`alias`, as strings. */
+export function frontmatterAliases(fm: Record<string, unknown> | undefined): string[] {
+  if (!fm) return [];
+  const out: string[] = [];
+  for (const key of ["aliases", "alias"]) {
+    const v = fm[key];
+    const items = Array.isArray(v) ? v : typeof v === "string" ? v.split(/,/) : [];
+    for (const item of items) {
+      if (typeof item !== "string" && typeof item !== "number") continue;
+      const a = String(item).trim();
+      if (a) out.push(a);
+    }
+  }
+  return out;
+}

@@ -1,0 +1,111 @@
+import type { NoteMetadata } from "./metadata";
+
+/**
+ * The vault port: everything the core needs from a vault. Two adapters implement it —
+ * `hosts/obsidian/adapter.ts` over Obsidian's `App`, `hosts/node/fs-vault.ts` over a folder —
+ * and `tests/contract/vault-port.contract.ts` holds both to the same behaviour.
+ *
+ * All paths are vault-relative with `/` separators, no leading or trailing slash, NFC-normalised;
+ * the root folder is "". Adapters report *every* file; hiding (config folder, `.git`, `.trash`,
+ * excluded files, user-hidden folders) is the core's job (`core/policy.ts`).
+ */
+export interface VaultFile {
+  path: string;
+  /** File name without extension for notes (Obsidian's `basename`). */
+  basename: string;
+  /** Lower-case extension without the dot ("" when none). */
+  extension: string;
+  size: number;
+  /** Milliseconds since the epoch. */
+  mtime: number;
+  ctime: number;
+}
+
+export type VaultEvent =
+  | { type: "create"; path: string }
+  | { type: "modify"; path: string }
+  | { type: "delete"; path: string }
+  | { type: "rename"; path: string; oldPath: string };
+
+export interface RenameResult {
+  /** The new path. */
+  path: string;
+  /** How many links were rewritten, in how many notes. */
+  linksUpdated: number;
+  notesUpdated: number;
+}
+
+export interface VaultPort {
+  /** The vault's display name (its folder name). */
+  readonly name: string;
+  /** The Obsidian config folder name, usually `.obsidian` (`vault.configDir`). */
+  readonly configDir: string;
+
+  /** Every file in the vault (notes and attachments), config folder excluded. */
+  listFiles(): VaultFile[];
+  /** Every folder path (root "" excluded), config folder excluded. */
+  listFolders(): string[];
+  /** A file's facts, or null when there is no such file. */
+  stat(path: string): VaultFile | null;
+  /** True when `path` is a folder. */
+  isFolder(path: string): boolean;
+
+  read(path: string): Promise<string>;
+  readBinary(path: string): Promise<Uint8Array>;
+
+  /**
+   * Atomically replaces a text file's content: `fn` gets the current text and returns the new text
+   * (Obsidian: `vault.process`; headless: temp file + rename). Returns the written text.
+   */
+  process(path: string, fn: (current: string) => string): Promise<string>;
+  /** Creates a new file (parents created as needed). Fails when it exists. */
+  create(path: string, data: string | Uint8Array): Promise<void>;
+  /** Replaces a binary file's bytes atomically. */
+  writeBinary(path: string, data: Uint8Array): Promise<void>;
+  createFolder(path: string): Promise<void>;
+  /** Moves a file or folder to the trash; returns a human description of where it went. */
+  trash(path: string): Promise<string>;
+  /** Renames/moves a file or folder and updates every link to it. */
+  rename(path: string, newPath: string): Promise<RenameResult>;
+  /** Updates frontmatter atomically leaving the body byte for byte (Obsidian: `processFrontMatter`). */
+  processFrontMatter(path: string, fn: (fm: Record<string, unknown>) => void): Promise<void>;
+
+  /** Parsed metadata of a markdown note, or null (not a note / not yet parsed). */
+  getMetadata(path: string): NoteMetadata | null;
+  /** Resolves a link path (no `#fragment`) from a source note like Obsidian; null when unresolved. */
+  resolveLink(linkpath: string, sourcePath: string): string | null;
+  /** source → target → count, like `metadataCache.resolvedLinks`. */
+  resolvedLinks(): Record<string, Record<string, number>>;
+  /** source → unresolved link text → count, like `metadataCache.unresolvedLinks`. */
+  unresolvedLinks(): Record<string, Record<string, number>>;
+  /** Obsidian's "Excluded files" (`userIgnoreFilters`): path prefixes or `/regex/`. */
+  excludedFilters(): string[];
+
+  /** Subscribes to changes (made by us or by anyone else). Returns the unsubscribe function. */
+  onChange(listener: (event: VaultEvent) => void): () => void;
+  /** Resolves when files are listed and metadata is available. */
+  ready(): Promise<void>;
+  /** Stops watching and frees resources. */
+  close(): Promise<void>;
+}
+
+export function isNotePath(path: string): boolean {
+  return path.toLowerCase().endsWith(".md");
+}
+
+export function basenameOf(path: string): string {
+  const name = path.slice(path.lastIndexOf("/") + 1);
+  const dot = name.lastIndexOf(".");
+  return dot > 0 ? name.slice(0, dot) : name;
+}
+
+export function extensionOf(path: string): string {
+  const name = path.slice(path.lastIndexOf("/") + 1);
+  const dot = name.lastIndexOf(".");
+  return dot > 0 ? name.slice(dot + 1).toLowerCase() : "";
+}
+
+export function parentOf(path: string): string {
+  const i = path.lastIndexOf("/");
+  return i < 0 ? "" : path.slice(0, i);
+}
