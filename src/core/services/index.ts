@@ -1,0 +1,48 @@
+import { AccessPolicy, type PolicyOptions } from "../policy";
+import type { VaultPort } from "../vault";
+import { VaultService } from "./vault-service";
+
+export type HostKind = "obsidian" | "node";
+
+export interface CoreOptions {
+  host: HostKind;
+  writeMode: boolean;
+  hiddenFolders?: readonly string[];
+  protectedFolders?: readonly string[];
+}
+
+/**
+ * Everything the MCP tools may use. Built once per running server by `createCoreServices`;
+ * each feature (search, graph, writes…) adds its service here.
+ */
+export interface CoreServices {
+  readonly host: HostKind;
+  readonly writeMode: boolean;
+  readonly port: VaultPort;
+  readonly policy: AccessPolicy;
+  readonly vault: VaultService;
+  /** Search modes the running server can answer (`keyword` once the index exists). */
+  searchModes(): string[];
+  /** Stops background work (indexers, watchers owned by services). */
+  close(): Promise<void>;
+}
+
+export function createCoreServices(port: VaultPort, opts: CoreOptions): CoreServices {
+  const policyOpts: PolicyOptions = {
+    configDir: port.configDir,
+    hiddenFolders: opts.hiddenFolders,
+    protectedFolders: opts.protectedFolders,
+    excludedFilters: () => port.excludedFilters(),
+  };
+  const policy = new AccessPolicy(policyOpts);
+  const vault = new VaultService(port, policy);
+  return {
+    host: opts.host,
+    writeMode: opts.writeMode,
+    port,
+    policy,
+    vault,
+    searchModes: () => [],
+    close: async () => {},
+  };
+}

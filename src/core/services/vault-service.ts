@@ -1,0 +1,184 @@
+import { VaultError } from "../errors";
+import { makePathMatcher } from "../glob";
+import { etagOf } from "../hash";
+import { frontmatterAliases, frontmatterTags } from "../metadata";
+import { isUnder, normalizeVaultPath } from "../paths";
+import type { AccessPolicy } from "../policy";
+import { splitFrontmatter } from "../frontmatter";
+import { basenameOf, isNotePath, parentOf, type VaultFile, type VaultPort } from "../vault";
+
+export interface DocumentEntry {
+  path: string;
+  kind: "note" | "attachment";
+  title: string;
+  size: number;
+  modified_at: string;
+}
+
+export interface ReadResult {
+  path: string;
+  title: string;
+  folder: string;
+  frontmatter: Record<string, unknown>;
+  body: string;
+  modified_at: string;
+  size: number;
+  etag: string;
+}
+
+export interface ListOptions {
+  folder?: string;
+  pattern?: string;
+  includeAttachments?: boolean;
+  limit: number;
+  cursor?: string;
+}
+
+/** Reading and listing through the access policy: hidden files are invisible, paths are validated. */
+export class VaultService {
+  constructor(
+    readonly port: VaultPort,
+    readonly policy: AccessPolicy,
+  ) {}
+
+  /** Every visible file, sorted by path. */
+  visibleFiles(): VaultFile[] {
+    return this.port
+      .listFiles()
+      .filter((f) => !this.policy.isHidden(f.path))
+      .sort((a, b) => compareStrings(a.path, b.path));
+  }
+
+  visibleNotes(): VaultFile[] {
+    return this.visibleFiles().filter((f) => isNotePath(f.path));
+  }
+
+  visibleFolders(): string[] {
+    return this.port
+      .listFolders()
+      .filter((f) => !this.policy.isHidden(f))
+      .sort(compareStrings);
+  }
+
+  /** Validates a client's folder argument: "" (root) or an existing visible folder. */
+  resolveFolder(input: string | undefined): string {
+    if (input === undefined) return "";
+    const folder = normalizeVaultPath(input, "folder");
+    if (folder === "") return "";
+    if (this.policy.isHidden(folder) || !this.port.isFolder(folder)) {
+      throw new VaultError("not_found", `No folder "${folder}" in the vault. Call list_folders to see the folders.`);
+    }
+    return folder;
+  }
+
+  /** Validates a client's file path and returns the visible file, or throws `not_found` with a hint. */
+  requireFile(input: unknown): VaultFile {
+    const path = normalizeVaultPath(input);
+    if (path === "") throw new VaultError("invalid_path", `The path is empty; give a note's path such as "Folder/Note.md".`);
+    this.policy.assertVisible(path);
+    const file = this.port.stat(path) ?? (isNotePath(path) ? null : this.port.stat(path + ".md"));
+    if (!file) {
+      if (this.port.isFolder(path)) throw new VaultError("invalid_argument", `"${path}" is a folder, not a file. Use list_documents with folder "${path}".`);
+      throw new VaultError("not_found", `No note or file at "${path}". Paths are relative to the vault root and include the extension; use find_notes or list_documents to find it.`);
+    }
+    return file;
+  }
+
+  listDocuments(opts: ListOptions): { items: DocumentEntry[]; total: number; next_cursor?: string } {
+    const folder = this.resolveFolder(opts.folder);
+    const match = opts.pattern ? makePathMatcher(opts.pattern) : null;
+    const all = this.visibleFiles().filter(
+      (f) => isUnder(parentOf(f.path), folder) && (opts.includeAttachments || isNotePath(f.path)) && (!match || match(f.path)),
+    );
+    const offset = decodeCursor(opts.cursor);
+    const page = all.slice(offset, offset + opts.limit);
+    const next = offset + page.length < all.length ? encodeCursor(offset + page.length) : undefined;
+    return {
+      items: page.map((f) => toEntry(f)),
+      total: all.length,
+      ...(next ? { next_cursor: next } : {}),
+    };
+  }
+
+  async read(input: unknown): Promise<ReadResult> {
+    const file = this.requireFile(input);
+    if (!isNotePath(file.path)) {
+      throw new VaultError("invalid_argument", `"${file.path}" is an attachment, not a note; read returns notes only.`);
+    }
+    const text = await this.port.read(file.path);
+    const meta = this.port.getMetadata(file.path);
+    const split = splitFrontmatter(text);
+    return {
+      path: file.path,
+      title: basenameOf(file.path),
+      folder: parentOf(file.path),
+      frontmatter: (meta?.frontmatter as Record<string, unknown> | undefined) ?? {},
+      body: text.slice(split.bodyOffset).replace(/^\uFEFF/, ""),
+      modified_at: new Date(file.mtime).toISOString(),
+      size: file.size,
+      etag: await etagOf(text),
+    };
+  }
+
+  stats(): { notes: number; attachments: number; folders: number; links: number; unresolved_links: number; tags: number } {
+    const files = this.visibleFiles();
+    const notes = files.filter((f) => isNotePath(f.path));
+    const visible = (p: string) => !this.policy.isHidden(p);
+    let links = 0;
+    for (const [src, targets] of Object.entries(this.port.resolvedLinks())) {
+      if (!visible(src)) continue;
+      for (const [dst, n] of Object.entries(targets)) if (visible(dst)) links += n;
+    }
+    let unresolved = 0;
+    for (const [src, targets] of Object.entries(this.port.unresolvedLinks())) {
+      if (!visible(src)) continue;
+      for (const n of Object.values(targets)) unresolved += n;
+    }
+    const tags = new Set<string>();
+    for (const n of notes) {
+      const meta = this.port.getMetadata(n.path);
+      if (!meta) continue;
+      for (const t of meta.tags) tags.add(t.tag.toLowerCase());
+      for (const t of frontmatterTags(meta.frontmatter)) tags.add(t.toLowerCase());
+    }
+    return {
+      notes: notes.length,
+      attachments: files.length - notes.length,
+      folders: this.visibleFolders().length,
+      links,
+      unresolved_links: unresolved,
+      tags: tags.size,
+    };
+  }
+
+  aliasesOf(path: string): string[] {
+    return frontmatterAliases(this.port.getMetadata(path)?.frontmatter);
+  }
+}
+
+export function toEntry(f: VaultFile): DocumentEntry {
+  const note = isNotePath(f.path);
+  return {
+    path: f.path,
+    kind: note ? "note" : "attachment",
+    title: note ? basenameOf(f.path) : f.path.slice(f.path.lastIndexOf("/") + 1),
+    size: f.size,
+    modified_at: new Date(f.mtime).toISOString(),
+  };
+}
+
+export function compareStrings(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+export function encodeCursor(offset: number): string {
+  return `o${offset.toString(36)}`;
+}
+
+export function decodeCursor(cursor: string | undefined): number {
+  if (!cursor) return 0;
+  const m = /^o([0-9a-z]+)$/.exec(cursor);
+  const n = m ? parseInt(m[1], 36) : NaN;
+  if (!Number.isFinite(n) || n < 0) throw new VaultError("invalid_argument", `The cursor "${cursor}" is not valid; pass the next_cursor value from the previous page, or omit it to start over.`);
+  return n;
+}
