@@ -1,4 +1,5 @@
 import { AccessPolicy, type PolicyOptions } from "../policy";
+import type { StateStore } from "../state";
 import type { VaultPort } from "../vault";
 import { VaultService } from "./vault-service";
 
@@ -9,6 +10,11 @@ export interface CoreOptions {
   writeMode: boolean;
   hiddenFolders?: readonly string[];
   protectedFolders?: readonly string[];
+  /** Where services keep state (search index, activity log). */
+  stateStore: StateStore;
+  /** sql.js WASM bytes for the search index. */
+  sqlWasm: Uint8Array;
+  log?: (level: "debug" | "info" | "warn" | "error", message: string) => void;
 }
 
 /**
@@ -23,6 +29,8 @@ export interface CoreServices {
   readonly vault: VaultService;
   /** Search modes the running server can answer (`keyword` once the index exists). */
   searchModes(): string[];
+  /** Starts background work (index build); returns without waiting for it. */
+  start(): Promise<void>;
   /** Stops background work (indexers, watchers owned by services). */
   close(): Promise<void>;
 }
@@ -43,6 +51,7 @@ export function createCoreServices(port: VaultPort, opts: CoreOptions): CoreServ
     policy,
     vault,
     searchModes: () => [],
+    start: async () => {},
     close: async () => {},
   };
 }

@@ -1,4 +1,7 @@
-import type { HostKind } from "../../core/services";
+import { createCoreServices, type CoreServices, type HostKind } from "../../core/services";
+import { createMcpServer } from "../../mcp/server";
+import { allTools } from "../../mcp/tools";
+import { AddressInUseError, startHttpServer } from "../../transport/http";
 import type { StateStore } from "../../core/state";
 import type { VaultPort } from "../../core/vault";
 
@@ -40,4 +43,60 @@ export class PortInUseError extends Error {
   }
 }
 
-export declare function startRuntime(opts: RuntimeOptions): Promise<Runtime>;
+/** A short guide for the model, sent as the server's `instructions` at initialize. */
+export function defaultInstructions(vaultName: string, writeMode: boolean): string {
+  return [
+    `You are connected to the Obsidian vault "${vaultName}". Paths are relative to the vault root and include ".md".`,
+    "Use search to find notes by content, find_notes to find a note by its title or alias, read to open one.",
+    writeMode
+      ? "Write mode is on: read a note first and pass its etag as if_match when you change it."
+      : "The vault is read-only for you: write tools are not available.",
+  ].join(" ");
+}
+
+/**
+ * Starts everything a host needs: core services over the vault port, and the MCP server behind the
+ * authenticated localhost HTTP transport. Both hosts call this; neither knows the layers below.
+ */
+export async function startRuntime(opts: RuntimeOptions): Promise<Runtime & { services: CoreServices }> {
+  const log = opts.log ?? (() => {});
+  const services = createCoreServices(opts.port, {
+    host: opts.host,
+    writeMode: opts.writeMode,
+    hiddenFolders: opts.hiddenFolders,
+    protectedFolders: opts.protectedFolders,
+    stateStore: opts.stateStore,
+    sqlWasm: opts.sqlWasm,
+    log,
+  });
+  const instructions = defaultInstructions(opts.port.name, opts.writeMode);
+  let http;
+  try {
+    http = await startHttpServer({
+      port: opts.listenPort,
+      token: opts.token,
+      allowedOrigins: opts.allowedOrigins,
+      tokenHint:
+        opts.host === "obsidian"
+          ? "copy the token from Obsidian → Settings → Vault MCP."
+          : "the headless server printed the token when it started (or pass your own with --token).",
+      createServer: () =>
+        createMcpServer(services, allTools, { name: `vault-mcp (${opts.port.name})`, version: opts.version, instructions, log }),
+      log,
+    });
+  } catch (e) {
+    await services.close();
+    if (e instanceof AddressInUseError) throw new PortInUseError(e.port);
+    throw e;
+  }
+  await services.start();
+  return {
+    url: http.url,
+    listenPort: http.port,
+    services,
+    close: async () => {
+      await http.close();
+      await services.close();
+    },
+  };
+}

@@ -1,0 +1,83 @@
+export const VERSION = "0.1.0";
+/** No well-known Obsidian plugin uses it (Local REST API: 27123/27124; others 3000/3001/22360/8080). */
+export const DEFAULT_PORT = 28765;
+
+export interface CliArgs {
+  vault?: string;
+  port?: number;
+  token?: string;
+  tokenFile?: string;
+  write: boolean;
+  stateDir?: string;
+  configDir?: string;
+  allowOrigins: string[];
+  hidden: string[];
+  protected: string[];
+  verbose: boolean;
+  help: boolean;
+}
+
+export function usage(): string {
+  return `Usage: npm start -- [vault] [options]      (or: node dist/cli.js [vault] [options])
+
+Serves an Obsidian vault (a folder of notes) over MCP on http://127.0.0.1:<port>/mcp.
+With no vault, serves the bundled example vault.
+
+Options:
+  --port N            port on 127.0.0.1 (default ${DEFAULT_PORT})
+  --token T           bearer token clients must send (default: generated once, kept in the state folder)
+  --token-file F      read the token from a file
+  --write             enable write tools (off by default)
+  --state-dir D       where the index and logs live (default: the plugin's data folder when the vault
+                      has an Obsidian config folder, else a per-vault folder in your cache directory)
+  --config-dir NAME   the vault's Obsidian config folder name (default .obsidian)
+  --allow-origin O    allow browser requests from this origin (repeatable; none by default)
+  --hidden FOLDER     hide a folder from every tool (repeatable)
+  --protected FOLDER  make a folder read-only (repeatable)
+  --verbose           debug logging
+  -h, --help          this text`;
+}
+
+export function parseArgs(argv: string[]): CliArgs {
+  const a: CliArgs = { write: false, allowOrigins: [], hidden: [], protected: [], verbose: false, help: false };
+  const value = (i: number, flag: string): string => {
+    const v = argv[i + 1];
+    if (v === undefined || v.startsWith("--")) throw new Error(`${flag} needs a value.`);
+    return v;
+  };
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    const [flag, inline] = arg.startsWith("--") && arg.includes("=") ? [arg.slice(0, arg.indexOf("=")), arg.slice(arg.indexOf("=") + 1)] : [arg, undefined];
+    const take = (): string => {
+      if (inline !== undefined) return inline;
+      const v = value(i, flag);
+      i++;
+      return v;
+    };
+    switch (flag) {
+      case "--port": {
+        const n = Number(take());
+        if (!Number.isInteger(n) || n < 0 || n > 65535) throw new Error("--port must be a whole number from 0 to 65535.");
+        a.port = n;
+        break;
+      }
+      case "--token": a.token = take(); break;
+      case "--token-file": a.tokenFile = take(); break;
+      case "--write": a.write = true; break;
+      case "--state-dir": a.stateDir = take(); break;
+      case "--config-dir": a.configDir = take(); break;
+      case "--allow-origin": a.allowOrigins.push(take()); break;
+      case "--hidden": a.hidden.push(take()); break;
+      case "--protected": a.protected.push(take()); break;
+      case "--verbose": a.verbose = true; break;
+      case "-h":
+      case "--help": a.help = true; break;
+      default:
+        if (flag.startsWith("-")) throw new Error(`Unknown option ${flag}.`);
+        if (a.vault !== undefined) throw new Error(`Only one vault folder can be given (got "${a.vault}" and "${flag}").`);
+        a.vault = flag;
+    }
+  }
+  if (a.token !== undefined && a.token.length < 16) throw new Error("--token must be at least 16 characters; use a long random token.");
+  return a;
+}

@@ -1,0 +1,108 @@
+import { randomBytes } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import sqlWasm from "sql.js/dist/sql-wasm.wasm";
+import { clientConfigs } from "../common/client-config";
+import { PortInUseError, startRuntime, type LogLevel } from "../common/runtime";
+import { FsVault } from "./fs-vault";
+import { resolveStateDir } from "./state-dir";
+import { FsStateStore } from "./state-store";
+import { DEFAULT_PORT, parseArgs, usage, VERSION } from "./args";
+
+function main(): Promise<void> {
+  let args;
+  try {
+    args = parseArgs(process.argv.slice(2));
+  } catch (e) {
+    process.stderr.write(`${(e as Error).message}\n\n${usage()}\n`);
+    process.exit(2);
+  }
+  if (args.help) {
+    process.stdout.write(usage() + "\n");
+    return Promise.resolve();
+  }
+  return run(args);
+}
+
+async function run(args: ReturnType<typeof parseArgs>): Promise<void> {
+  const bundled = path.resolve(__dirname, "..", "examples", "vault");
+  const root = path.resolve(args.vault ?? bundled);
+  if (!existsSync(root)) {
+    process.stderr.write(`No such folder: ${root}\n`);
+    process.exit(2);
+  }
+  const log = (level: LogLevel, message: string) => {
+    if (level === "debug" && !args.verbose) return;
+    process.stderr.write(`[vault-mcp] ${level}: ${message}\n`);
+  };
+  const vault = await FsVault.open(root, { configDir: args.configDir, watch: true, log });
+  const stateDir = resolveStateDir(root, { configDir: vault.configDir, override: args.stateDir });
+  const token = args.token ?? (args.tokenFile ? readToken(args.tokenFile) : storedToken(stateDir));
+
+  let runtime;
+  try {
+    runtime = await startRuntime({
+      port: vault,
+      host: "node",
+      listenPort: args.port ?? DEFAULT_PORT,
+      token: () => token,
+      allowedOrigins: args.allowOrigins,
+      writeMode: args.write,
+      hiddenFolders: args.hidden,
+      protectedFolders: args.protected,
+      stateStore: new FsStateStore(stateDir, root),
+      sqlWasm,
+      version: VERSION,
+      log,
+    });
+  } catch (e) {
+    await vault.close();
+    if (e instanceof PortInUseError) {
+      process.stderr.write(`${e.message}\nStart with --port <another port>.\n`);
+      process.exit(1);
+    }
+    throw e;
+  }
+
+  const out = process.stdout;
+  out.write(`Vault MCP ${VERSION} serving "${vault.name}"${args.vault ? "" : " (the bundled example vault)"}${args.write ? " with write mode ON" : " read-only"}\n`);
+  out.write(`\nEndpoint: ${runtime.url}\nToken:    ${token}\n`);
+  const claude = clientConfigs(runtime.url, token, vault.name);
+  for (const c of claude.filter((c) => c.id === "claude-code" || c.id === "http")) out.write(`\n${c.label}:\n${c.text}\n`);
+  out.write("\nPress Ctrl+C to stop.\n");
+
+  let stopping = false;
+  const stop = async () => {
+    if (stopping) return;
+    stopping = true;
+    await runtime.close();
+    await vault.close();
+    process.exit(0);
+  };
+  process.on("SIGINT", () => void stop());
+  process.on("SIGTERM", () => void stop());
+}
+
+function readToken(file: string): string {
+  const t = readFileSync(file, "utf8").trim();
+  if (t.length < 16) throw new Error(`The token in ${file} is shorter than 16 characters; use a long random token.`);
+  return t;
+}
+
+/** A token generated on first run, kept (mode 0600) in the state folder so client configs keep working. */
+function storedToken(stateDir: string): string {
+  const file = path.join(stateDir, "token");
+  if (existsSync(file)) {
+    const t = readFileSync(file, "utf8").trim();
+    if (t.length >= 16) return t;
+  }
+  const t = randomBytes(32).toString("base64url");
+  mkdirSync(stateDir, { recursive: true });
+  writeFileSync(file, t + "\n", { mode: 0o600 });
+  return t;
+}
+
+main().catch((e: unknown) => {
+  process.stderr.write(`vault-mcp failed to start: ${e instanceof Error ? e.message : String(e)}\n`);
+  process.exit(1);
+});

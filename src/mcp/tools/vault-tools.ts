@@ -1,0 +1,113 @@
+import { z } from "zod";
+import { defineTool, READ_ONLY } from "../tool";
+
+const documentEntry = z.object({
+  path: z.string(),
+  kind: z.enum(["note", "attachment"]),
+  title: z.string(),
+  size: z.number(),
+  modified_at: z.string(),
+});
+
+export const statsTool = defineTool({
+  name: "stats",
+  title: "Vault statistics",
+  description: "Counts of notes, attachments, folders, links and tags, and what this server can do (write mode, search modes).",
+  input: {},
+  output: {
+    vault: z.string(),
+    notes: z.number(),
+    attachments: z.number(),
+    folders: z.number(),
+    links: z.number(),
+    unresolved_links: z.number(),
+    tags: z.number(),
+    capabilities: z.object({ write_mode: z.boolean(), search_modes: z.array(z.string()), host: z.enum(["obsidian", "node"]) }),
+  },
+  annotations: READ_ONLY,
+  access: "read",
+  handler: async (_args, { services }) => {
+    await services.port.ready();
+    const s = services.vault.stats();
+    return {
+      structured: {
+        vault: services.port.name,
+        ...s,
+        capabilities: { write_mode: services.writeMode, search_modes: services.searchModes(), host: services.host },
+      },
+    };
+  },
+});
+
+export const listDocumentsTool = defineTool({
+  name: "list_documents",
+  title: "List documents",
+  description: "Lists notes (and optionally attachments) sorted by path, filtered by folder and/or glob pattern (e.g. \"Projects/**/*.md\"), paginated with cursor.",
+  input: {
+    folder: z.string().optional().describe('Folder to list recursively; "" or omitted = whole vault.'),
+    pattern: z.string().optional().describe('Glob on vault paths: "*" within a name, "**" any depth, "{a,b}". Without "/" it matches file names.'),
+    include_attachments: z.boolean().default(false),
+    limit: z.number().int().min(1).max(1000).default(100),
+    cursor: z.string().optional().describe("next_cursor from the previous page."),
+  },
+  output: { items: z.array(documentEntry), total: z.number(), next_cursor: z.string().optional() },
+  annotations: READ_ONLY,
+  access: "read",
+  handler: async (args, { services }) => {
+    await services.port.ready();
+    const r = services.vault.listDocuments({
+      folder: args.folder,
+      pattern: args.pattern,
+      includeAttachments: args.include_attachments,
+      limit: args.limit,
+      cursor: args.cursor,
+    });
+    const lines = r.items.map((d) => `${d.path}${d.kind === "attachment" ? " (attachment)" : ""}`);
+    const more = r.next_cursor ? `\n… ${r.total - r.items.length} more; call again with cursor "${r.next_cursor}".` : "";
+    return { structured: r, text: `${r.total} documents${r.items.length < r.total ? `, showing ${r.items.length}` : ""}:\n${lines.join("\n")}${more}` };
+  },
+});
+
+export const listFoldersTool = defineTool({
+  name: "list_folders",
+  title: "List folders",
+  description: 'Every folder in the vault, sorted; the root is "".',
+  input: {},
+  output: { folders: z.array(z.string()) },
+  annotations: READ_ONLY,
+  access: "read",
+  handler: async (_args, { services }) => {
+    await services.port.ready();
+    const folders = ["", ...services.vault.visibleFolders()];
+    return { structured: { folders }, text: folders.map((f) => (f === "" ? '"" (root)' : f)).join("\n") };
+  },
+});
+
+export const readTool = defineTool({
+  name: "read",
+  title: "Read a note",
+  description: "Reads a note: frontmatter, body, modified time, size and etag (pass the etag as if_match when editing).",
+  input: {
+    path: z.string().describe('Vault-relative path, e.g. "Projects/Plan.md" (".md" may be omitted).'),
+  },
+  output: {
+    path: z.string(),
+    title: z.string(),
+    folder: z.string(),
+    frontmatter: z.record(z.string(), z.unknown()),
+    body: z.string(),
+    modified_at: z.string(),
+    size: z.number(),
+    etag: z.string(),
+  },
+  annotations: READ_ONLY,
+  access: "read",
+  handler: async (args, { services }) => {
+    await services.port.ready();
+    const r = await services.vault.read(args.path);
+    const fm = Object.keys(r.frontmatter).length ? `\nfrontmatter: ${JSON.stringify(r.frontmatter)}` : "";
+    return { structured: r, text: `path: ${r.path}\netag: ${r.etag}\nmodified_at: ${r.modified_at}${fm}\n\n${r.body}` };
+  },
+});
+
+export const vaultTools = [statsTool, listDocumentsTool, listFoldersTool, readTool];

@@ -1,0 +1,186 @@
+import { createHash, randomUUID, timingSafeEqual } from "node:crypto";
+import type { Server as HttpServer } from "node:http";
+import type { AddressInfo, Socket } from "node:net";
+import express, { type NextFunction, type Request, type Response } from "express";
+import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
+
+export interface HttpServerOptions {
+  /** 0 = any free port. */
+  port: number;
+  /** Read at every request, so a regenerated token takes effect at once. */
+  token: () => string;
+  /** Exact origins (scheme://host[:port]) allowed to call; none by default. */
+  allowedOrigins: readonly string[];
+  /** A new MCP server for each client session. */
+  createServer: () => McpServer;
+  /** Where a user finds the token, for the 401 message. */
+  tokenHint: string;
+  log?: (level: "debug" | "info" | "warn" | "error", message: string) => void;
+  /** Largest request body accepted (writes of attachments are base64). */
+  maxBodyBytes?: number;
+}
+
+export interface RunningHttpServer {
+  readonly port: number;
+  readonly url: string;
+  close(): Promise<void>;
+}
+
+/** listen() failed because the port is taken. */
+export class AddressInUseError extends Error {
+  constructor(readonly port: number) {
+    super(`Port ${port} is already in use on 127.0.0.1.`);
+    this.name = "AddressInUseError";
+  }
+}
+
+const LOOPBACK_NAMES = new Set(["127.0.0.1", "localhost", "[::1]"]);
+
+function jsonRpcError(res: Response, status: number, code: number, message: string): void {
+  res.status(status).json({ jsonrpc: "2.0", error: { code, message }, id: null });
+}
+
+/** Constant-time comparison of two secrets of any length (hash both to a fixed size first). */
+export function secretsEqual(given: string, expected: string): boolean {
+  const a = createHash("sha256").update(given, "utf8").digest();
+  const b = createHash("sha256").update(expected, "utf8").digest();
+  return timingSafeEqual(a, b) && expected.length > 0;
+}
+
+/**
+ * Streamable HTTP on 127.0.0.1 only: `POST/GET/DELETE /mcp` behind a bearer token, `GET /health`
+ * open. Every request must carry a loopback `Host` with our port (DNS rebinding), and an `Origin`,
+ * when present, must be explicitly allowed (browsers). No CORS headers are ever sent.
+ */
+export async function startHttpServer(opts: HttpServerOptions): Promise<RunningHttpServer> {
+  const log = opts.log ?? (() => {});
+  const app = express();
+  app.disable("x-powered-by");
+  let boundPort = opts.port;
+
+  app.use((req: Request, res: Response, next: NextFunction) => {
+    const host = req.headers.host ?? "";
+    const m = /^(\[::1\]|[^:]+)(?::(\d+))?$/.exec(host.toLowerCase());
+    if (!m || !LOOPBACK_NAMES.has(m[1]) || Number(m[2] ?? 80) !== boundPort) {
+      log("warn", `refused a request with Host "${host}" (DNS rebinding protection)`);
+      jsonRpcError(res, 403, -32000, `Forbidden: the Host header must be 127.0.0.1:${boundPort} or localhost:${boundPort}.`);
+      return;
+    }
+    const origin = req.headers.origin;
+    if (origin !== undefined && !opts.allowedOrigins.includes(origin)) {
+      log("warn", `refused a request from Origin "${origin}"`);
+      jsonRpcError(res, 403, -32000, `Forbidden: requests from origin "${origin}" are not allowed. Add it to the allowed origins in the settings if you trust it.`);
+      return;
+    }
+    next();
+  });
+
+  app.get("/health", (_req, res) => {
+    res.json({ status: "ok" });
+  });
+
+  const auth = (req: Request, res: Response, next: NextFunction) => {
+    const header = req.headers.authorization ?? "";
+    const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
+    if (!m || !secretsEqual(m[1], opts.token())) {
+      res.setHeader("WWW-Authenticate", 'Bearer realm="vault-mcp"');
+      jsonRpcError(res, 401, -32001, `Unauthorized: ${header ? "the bearer token is wrong" : "no bearer token"}. Send the header "Authorization: Bearer <token>"; ${opts.tokenHint}`);
+      return;
+    }
+    next();
+  };
+
+  const sessions = new Map<string, { transport: StreamableHTTPServerTransport; server: McpServer }>();
+
+  app.post("/mcp", auth, express.json({ limit: opts.maxBodyBytes ?? 16 * 1024 * 1024 }), async (req, res) => {
+    try {
+      const sessionId = req.headers["mcp-session-id"];
+      if (typeof sessionId === "string") {
+        const s = sessions.get(sessionId);
+        if (!s) {
+          jsonRpcError(res, 404, -32001, "Session not found: it ended or the server restarted. Initialize a new session.");
+          return;
+        }
+        await s.transport.handleRequest(req, res, req.body);
+        return;
+      }
+      if (!isInitializeRequest(req.body)) {
+        jsonRpcError(res, 400, -32000, "Bad request: no mcp-session-id header, and the message is not an initialize request.");
+        return;
+      }
+      const server = opts.createServer();
+      const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+        sessionIdGenerator: () => randomUUID(),
+        onsessioninitialized: (id) => {
+          sessions.set(id, { transport, server });
+        },
+      });
+      transport.onclose = () => {
+        if (transport.sessionId) sessions.delete(transport.sessionId);
+        void server.close().catch(() => {});
+      };
+      await server.connect(transport);
+      await transport.handleRequest(req, res, req.body);
+    } catch (e) {
+      log("error", `MCP request failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
+      if (!res.headersSent) jsonRpcError(res, 500, -32603, "Internal server error.");
+    }
+  });
+
+  const sessionRequest = async (req: Request, res: Response) => {
+    const sessionId = req.headers["mcp-session-id"];
+    const s = typeof sessionId === "string" ? sessions.get(sessionId) : undefined;
+    if (!s) {
+      jsonRpcError(res, typeof sessionId === "string" ? 404 : 400, -32001, "Unknown or missing mcp-session-id: initialize a session first.");
+      return;
+    }
+    try {
+      await s.transport.handleRequest(req, res);
+    } catch (e) {
+      log("error", `MCP ${req.method} failed: ${e instanceof Error ? e.message : String(e)}`);
+      if (!res.headersSent) jsonRpcError(res, 500, -32603, "Internal server error.");
+    }
+  };
+  app.get("/mcp", auth, sessionRequest);
+  app.delete("/mcp", auth, sessionRequest);
+
+  app.use((req: Request, res: Response) => {
+    jsonRpcError(res, 404, -32601, `Not found: ${req.method} ${req.path}. The MCP endpoint is /mcp.`);
+  });
+  // Malformed JSON and other body errors: a JSON-RPC parse error, not an HTML page.
+  app.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => {
+    const status = typeof err === "object" && err && "status" in err ? Number((err as { status: unknown }).status) : 500;
+    if (status === 413) jsonRpcError(res, 413, -32600, "Request too large.");
+    else if (status === 400) jsonRpcError(res, 400, -32700, "Parse error: the body is not valid JSON.");
+    else jsonRpcError(res, 500, -32603, "Internal server error.");
+  });
+
+  const sockets = new Set<Socket>();
+  const httpServer: HttpServer = await new Promise((resolve, reject) => {
+    const s = app.listen(opts.port, "127.0.0.1");
+    s.once("listening", () => resolve(s));
+    s.once("error", (err: NodeJS.ErrnoException) => reject(err.code === "EADDRINUSE" ? new AddressInUseError(opts.port) : err));
+  });
+  httpServer.on("connection", (sock) => {
+    sockets.add(sock);
+    sock.on("close", () => sockets.delete(sock));
+  });
+  boundPort = (httpServer.address() as AddressInfo).port;
+  const url = `http://127.0.0.1:${boundPort}/mcp`;
+  log("info", `listening on ${url}`);
+
+  return {
+    port: boundPort,
+    url,
+    close: async () => {
+      for (const { transport } of [...sessions.values()]) await transport.close().catch(() => {});
+      sessions.clear();
+      await new Promise<void>((resolve) => {
+        httpServer.close(() => resolve());
+        for (const s of sockets) s.destroy();
+      });
+    },
+  };
+}
