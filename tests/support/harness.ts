@@ -1,0 +1,149 @@
+import { randomBytes } from "node:crypto";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import http from "node:http";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import sqlWasm from "sql.js/dist/sql-wasm.wasm";
+import { MemoryStateStore, type StateStore } from "../../src/core/state";
+import { startRuntime } from "../../src/hosts/common/runtime";
+import { FsVault } from "../../src/hosts/node/fs-vault";
+
+export type FileTree = Record<string, string | Uint8Array>;
+
+/** A fresh temp folder holding the given files (paths relative, `/`-separated). */
+export function makeTempVault(files: FileTree, prefix = "vault-mcp-test-"): string {
+  const root = mkdtempSync(path.join(tmpdir(), prefix));
+  for (const [rel, data] of Object.entries(files)) {
+    const abs = path.join(root, ...rel.split("/"));
+    mkdirSync(path.dirname(abs), { recursive: true });
+    writeFileSync(abs, data);
+  }
+  return root;
+}
+
+export interface TestServerOptions {
+  write?: boolean;
+  hidden?: string[];
+  protected?: string[];
+  allowedOrigins?: string[];
+  stateStore?: StateStore;
+}
+
+export interface TestServer {
+  root: string;
+  url: string;
+  port: number;
+  token: string;
+  vault: FsVault;
+  runtime: Awaited<ReturnType<typeof startRuntime>>;
+  connect(): Promise<Client>;
+  close(): Promise<void>;
+}
+
+/** The headless server over a real folder on a free port, exactly as `npm start` wires it. */
+export async function startTestServer(root: string, opts: TestServerOptions = {}): Promise<TestServer> {
+  const token = randomBytes(24).toString("base64url");
+  const vault = await FsVault.open(root, { watch: false });
+  const runtime = await startRuntime({
+    port: vault,
+    host: "node",
+    listenPort: 0,
+    token: () => token,
+    allowedOrigins: opts.allowedOrigins ?? [],
+    writeMode: opts.write ?? false,
+    hiddenFolders: opts.hidden,
+    protectedFolders: opts.protected,
+    stateStore: opts.stateStore ?? new MemoryStateStore(),
+    sqlWasm,
+    version: "0.0.0-test",
+  });
+  const clients: Client[] = [];
+  return {
+    root,
+    url: runtime.url,
+    port: runtime.listenPort,
+    token,
+    vault,
+    runtime,
+    connect: async () => {
+      const c = await connectClient(runtime.url, token);
+      clients.push(c);
+      return c;
+    },
+    close: async () => {
+      for (const c of clients) await c.close().catch(() => {});
+      await runtime.close();
+      await vault.close();
+    },
+  };
+}
+
+export async function connectClient(url: string, token: string, name = "vault-mcp-tests"): Promise<Client> {
+  const client = new Client({ name, version: "1.0.0" });
+  const transport = new StreamableHTTPClientTransport(new URL(url), {
+    requestInit: { headers: { Authorization: `Bearer ${token}` } },
+  });
+  await client.connect(transport);
+  return client;
+}
+
+/** Calls a tool and returns the raw result (errors are `isError` results, not throws). */
+export async function call(client: Client, name: string, args: Record<string, unknown> = {}): Promise<CallToolResult> {
+  return (await client.callTool({ name, arguments: args })) as CallToolResult;
+}
+
+/** Calls a tool that must succeed; returns its structured content. */
+export async function ok<T = Record<string, any>>(client: Client, name: string, args: Record<string, unknown> = {}): Promise<T> {
+  const r = await call(client, name, args);
+  if (r.isError) throw new Error(`${name} failed: ${textOf(r)}`);
+  return r.structuredContent as T;
+}
+
+/** Calls a tool that must fail; returns its error text. */
+export async function fails(client: Client, name: string, args: Record<string, unknown> = {}): Promise<string> {
+  const r = await call(client, name, args);
+  if (!r.isError) throw new Error(`${name} unexpectedly succeeded: ${JSON.stringify(r.structuredContent).slice(0, 300)}`);
+  return textOf(r);
+}
+
+export function textOf(r: CallToolResult): string {
+  return r.content.map((c) => (c.type === "text" ? c.text : `[${c.type}]`)).join("\n");
+}
+
+export interface RawResponse {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  body: string;
+}
+
+/** A raw HTTP request with full control of headers (fetch forbids setting Host). */
+export function rawRequest(port: number, opts: { method?: string; path?: string; headers?: Record<string, string>; body?: string }): Promise<RawResponse> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      { host: "127.0.0.1", port, method: opts.method ?? "GET", path: opts.path ?? "/mcp", headers: opts.headers, setHost: !opts.headers?.Host },
+      (res) => {
+        let body = "";
+        res.setEncoding("utf8");
+        res.on("data", (c: string) => (body += c));
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+      },
+    );
+    req.on("error", reject);
+    if (opts.body) req.write(opts.body);
+    req.end();
+  });
+}
+
+export const INIT_BODY = JSON.stringify({
+  jsonrpc: "2.0",
+  id: 1,
+  method: "initialize",
+  params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } },
+});
+
+export function removeTree(root: string): void {
+  rmSync(root, { recursive: true, force: true });
+}

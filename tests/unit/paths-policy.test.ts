@@ -1,0 +1,144 @@
+import { VaultError } from "../../src/core/errors";
+import { globToRegExp, makePathMatcher } from "../../src/core/glob";
+import { isUnder, normalizeVaultPath } from "../../src/core/paths";
+import { AccessPolicy } from "../../src/core/policy";
+import { redactPaths } from "../../src/mcp/server";
+import { parseArgs } from "../../src/hosts/node/args";
+import { clientConfigs } from "../../src/hosts/common/client-config";
+
+describe("normalizeVaultPath", () => {
+  test.each([
+    ["Notes/a.md", "Notes/a.md"],
+    ["Notes//a.md", "Notes/a.md"],
+    ["Notes\\a.md", "Notes/a.md"],
+    ["./Notes/./a.md", "Notes/a.md"],
+    ["Notes/a.md/", "Notes/a.md"],
+    ["", ""],
+    ["/", ""],
+    ["Cafe\u0301.md", "Café.md"], // NFD → NFC
+    ["a\u00a0b.md", "a b.md"],
+    ["%2e%2e/x.md", "%2e%2e/x.md"], // not decoded: a literal (harmless) name
+    ["...md", "...md"],
+  ])("%j → %j", (input, out) => {
+    expect(normalizeVaultPath(input)).toBe(out);
+  });
+
+  test.each([
+    ["../x", /leaves the vault/],
+    ["a/../../x", /leaves the vault/],
+    ["a/..", /leaves the vault/],
+    ["..\\x", /leaves the vault/],
+    ["/etc/passwd", /absolute/],
+    ["C:/x", /absolute/],
+    ["c:x", /absolute/],
+    ["\\\\srv\\x", /absolute/],
+    ["~", /absolute/],
+    ["~/x", /absolute/],
+    ["file:///x", /absolute/],
+    ["a\u0000b", /NUL/],
+    ["a\nb", /control/],
+  ])("refuses %j", (input, re) => {
+    expect(() => normalizeVaultPath(input)).toThrow(VaultError);
+    expect(() => normalizeVaultPath(input)).toThrow(re);
+  });
+
+  test("refuses non-strings", () => {
+    expect(() => normalizeVaultPath(42)).toThrow(/must be a string/);
+  });
+
+  test("isUnder", () => {
+    expect(isUnder("a/b.md", "a")).toBe(true);
+    expect(isUnder("ab/c.md", "a")).toBe(false);
+    expect(isUnder("a", "a")).toBe(true);
+    expect(isUnder("x", "")).toBe(true);
+  });
+});
+
+describe("glob", () => {
+  test.each([
+    ["*.md", "Note.md", true],
+    ["*.md", "Folder/Note.md", true], // no slash: matches the name at any depth
+    ["Folder/*.md", "Folder/Note.md", true],
+    ["Folder/*.md", "Folder/Sub/Note.md", false],
+    ["Folder/**/*.md", "Folder/Note.md", true],
+    ["Folder/**/*.md", "Folder/a/b/Note.md", true],
+    ["**", "anything/at/all.png", true],
+    ["{Projects,People}/*.md", "People/Ada.md", true],
+    ["{Projects,People}/*.md", "Journal/Day.md", false],
+    ["Note?.md", "Note1.md", true],
+    ["[ab]*.md", "alpha.md", true],
+    ["[!ab]*.md", "alpha.md", false],
+    ["NOTE.MD", "note.md", true],
+    ["a+b(c).md", "a+b(c).md", true],
+  ])("%j on %j → %j", (glob, path, expected) => {
+    expect(makePathMatcher(glob)(path)).toBe(expected);
+  });
+
+  test("unbalanced brackets and braces do not throw", () => {
+    expect(() => globToRegExp("[abc")).not.toThrow();
+    expect(() => globToRegExp("{a,b")).not.toThrow();
+  });
+});
+
+describe("AccessPolicy", () => {
+  const policy = new AccessPolicy({
+    configDir: ".obsidian",
+    hiddenFolders: ["Private"],
+    protectedFolders: ["Archive"],
+    excludedFilters: () => ["Templates/", "/^Daily\\/2019/", "Scratch", "/[invalid/"],
+  });
+  test.each([
+    [".obsidian/app.json", true],
+    [".git/config", true],
+    [".trash/x.md", true],
+    ["Notes/.hidden.md", true],
+    ["Private/x.md", true],
+    ["Private", true],
+    ["PrivateNot/x.md", false],
+    ["Templates/t.md", true],
+    ["Daily/2019-01-01.md", true],
+    ["Daily/2020-01-01.md", false],
+    ["Scratch/x.md", true],
+    ["Scratchpad.md", true], // Obsidian's plain filters match by prefix
+    ["Notes/a.md", false],
+    ["", false],
+  ])("isHidden(%j) = %j", (path, hidden) => {
+    expect(policy.isHidden(path)).toBe(hidden);
+  });
+
+  test("hidden paths look missing; protected ones are read-only", () => {
+    expect(() => policy.assertVisible("Private/x.md")).toThrow(/No note or file/);
+    expect(() => policy.assertWritable("Archive/old.md")).toThrow(/protected/);
+    expect(() => policy.assertWritable("Notes/a.md")).not.toThrow();
+  });
+});
+
+describe("error redaction", () => {
+  test("absolute paths in unexpected errors are removed", () => {
+    expect(redactPaths("ENOENT: no such file or directory, open '/home/ada/vault/x.md'")).toBe("ENOENT: no such file or directory, open '<path>'");
+    expect(redactPaths("EACCES C:\\Users\\ada\\vault\\x.md")).toBe("EACCES <path>");
+  });
+});
+
+describe("CLI arguments", () => {
+  test("parses the documented flags", () => {
+    const a = parseArgs(["my vault", "--port", "1234", "--write", "--token=abcdefghijklmnop", "--hidden", "Private", "--allow-origin", "https://x"]);
+    expect(a).toMatchObject({ vault: "my vault", port: 1234, write: true, token: "abcdefghijklmnop", hidden: ["Private"], allowOrigins: ["https://x"] });
+  });
+  test.each([[["--port", "x"]], [["--port"]], [["--bogus"]], [["a", "b"]], [["--token", "short"]]])("refuses %j", (argv) => {
+    expect(() => parseArgs(argv)).toThrow();
+  });
+});
+
+describe("client configurations", () => {
+  test("carry the URL and the token for each client", () => {
+    const configs = clientConfigs("http://127.0.0.1:28765/mcp", "tok123", "My Vault");
+    expect(configs.map((c) => c.id)).toEqual(["claude-code", "cursor", "vscode", "http"]);
+    for (const c of configs) {
+      expect(c.text).toContain("http://127.0.0.1:28765/mcp");
+      expect(c.text).toContain("Bearer tok123");
+    }
+    expect(configs[0].text).toBe('claude mcp add --transport http vault-my-vault http://127.0.0.1:28765/mcp --header "Authorization: Bearer tok123"');
+    expect(JSON.parse(configs[1].text).mcpServers["vault-my-vault"].url).toBe("http://127.0.0.1:28765/mcp");
+  });
+});
