@@ -1,0 +1,201 @@
+import MiniSearch from "minisearch";
+import { frontmatterAliases } from "../metadata";
+import type { AccessPolicy } from "../policy";
+import { basenameOf, isNotePath, parentOf, type VaultPort } from "../vault";
+
+export interface FindNotesHit {
+  path: string;
+  title: string;
+  /** The alias that matched, when the note was found by one of its aliases rather than its title. */
+  matched_alias?: string;
+  score: number;
+}
+
+interface NameDoc {
+  id: string;
+  path: string;
+  /** The title or one alias. */
+  name: string;
+  /** The folder path, for `Folder/Note` style queries. */
+  folder: string;
+  alias?: string;
+}
+
+const CJK = /[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af\uff66-\uff9f]/;
+const CJK_RUN = /[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af\uff66-\uff9f]+/g;
+
+/**
+ * Words of a title or query: split on anything that is not a letter or digit; runs of CJK script
+ * (which has no spaces) also give their bigrams so that part of a Japanese title finds it.
+ */
+export function nameTokens(text: string): string[] {
+  const norm = text.normalize("NFKC").toLowerCase();
+  const out: string[] = [];
+  for (const word of norm.split(/[^\p{L}\p{N}\p{M}]+/u)) {
+    if (!word) continue;
+    if (!CJK.test(word)) {
+      out.push(word);
+      continue;
+    }
+    // Mixed words: keep the non-CJK parts whole, split CJK runs into bigrams plus the run.
+    const rest = word.replace(CJK_RUN, " ").trim();
+    if (rest) out.push(...rest.split(/\s+/));
+    for (const run of word.match(CJK_RUN) ?? []) {
+      out.push(run);
+      if (run.length > 2) for (let i = 0; i + 2 <= run.length; i++) out.push(run.slice(i, i + 2));
+      else if (run.length === 2) out.push(run[0], run[1]);
+      else out.push(run);
+    }
+  }
+  return out;
+}
+
+function compact(s: string): string {
+  return s.normalize("NFKC").toLowerCase().replace(/\.md$/, "").replace(/[\s_-]+/g, " ").trim();
+}
+
+/**
+ * Typo-tolerant, prefix-aware lookup of notes by title, alias and path (MiniSearch), kept up to date
+ * from the vault's change events. Changes are applied lazily, at the next lookup, so a burst of
+ * events costs nothing until someone asks.
+ */
+export class NoteFinder {
+  private index: MiniSearch<NameDoc> | null = null;
+  private readonly idsByPath = new Map<string, string[]>();
+  private readonly dirty = new Set<string>();
+  private nextId = 0;
+  private readonly unsubscribe: () => void;
+
+  constructor(
+    private readonly port: VaultPort,
+    private readonly policy: AccessPolicy,
+  ) {
+    this.unsubscribe = port.onChange((ev) => {
+      if (!this.index) return;
+      this.dirty.add(ev.path);
+      if (ev.type === "rename") {
+        this.dirty.add(ev.oldPath);
+        // A folder rename moves every note under it.
+        for (const p of this.idsByPath.keys()) if (p.startsWith(ev.oldPath + "/")) this.dirty.add(p);
+        if (this.port.isFolder(ev.path)) {
+          for (const f of this.port.listFiles()) if (f.path.startsWith(ev.path + "/")) this.dirty.add(f.path);
+        }
+      } else if (ev.type === "delete") {
+        for (const p of this.idsByPath.keys()) if (p.startsWith(ev.path + "/")) this.dirty.add(p);
+      }
+    });
+  }
+
+  /** True when change events arrived that the next lookup will apply first. */
+  hasPendingWork(): boolean {
+    return this.dirty.size > 0;
+  }
+
+  close(): void {
+    this.unsubscribe();
+    this.index = null;
+    this.idsByPath.clear();
+  }
+
+  /** Marks every note for re-reading (e.g. after metadata settled or settings changed). */
+  invalidate(): void {
+    this.index = null;
+    this.idsByPath.clear();
+    this.dirty.clear();
+  }
+
+  find(query: string, limit: number): FindNotesHit[] {
+    const ms = this.ensure();
+    const q = query.trim();
+    if (!q) return [];
+    const hits = ms.search(q, {
+      prefix: (term) => term.length >= 2 || !CJK.test(term),
+      fuzzy: (term) => (CJK.test(term) ? false : term.length > 7 ? 0.25 : term.length > 3 ? 1 : false),
+      boost: { name: 3, folder: 1 },
+      combineWith: "OR",
+      weights: { fuzzy: 0.35, prefix: 0.6 },
+    });
+    const wanted = compact(q.replace(/^.*\//, ""));
+    const wantedPath = compact(q);
+    const qTerms = new Set(nameTokens(q));
+    const best = new Map<string, FindNotesHit & { rank: number }>();
+    for (const h of hits) {
+      const doc = h as unknown as NameDoc & { score: number; terms: string[] };
+      if (this.policy.isHidden(doc.path)) continue;
+      let score = h.score;
+      const name = compact(doc.name);
+      // Exact and whole-prefix matches of the name come first; so does the full path.
+      if (name === wanted || compact(doc.path) === wantedPath) score *= 4;
+      else if (name.startsWith(wanted)) score *= 2;
+      // Reward names that contain every query word (AND beats OR).
+      const nameTerms = new Set(nameTokens(doc.name + " " + doc.folder));
+      let covered = 0;
+      for (const t of qTerms) if (nameTerms.has(t)) covered++;
+      if (qTerms.size > 1 && covered === qTerms.size) score *= 1.5;
+      // Short names that match are more likely what was meant than long ones that mention the word.
+      score /= 1 + Math.max(0, nameTokens(doc.name).length - qTerms.size) * 0.05;
+      const prev = best.get(doc.path);
+      if (!prev || score > prev.rank) {
+        best.set(doc.path, {
+          path: doc.path,
+          title: basenameOf(doc.path),
+          ...(doc.alias !== undefined ? { matched_alias: doc.alias } : {}),
+          score,
+          rank: score,
+        });
+      }
+    }
+    return [...best.values()]
+      .sort((a, b) => b.rank - a.rank || (a.path < b.path ? -1 : 1))
+      .slice(0, limit)
+      .map(({ rank: _rank, ...hit }) => ({ ...hit, score: round(hit.score) }));
+  }
+
+  private ensure(): MiniSearch<NameDoc> {
+    if (!this.index) {
+      this.index = new MiniSearch<NameDoc>({
+        idField: "id",
+        fields: ["name", "folder"],
+        storeFields: ["path", "name", "folder", "alias"],
+        tokenize: nameTokens,
+        processTerm: (t) => t,
+        searchOptions: { tokenize: nameTokens, processTerm: (t) => t },
+      });
+      this.dirty.clear();
+      for (const f of this.port.listFiles()) if (isNotePath(f.path) && !this.policy.isHidden(f.path)) this.add(f.path);
+    } else if (this.dirty.size > 0) {
+      const paths = [...this.dirty];
+      this.dirty.clear();
+      for (const p of paths) {
+        this.remove(p);
+        if (isNotePath(p) && !this.policy.isHidden(p) && this.port.stat(p)) this.add(p);
+      }
+    }
+    return this.index;
+  }
+
+  private add(path: string): void {
+    const ms = this.index!;
+    const folder = parentOf(path);
+    const docs: NameDoc[] = [{ id: String(this.nextId++), path, name: basenameOf(path), folder }];
+    for (const alias of frontmatterAliases(this.port.getMetadata(path)?.frontmatter)) {
+      docs.push({ id: String(this.nextId++), path, name: alias, folder: "", alias });
+    }
+    ms.addAll(docs);
+    this.idsByPath.set(
+      path,
+      docs.map((d) => d.id),
+    );
+  }
+
+  private remove(path: string): void {
+    const ids = this.idsByPath.get(path);
+    if (!ids) return;
+    for (const id of ids) if (this.index!.has(id)) this.index!.discard(id);
+    this.idsByPath.delete(path);
+  }
+}
+
+function round(n: number): number {
+  return Math.round(n * 1000) / 1000;
+}

@@ -1,0 +1,320 @@
+import { describe, expect, test } from "@jest/globals";
+import { parse as parseYaml } from "yaml";
+import { VaultError } from "../../src/core/errors";
+import { splitFrontmatter } from "../../src/core/frontmatter";
+import { createLookupService, extractSection, formatGrep, headingsOf } from "../../src/core/lookup";
+import type { NoteMetadata } from "../../src/core/metadata";
+import { AccessPolicy } from "../../src/core/policy";
+import { basenameOf, extensionOf, type VaultEvent, type VaultFile, type VaultPort } from "../../src/core/vault";
+
+/** A vault in memory with just enough metadata (frontmatter, headings, inline tags) for the lookups. */
+class MemoryPort implements VaultPort {
+  readonly name = "mem";
+  readonly configDir = ".obsidian";
+  readonly files = new Map<string, string>();
+  private listeners: ((e: VaultEvent) => void)[] = [];
+  constructor(init: Record<string, string>) {
+    for (const [p, t] of Object.entries(init)) this.files.set(p, t);
+  }
+  set(path: string, text: string): void {
+    const type = this.files.has(path) ? "modify" : "create";
+    this.files.set(path, text);
+    this.emit({ type, path });
+  }
+  del(path: string): void {
+    this.files.delete(path);
+    this.emit({ type: "delete", path });
+  }
+  move(oldPath: string, path: string): void {
+    this.files.set(path, this.files.get(oldPath)!);
+    this.files.delete(oldPath);
+    this.emit({ type: "rename", path, oldPath });
+  }
+  emit(e: VaultEvent): void {
+    for (const l of this.listeners) l(e);
+  }
+  listFiles(): VaultFile[] {
+    return [...this.files.keys()].map((p) => this.stat(p)!);
+  }
+  listFolders(): string[] {
+    const out = new Set<string>();
+    for (const p of this.files.keys()) {
+      const segs = p.split("/");
+      for (let i = 1; i < segs.length; i++) out.add(segs.slice(0, i).join("/"));
+    }
+    return [...out];
+  }
+  stat(path: string): VaultFile | null {
+    const t = this.files.get(path);
+    if (t === undefined) return null;
+    return { path, basename: basenameOf(path), extension: extensionOf(path), size: t.length, mtime: 0, ctime: 0 };
+  }
+  isFolder(path: string): boolean {
+    return this.listFolders().includes(path);
+  }
+  async read(path: string): Promise<string> {
+    const t = this.files.get(path);
+    if (t === undefined) throw new Error("missing");
+    return t;
+  }
+  readBinary(): Promise<Uint8Array> {
+    throw new Error("unused");
+  }
+  process(): Promise<string> {
+    throw new Error("unused");
+  }
+  create(): Promise<void> {
+    throw new Error("unused");
+  }
+  writeBinary(): Promise<void> {
+    throw new Error("unused");
+  }
+  createFolder(): Promise<void> {
+    throw new Error("unused");
+  }
+  trash(): Promise<string> {
+    throw new Error("unused");
+  }
+  rename(): Promise<never> {
+    throw new Error("unused");
+  }
+  processFrontMatter(): Promise<void> {
+    throw new Error("unused");
+  }
+  getMetadata(path: string): NoteMetadata | null {
+    const text = this.files.get(path);
+    if (text === undefined || !path.endsWith(".md")) return null;
+    const fm = splitFrontmatter(text);
+    const frontmatter = fm.yaml !== null ? (parseYaml(fm.yaml) as Record<string, unknown>) : undefined;
+    const headings = headingsOf(text, null).map((h) => ({
+      heading: h.heading,
+      level: h.level,
+      position: { start: { line: h.line, col: 0, offset: 0 }, end: { line: h.line, col: 0, offset: 0 } },
+    }));
+    const tags: NoteMetadata["tags"] = [];
+    text
+      .slice(fm.bodyOffset)
+      .split("\n")
+      .forEach((line, i) => {
+        for (const m of line.matchAll(/(?:^|\s)(#[\p{L}\p{N}_/-]+)/gu)) {
+          if (!/^#+$/.test(m[1])) tags.push({ tag: m[1], position: { start: { line: i, col: 0, offset: 0 }, end: { line: i, col: 0, offset: 0 } } });
+        }
+      });
+    return { frontmatter, headings, links: [], embeds: [], frontmatterLinks: [], tags, blocks: {} };
+  }
+  resolveLink(): string | null {
+    return null;
+  }
+  resolvedLinks(): Record<string, Record<string, number>> {
+    return {};
+  }
+  unresolvedLinks(): Record<string, Record<string, number>> {
+    return {};
+  }
+  excludedFilters(): string[] {
+    return [];
+  }
+  onChange(listener: (e: VaultEvent) => void): () => void {
+    this.listeners.push(listener);
+    return () => (this.listeners = this.listeners.filter((l) => l !== listener));
+  }
+  async ready(): Promise<void> {}
+  async close(): Promise<void> {}
+}
+
+const NOTES: Record<string, string> = {
+  "Home.md": "---\naliases: [Start here]\ntags: [index]\n---\n# Welcome\n\nSee #craft and #craft/wood.\n",
+  "Projects/Woodworking plan.md": "---\ntags: [craft, craft/wood]\nstatus: active\n---\n# Plan\n\n## Tools\nA saw and a chisel.\n\n## Wood\nOak, maybe ash.\n### Sources\nThe mill.\n",
+  "Projects/Garden.md": "---\ntags: craft\nstatus: done\n---\nSeeds and #Craft things.\nTODO water the garden\n",
+  "Journal/2024-01-01.md": "Nothing much. todo: call mom\n```\n# not a heading\n```\n",
+  "Journal/Meeting notes.md": "---\naliases:\n  - Standup\n  - Daily sync\n---\n# Meeting\n",
+  ".obsidian/app.md": "hidden todo",
+  "Private/secret.md": "---\ntags: [craft]\n---\nsecret todo\n",
+  "Docs/Keyboard shortcuts.md": "# Shortcuts\n",
+  "Docs/Command palette.md": "# Palette\n",
+  "日本語/ノートの作成.md": "# 作成\n",
+};
+
+function setup(hidden: string[] = ["Private"]) {
+  const port = new MemoryPort(NOTES);
+  const policy = new AccessPolicy({ configDir: ".obsidian", hiddenFolders: hidden });
+  return { port, policy, lookup: createLookupService({ port, policy }) };
+}
+
+describe("find_notes", () => {
+  test("finds by exact title, by prefix and with a typo", () => {
+    const { lookup } = setup();
+    expect(lookup.findNotes("Garden", 5)[0].path).toBe("Projects/Garden.md");
+    expect(lookup.findNotes("woodwork", 5)[0].path).toBe("Projects/Woodworking plan.md");
+    expect(lookup.findNotes("keybord shortcuts", 5)[0].path).toBe("Docs/Keyboard shortcuts.md");
+    expect(lookup.findNotes("comand palete", 5)[0].path).toBe("Docs/Command palette.md");
+  });
+
+  test("reports the alias that matched", () => {
+    const { lookup } = setup();
+    const hit = lookup.findNotes("standup", 5)[0];
+    expect(hit).toMatchObject({ path: "Journal/Meeting notes.md", title: "Meeting notes", matched_alias: "Standup" });
+    expect(lookup.findNotes("start here", 5)[0]).toMatchObject({ path: "Home.md", matched_alias: "Start here" });
+    expect(lookup.findNotes("meeting", 5)[0].matched_alias).toBeUndefined();
+  });
+
+  test("matches by folder path and Japanese title parts", () => {
+    const { lookup } = setup();
+    expect(lookup.findNotes("Journal/2024-01-01.md", 5)[0].path).toBe("Journal/2024-01-01.md");
+    expect(lookup.findNotes("作成", 5)[0].path).toBe("日本語/ノートの作成.md");
+  });
+
+  test("never returns hidden notes", () => {
+    const { lookup } = setup();
+    expect(lookup.findNotes("secret", 10)).toEqual([]);
+    expect(lookup.findNotes("app", 10).map((h) => h.path)).not.toContain(".obsidian/app.md");
+  });
+
+  test("follows creates, modifies, renames and deletes", () => {
+    const { port, lookup } = setup();
+    expect(lookup.findNotes("Garden", 5)[0].path).toBe("Projects/Garden.md");
+    port.set("Ideas/Birdhouse.md", "---\naliases: [Nest box]\n---\n");
+    expect(lookup.hasPendingWork()).toBe(true);
+    expect(lookup.findNotes("birdhouse", 5)[0].path).toBe("Ideas/Birdhouse.md");
+    expect(lookup.hasPendingWork()).toBe(false);
+    expect(lookup.findNotes("nest box", 5)[0].matched_alias).toBe("Nest box");
+    port.set("Ideas/Birdhouse.md", "---\naliases: [Bird box]\n---\n");
+    expect(lookup.findNotes("nest box", 5).filter((h) => h.matched_alias === "Nest box")).toEqual([]);
+    port.move("Projects/Garden.md", "Outdoors/Vegetable garden.md");
+    const g = lookup.findNotes("garden", 5).map((h) => h.path);
+    expect(g).toContain("Outdoors/Vegetable garden.md");
+    expect(g).not.toContain("Projects/Garden.md");
+    port.del("Ideas/Birdhouse.md");
+    expect(lookup.findNotes("birdhouse", 5).map((h) => h.path)).not.toContain("Ideas/Birdhouse.md");
+  });
+
+  test("a folder rename moves the notes under it", () => {
+    const { port, lookup } = setup();
+    lookup.findNotes("x", 1);
+    // The adapter renames the folder; every file under it moves.
+    for (const p of [...port.files.keys()].filter((p) => p.startsWith("Journal/"))) {
+      port.files.set(p.replace("Journal/", "Diary/"), port.files.get(p)!);
+      port.files.delete(p);
+    }
+    port.emit({ type: "rename", path: "Diary", oldPath: "Journal" });
+    expect(lookup.findNotes("meeting notes", 5)[0].path).toBe("Diary/Meeting notes.md");
+  });
+
+  test("respects the limit and returns nothing for an empty query", () => {
+    const { lookup } = setup();
+    expect(lookup.findNotes("a", 2).length).toBeLessThanOrEqual(2);
+    expect(lookup.findNotes("   ", 5)).toEqual([]);
+  });
+});
+
+describe("grep", () => {
+  test("literal, case-insensitive by default, with 1-based lines, skipping hidden notes", async () => {
+    const { lookup } = setup();
+    const res = await lookup.grep({ pattern: "todo", limit: 100 });
+    expect(res.matches.map((m) => `${m.path}:${m.line}`)).toEqual(["Journal/2024-01-01.md:1", "Projects/Garden.md:6"]);
+    expect(res.truncated).toBe(false);
+    expect(res.files_scanned).toBe(8);
+  });
+
+  test("case-sensitive, regex, folder and glob", async () => {
+    const { lookup } = setup();
+    expect((await lookup.grep({ pattern: "TODO", caseSensitive: true, limit: 10 })).matches.map((m) => m.path)).toEqual(["Projects/Garden.md"]);
+    expect((await lookup.grep({ pattern: "^#{2,} \\w+", regex: true, limit: 10 })).matches.map((m) => m.text)).toEqual(["## Tools", "## Wood", "### Sources"]);
+    expect((await lookup.grep({ pattern: "todo", folder: "Journal", limit: 10 })).matches.map((m) => m.path)).toEqual(["Journal/2024-01-01.md"]);
+    expect((await lookup.grep({ pattern: "todo", glob: "Projects/**", limit: 10 })).matches.map((m) => m.path)).toEqual(["Projects/Garden.md"]);
+    // Regex special characters are literal without regex: true.
+    expect((await lookup.grep({ pattern: "#{2,}", limit: 10 })).matches).toEqual([]);
+  });
+
+  test("context lines and text output", async () => {
+    const { lookup } = setup();
+    const res = await lookup.grep({ pattern: "chisel", contextLines: 1, limit: 10 });
+    expect(res.matches).toEqual([{ path: "Projects/Woodworking plan.md", line: 8, text: "A saw and a chisel.", before: ["## Tools"], after: [""] }]);
+    expect(formatGrep(res)).toContain("Projects/Woodworking plan.md:8: A saw and a chisel.");
+    expect(formatGrep(res)).toContain("Projects/Woodworking plan.md-7- ## Tools");
+  });
+
+  test("caps matches and bytes, with a truncated flag", async () => {
+    const { lookup } = setup();
+    const res = await lookup.grep({ pattern: "e", limit: 3 });
+    expect(res.matches).toHaveLength(3);
+    expect(res.truncated).toBe(true);
+    const small = await lookup.grep({ pattern: "e", limit: 1000, maxBytes: 100 });
+    expect(small.truncated).toBe(true);
+    expect(small.matches.length).toBeGreaterThan(0);
+    expect(formatGrep(small)).toContain("truncated");
+  });
+
+  test("rejects invalid and empty-matching regular expressions with a clear message", async () => {
+    const { lookup } = setup();
+    await expect(lookup.grep({ pattern: "(unclosed", regex: true, limit: 10 })).rejects.toThrow(/not valid.*regex: false/);
+    await expect(lookup.grep({ pattern: "x*", regex: true, limit: 10 })).rejects.toThrow(/matches empty text/);
+    await expect(lookup.grep({ pattern: "", limit: 10 })).rejects.toBeInstanceOf(VaultError);
+  });
+
+  test("considers only the first 2000 characters of very long lines", async () => {
+    const port = new MemoryPort({ "long.md": "a".repeat(5000) + "needle" });
+    const lookup = createLookupService({ port, policy: new AccessPolicy({ configDir: ".obsidian" }) });
+    expect((await lookup.grep({ pattern: "needle", limit: 10 })).matches).toEqual([]);
+    const hit = await lookup.grep({ pattern: "aaa", limit: 10 });
+    expect(hit.matches[0].text.length).toBe(2000);
+  });
+});
+
+describe("list_tags", () => {
+  test("merges frontmatter and inline tags, counts notes, keeps nested tags, folds case", () => {
+    const { lookup } = setup();
+    const res = lookup.listTags("tags", "");
+    expect(res.values).toEqual([
+      { value: "craft", count: 3 },
+      { value: "craft/wood", count: 2 },
+      { value: "index", count: 1 },
+    ]);
+    expect(res.notes_scanned).toBe(8);
+  });
+
+  test("other fields and folders", () => {
+    const { lookup } = setup();
+    expect(lookup.listTags("status", "").values).toEqual([
+      { value: "active", count: 1 },
+      { value: "done", count: 1 },
+    ]);
+    expect(lookup.listTags("tags", "Projects").values.map((v) => v.value)).toEqual(["craft", "craft/wood"]);
+    expect(lookup.listTags("nothing", "").values).toEqual([]);
+  });
+});
+
+describe("extractSection", () => {
+  const text = NOTES["Projects/Woodworking plan.md"];
+  const port = new MemoryPort(NOTES);
+  const meta = port.getMetadata("Projects/Woodworking plan.md");
+
+  test("by heading, case- and whitespace-insensitive, up to the next heading of the same level", () => {
+    expect(extractSection(text, meta, "  wood ")).toEqual({ heading: "Wood", content: "## Wood\nOak, maybe ash.\n### Sources\nThe mill.", line_start: 10, line_end: 13 });
+    expect(extractSection(text, meta, "TOOLS")).toEqual({ heading: "Tools", content: "## Tools\nA saw and a chisel.", line_start: 7, line_end: 8 });
+  });
+
+  test("by heading path as search results give it, and with # markers", () => {
+    expect(extractSection(text, meta, "Plan > Wood > Sources").content).toBe("### Sources\nThe mill.");
+    expect(extractSection(text, meta, "Wood>Sources").heading).toBe("Sources");
+    expect(extractSection(text, meta, "## Wood").heading).toBe("Wood");
+    expect(extractSection(text, meta, "Plan#Tools").heading).toBe("Tools");
+  });
+
+  test("works without metadata, ignoring headings in code blocks", () => {
+    expect(extractSection(text, null, "sources").line_start).toBe(12);
+    expect(() => extractSection(NOTES["Journal/2024-01-01.md"], null, "not a heading")).toThrow(/Its headings are: \(none\)/);
+  });
+
+  test("a miss lists the headings", () => {
+    try {
+      extractSection(text, meta, "Budget");
+      throw new Error("expected a miss");
+    } catch (e) {
+      expect(e).toBeInstanceOf(VaultError);
+      expect((e as VaultError).code).toBe("not_found");
+      expect((e as VaultError).message).toMatch(/# Plan; ## Tools; ## Wood; ### Sources/);
+    }
+    expect(() => extractSection(text, meta, "Tools > Sources")).toThrow(VaultError);
+  });
+});
