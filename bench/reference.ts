@@ -1,0 +1,120 @@
+/**
+ * The two baselines the bench compares our index with, on the same chunks and queries:
+ * - native SQLite FTS5 through better-sqlite3 (bm25 with the same column weights) — the reference;
+ * - a brute-force scan that reads every file for every query, as peer servers do.
+ */
+import { readFileSync, statSync } from "node:fs";
+import path from "node:path";
+import Database, { type Database as Db, type Statement } from "better-sqlite3";
+
+export interface RefChunk {
+  path: string;
+  title: string;
+  aliases: string;
+  headings: string;
+  tags: string;
+  body: string;
+}
+
+export interface RefHit {
+  path: string;
+  score: number;
+}
+
+type Tokenize = (text: string) => string[];
+
+/** Column weights in the order title, aliases, headings, tags, body. */
+export type ColumnWeights = [number, number, number, number, number];
+
+/** Native FTS5 over pre-tokenized chunks (our tokenizer's terms, joined by spaces). */
+export class Fts5Reference {
+  private db: Db;
+  private readonly query: Statement;
+
+  constructor(
+    private readonly tokenize: Tokenize,
+    private readonly weights: ColumnWeights,
+    file = ":memory:",
+  ) {
+    this.db = new Database(file);
+    this.db.pragma("journal_mode = OFF");
+    this.db.pragma("synchronous = OFF");
+    this.db.exec(
+      "CREATE VIRTUAL TABLE chunks USING fts5(path UNINDEXED, title, aliases, headings, tags, body, tokenize = 'unicode61 remove_diacritics 0', detail = full)",
+    );
+    const w = this.weights.join(", ");
+    this.query = this.db.prepare(`SELECT path, bm25(chunks, 0, ${w}) AS score FROM chunks WHERE chunks MATCH ? ORDER BY score LIMIT ?`);
+  }
+
+  /** Inserts every chunk in one transaction. */
+  build(chunks: Iterable<RefChunk>): void {
+    const ins = this.db.prepare("INSERT INTO chunks (path, title, aliases, headings, tags, body) VALUES (?, ?, ?, ?, ?, ?)");
+    const t = (s: string) => this.tokenize(s).join(" ");
+    const tx = this.db.transaction((items: Iterable<RefChunk>) => {
+      for (const c of items) ins.run(c.path, t(c.title), t(c.aliases), t(c.headings), t(c.tags), t(c.body));
+    });
+    tx(chunks);
+  }
+
+  optimize(): void {
+    this.db.exec("INSERT INTO chunks(chunks) VALUES('optimize')");
+  }
+
+  /** AND of the terms; when nothing matches, OR (as our engine relaxes). Top files by best chunk. */
+  search(q: string, limit: number): RefHit[] {
+    const terms = this.tokenize(q);
+    if (terms.length === 0) return [];
+    const quoted = terms.map((t) => `"${t.replace(/"/g, '""')}"`);
+    let rows = this.query.all(quoted.join(" AND "), limit * 4) as RefHit[];
+    if (rows.length === 0 && terms.length > 1) rows = this.query.all(quoted.join(" OR "), limit * 4) as RefHit[];
+    const seen = new Set<string>();
+    const out: RefHit[] = [];
+    for (const r of rows) {
+      if (seen.has(r.path)) continue;
+      seen.add(r.path);
+      out.push({ path: r.path, score: -r.score });
+      if (out.length >= limit) break;
+    }
+    return out;
+  }
+
+  /** Bytes of the database when `file` was a path (0 in memory). */
+  sizeOnDisk(file: string): number {
+    try {
+      return statSync(file).size;
+    } catch {
+      return 0;
+    }
+  }
+
+  close(): void {
+    this.db.close();
+  }
+}
+
+/**
+ * Reads every note for every query and scores files by term frequency (lower-cased substring
+ * counts), like servers that have no index.
+ */
+export function bruteForceSearch(root: string, paths: readonly string[], q: string, limit: number): RefHit[] {
+  const terms = q
+    .toLowerCase()
+    .split(/\s+/)
+    .filter((t) => t.length > 0);
+  if (terms.length === 0) return [];
+  const hits: RefHit[] = [];
+  for (const p of paths) {
+    const text = readFileSync(path.join(root, p), "utf8").toLowerCase();
+    let score = 0;
+    let all = true;
+    for (const t of terms) {
+      let n = 0;
+      for (let i = text.indexOf(t); i >= 0; i = text.indexOf(t, i + t.length)) n++;
+      if (n === 0) all = false;
+      score += n;
+    }
+    if (score > 0) hits.push({ path: p, score: all ? score * 10 : score });
+  }
+  hits.sort((a, b) => b.score - a.score);
+  return hits.slice(0, limit);
+}
