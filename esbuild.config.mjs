@@ -32,7 +32,7 @@ const plugin = {
 
 const cli = {
   ...common,
-  entryPoints: { cli: "src/hosts/node/cli.ts", bench: "bench/bench.ts" },
+  entryPoints: { cli: "src/hosts/node/cli.ts" },
   outdir: "dist",
   external: [...nodeBuiltins, "better-sqlite3"],
   banner: { js: "#!/usr/bin/env node" },
@@ -51,10 +51,11 @@ function exists(p) {
   try { statSync(p); return true; } catch { return false; }
 }
 
-const benchPresent = exists("bench/bench.ts");
-if (!benchPresent) delete cli.entryPoints.bench;
+const bench = { ...cli, entryPoints: { bench: "bench/bench.ts" }, banner: undefined };
 
-if (mode === "cli-if-stale") {
+if (mode === "bench") {
+  await esbuild.build(bench);
+} else if (mode === "cli-if-stale") {
   // `npm start` builds the CLI only when the sources are newer than the last build.
   const built = exists("dist/cli.js") ? statSync("dist/cli.js").mtimeMs : 0;
   if (built < newestMtime("src")) await esbuild.build(cli);

@@ -1,7 +1,7 @@
 import { symlinkSync, mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { call, fails, makeTempVault, ok, removeTree, startTestServer, textOf, type TestServer } from "../support/harness";
+import { call, eventually, fails, makeTempVault, ok, removeTree, startTestServer, textOf, type TestServer } from "../support/harness";
 
 const PNG = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0]);
 
@@ -32,7 +32,7 @@ describe("headless server end to end (real client, real HTTP, temp vault)", () =
     const root = makeTempVault(fixture());
     symlinkSync(path.join(outside, "secret.md"), path.join(root, "Link out.md"));
     symlinkSync(path.join(outside, "dir"), path.join(root, "Linked dir"));
-    server = await startTestServer(root, { hidden: ["Private"] });
+    server = await startTestServer(root, { hidden: ["Private"], watch: true });
     client = await server.connect();
   });
 
@@ -159,8 +159,7 @@ describe("headless server end to end (real client, real HTTP, temp vault)", () =
   test("a note created on disk by another program is visible after reconciliation", async () => {
     mkdirSync(path.join(server.root, "New"), { recursive: true });
     writeFileSync(path.join(server.root, "New", "Fresh.md"), "fresh");
-    await server.vault.rescan?.();
-    const r = await ok(client, "read", { path: "New/Fresh.md" });
+    const r = await eventually(() => ok(client, "read", { path: "New/Fresh.md" }));
     expect(r.body).toBe("fresh");
   });
 });

@@ -30,6 +30,8 @@ export interface TestServerOptions {
   protected?: string[];
   allowedOrigins?: string[];
   stateStore?: StateStore;
+  /** Watch the folder for changes by other programs (default false: tests write through tools). */
+  watch?: boolean;
 }
 
 export interface TestServer {
@@ -46,7 +48,7 @@ export interface TestServer {
 /** The headless server over a real folder on a free port, exactly as `npm start` wires it. */
 export async function startTestServer(root: string, opts: TestServerOptions = {}): Promise<TestServer> {
   const token = randomBytes(24).toString("base64url");
-  const vault = await FsVault.open(root, { watch: false });
+  const vault = await FsVault.open(root, { watch: opts.watch ?? false, debounceMs: 30 });
   const runtime = await startRuntime({
     port: vault,
     host: "node",
@@ -146,4 +148,17 @@ export const INIT_BODY = JSON.stringify({
 
 export function removeTree(root: string): void {
   rmSync(root, { recursive: true, force: true });
+}
+
+/** Polls `fn` until it resolves without throwing (bounded), for effects that arrive asynchronously. */
+export async function eventually<T>(fn: () => Promise<T>, timeoutMs = 5000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      return await fn();
+    } catch (e) {
+      if (Date.now() > deadline) throw e;
+      await new Promise((r) => setTimeout(r, 25));
+    }
+  }
 }

@@ -1,3 +1,4 @@
+import { createLookupService, type LookupService } from "../lookup";
 import { AccessPolicy, type PolicyOptions } from "../policy";
 import type { StateStore } from "../state";
 import type { VaultPort } from "../vault";
@@ -27,6 +28,8 @@ export interface CoreServices {
   readonly port: VaultPort;
   readonly policy: AccessPolicy;
   readonly vault: VaultService;
+  /** find_notes, grep, list_tags. */
+  readonly lookup: LookupService;
   /** Search modes the running server can answer (`keyword` once the index exists). */
   searchModes(): string[];
   /** Starts background work (index build); returns without waiting for it. */
@@ -44,14 +47,18 @@ export function createCoreServices(port: VaultPort, opts: CoreOptions): CoreServ
   };
   const policy = new AccessPolicy(policyOpts);
   const vault = new VaultService(port, policy);
+  const lookup = createLookupService({ port, policy });
   return {
     host: opts.host,
     writeMode: opts.writeMode,
     port,
     policy,
     vault,
+    lookup,
     searchModes: () => [],
     start: async () => {},
-    close: async () => {},
+    close: async () => {
+      lookup.close();
+    },
   };
 }

@@ -1,4 +1,5 @@
 import { createCoreServices, type CoreServices, type HostKind } from "../../core/services";
+import { serverInstructions } from "../../core/services/instructions";
 import { createMcpServer } from "../../mcp/server";
 import { allTools } from "../../mcp/tools";
 import { AddressInUseError, startHttpServer } from "../../transport/http";
@@ -43,17 +44,6 @@ export class PortInUseError extends Error {
   }
 }
 
-/** A short guide for the model, sent as the server's `instructions` at initialize. */
-export function defaultInstructions(vaultName: string, writeMode: boolean): string {
-  return [
-    `You are connected to the Obsidian vault "${vaultName}". Paths are relative to the vault root and include ".md".`,
-    "Use search to find notes by content, find_notes to find a note by its title or alias, read to open one.",
-    writeMode
-      ? "Write mode is on: read a note first and pass its etag as if_match when you change it."
-      : "The vault is read-only for you: write tools are not available.",
-  ].join(" ");
-}
-
 /**
  * Starts everything a host needs: core services over the vault port, and the MCP server behind the
  * authenticated localhost HTTP transport. Both hosts call this; neither knows the layers below.
@@ -69,7 +59,8 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime & { se
     sqlWasm: opts.sqlWasm,
     log,
   });
-  const instructions = defaultInstructions(opts.port.name, opts.writeMode);
+  await opts.port.ready();
+  const instructions = await serverInstructions(opts.port, services.policy, opts.writeMode);
   let http;
   try {
     http = await startHttpServer({
