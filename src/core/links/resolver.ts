@@ -1,0 +1,182 @@
+/**
+ * Link resolution with Obsidian's `metadataCache.getFirstLinkpathDest` semantics, headless.
+ *
+ * `resolve(linkpath, sourcePath)` (linkpath without `#fragment`):
+ * 1. empty linkpath → the source note itself;
+ * 2. the exact vault path as written, then with `.md` appended;
+ * 3. `./` and `../` paths relative to the source's folder (as written, then with `.md`);
+ * 4. by name: files whose name (notes: with or without `.md`; attachments: with their extension)
+ *    matches the last segment case-insensitively and whose path ends with the whole linkpath
+ *    (`folder/note` matches `…/folder/note.md`). Ties: exact path → same folder as the source →
+ *    shortest path → alphabetical.
+ * Attachments need their extension: `[[image]]` does not find `image.png`.
+ */
+import type { NoteMetadata } from "../metadata";
+import { splitLinkpath } from "../metadata";
+
+export class LinkResolver {
+  private readonly files = new Set<string>();
+  /** Lower-cased file name (and, for notes, basename without `.md`) → paths. */
+  private readonly byName = new Map<string, string[]>();
+
+  constructor(paths?: Iterable<string>) {
+    if (paths) for (const p of paths) this.add(p);
+  }
+
+  add(path: string): void {
+    if (this.files.has(path)) return;
+    this.files.add(path);
+    for (const key of nameKeys(path)) {
+      const list = this.byName.get(key);
+      if (list) list.push(path);
+      else this.byName.set(key, [path]);
+    }
+  }
+
+  remove(path: string): void {
+    if (!this.files.delete(path)) return;
+    for (const key of nameKeys(path)) {
+      const list = this.byName.get(key);
+      if (!list) continue;
+      const i = list.indexOf(path);
+      if (i >= 0) list.splice(i, 1);
+      if (list.length === 0) this.byName.delete(key);
+    }
+  }
+
+  has(path: string): boolean {
+    return this.files.has(path);
+  }
+
+  get size(): number {
+    return this.files.size;
+  }
+
+  /** Every known path (insertion order). */
+  paths(): IterableIterator<string> {
+    return this.files.values();
+  }
+
+  /** Paths of the files a bare name (`Note`, `Note.md`, `image.png`) can refer to. */
+  filesNamed(name: string): readonly string[] {
+    return this.byName.get(name.toLowerCase()) ?? [];
+  }
+
+  resolve(linkpath: string, sourcePath: string): string | null {
+    let lp = linkpath.trim();
+    if (lp === "") return this.files.has(sourcePath) ? sourcePath : null;
+    if (lp.indexOf("\\") >= 0) lp = lp.replace(/\\/g, "/");
+    if (lp.startsWith("./") || lp.startsWith("../")) {
+      const rel = joinRelative(folderOf(sourcePath), lp);
+      if (rel !== null) {
+        const hit = this.exact(rel);
+        if (hit) return hit;
+      }
+      return null;
+    }
+    while (lp.startsWith("/")) lp = lp.slice(1);
+    if (lp === "") return null;
+    const hit = this.exact(lp);
+    if (hit) return hit;
+
+    const slash = lp.lastIndexOf("/");
+    const name = (slash < 0 ? lp : lp.slice(slash + 1)).toLowerCase();
+    const candidates = this.byName.get(name);
+    if (!candidates || candidates.length === 0) return null;
+    const lower = lp.toLowerCase();
+    let best: string | null = null;
+    const srcFolder = folderOf(sourcePath);
+    for (const c of candidates) {
+      if (slash >= 0 && !pathEndsWith(c.toLowerCase(), lower)) continue;
+      if (best === null || better(c, best, lower, srcFolder)) best = c;
+    }
+    return best;
+  }
+
+  private exact(p: string): string | null {
+    if (this.files.has(p)) return p;
+    const md = p + ".md";
+    if (this.files.has(md)) return md;
+    return null;
+  }
+}
+
+/** Index keys for a path: the lower-cased file name, plus the basename without `.md` for notes. */
+function nameKeys(path: string): string[] {
+  const name = path.slice(path.lastIndexOf("/") + 1).toLowerCase();
+  if (name.endsWith(".md") && name.length > 3) return [name, name.slice(0, -3)];
+  return [name];
+}
+
+/** Does the lower-cased `candidate` path match the partial link path `lp` (with or without `.md`)? */
+function pathEndsWith(candidate: string, lp: string): boolean {
+  const noMd = candidate.endsWith(".md") ? candidate.slice(0, -3) : null;
+  for (const c of noMd === null ? [candidate] : [candidate, noMd]) {
+    if (c === lp) return true;
+    if (c.length > lp.length && c.endsWith(lp) && c.charCodeAt(c.length - lp.length - 1) === 47) return true;
+  }
+  return false;
+}
+
+function better(a: string, b: string, lower: string, srcFolder: string): boolean {
+  const aExact = isExactIgnoringCase(a, lower);
+  const bExact = isExactIgnoringCase(b, lower);
+  if (aExact !== bExact) return aExact;
+  const aSame = folderOf(a) === srcFolder;
+  const bSame = folderOf(b) === srcFolder;
+  if (aSame !== bSame) return aSame;
+  if (a.length !== b.length) return a.length < b.length;
+  return a < b;
+}
+
+function isExactIgnoringCase(path: string, lower: string): boolean {
+  const p = path.toLowerCase();
+  return p === lower || p === lower + ".md";
+}
+
+export function folderOf(path: string): string {
+  const i = path.lastIndexOf("/");
+  return i < 0 ? "" : path.slice(0, i);
+}
+
+/** Joins a `./` / `../` path onto a folder; null when it climbs above the vault root. */
+export function joinRelative(folder: string, rel: string): string | null {
+  const out = folder === "" ? [] : folder.split("/");
+  for (const seg of rel.split("/")) {
+    if (seg === "" || seg === ".") continue;
+    if (seg === "..") {
+      if (out.length === 0) return null;
+      out.pop();
+    } else out.push(seg);
+  }
+  return out.join("/");
+}
+
+export interface LinkMaps {
+  /** source → resolved target path → count (every note has an entry, possibly empty). */
+  resolved: Record<string, Record<string, number>>;
+  /** source → link path as written (no fragment) → count. */
+  unresolved: Record<string, Record<string, number>>;
+}
+
+/** Obsidian's `resolvedLinks` / `unresolvedLinks` over links, embeds and frontmatter links. */
+export function computeLinkMaps(notes: Iterable<[string, NoteMetadata]>, resolver: LinkResolver): LinkMaps {
+  const resolved: Record<string, Record<string, number>> = {};
+  const unresolved: Record<string, Record<string, number>> = {};
+  for (const [path, meta] of notes) {
+    const r: Record<string, number> = {};
+    const u: Record<string, number> = {};
+    const count = (link: string): void => {
+      const lp = splitLinkpath(link).path;
+      const dest = resolver.resolve(lp, path);
+      if (dest !== null) r[dest] = (r[dest] ?? 0) + 1;
+      else u[lp] = (u[lp] ?? 0) + 1;
+    };
+    for (const l of meta.links) count(l.link);
+    for (const l of meta.embeds) count(l.link);
+    for (const l of meta.frontmatterLinks) count(l.link);
+    resolved[path] = r;
+    unresolved[path] = u;
+  }
+  return { resolved, unresolved };
+}
