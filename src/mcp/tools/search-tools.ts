@@ -1,0 +1,315 @@
+import { z } from "zod";
+import { VaultError } from "../../core/errors";
+import { formatGrep } from "../../core/lookup";
+import type { SearchService } from "../../core/search";
+import type { CoreServices } from "../../core/services";
+import { defineTool, READ_ONLY, type ToolDef } from "../tool";
+
+/** The longest a tool waits for the index to catch up when asked to (`wait_for_pending_writes`). */
+export const MAX_FRESHNESS_WAIT_MS = 5000;
+
+/** Search modes the tool accepts; those the server cannot answer yet are refused with a clear message. */
+export const SEARCH_MODES = ["keyword", "semantic", "hybrid"] as const;
+
+const waitForPendingWrites = z
+  .boolean()
+  .default(false)
+  .describe("Wait (up to 5 s) until recent changes to the vault are indexed before answering.");
+
+function searchOf(services: CoreServices): SearchService {
+  const s = (services as CoreServices & { search?: SearchService }).search;
+  if (!s) throw new VaultError("unavailable", "Search is not available on this server; use grep or find_notes instead.");
+  return s;
+}
+
+/** Waits for pending index work when asked to; returns whether the index is still behind the vault. */
+async function freshness(search: SearchService, wait: boolean): Promise<boolean> {
+  if (wait && search.hasPendingWork()) await search.waitForIdle(MAX_FRESHNESS_WAIT_MS);
+  return search.hasPendingWork() || search.status().state === "building";
+}
+
+const section = z.object({
+  heading: z.string().describe('Heading path of the chunk, "A > B" ("" before the first heading); pass it to read as section.'),
+  content: z.string(),
+  score: z.number(),
+  line_start: z.number().describe("1-based, inclusive, counting frontmatter lines."),
+  line_end: z.number(),
+});
+
+const hit = z.object({
+  path: z.string(),
+  title: z.string(),
+  folder: z.string(),
+  score: z.number(),
+  frontmatter: z.record(z.string(), z.unknown()),
+  sections: z.array(section),
+});
+
+export const searchTool = defineTool({
+  name: "search",
+  title: "Search notes",
+  description:
+    'Full-text search over note contents (keyword, ranked, typo-free): returns the best notes, one per file, each with its best matching sections. Supports "exact phrases", -exclude, prefix*, OR. Use find_notes to look a note up by title.',
+  input: {
+    query: z.string().describe('Words to look for, e.g. "embed a pdf"; "quotes" for a phrase, -word to exclude, word* for a prefix.'),
+    limit: z.number().int().min(1).max(50).default(10).describe("Notes to return (1–50)."),
+    folder: z.string().optional().describe("Only notes in this folder (recursively)."),
+    filters: z
+      .record(z.string(), z.union([z.string(), z.number(), z.boolean()]))
+      .optional()
+      .describe('Frontmatter field → value; lists match when they contain it, e.g. {"tags": "craft", "status": "done"}.'),
+    chunks_per_file: z.number().int().min(0).max(10).default(2).describe("Matching sections returned per note (1–10)."),
+    snippet_words: z.number().int().min(0).max(2000).default(200).describe("Words per section snippet, centred on the matches; 0 = the whole section."),
+    mode: z.enum(SEARCH_MODES).default("keyword").describe('"keyword" (BM25). "semantic" and "hybrid" are reserved for later versions.'),
+    wait_for_pending_writes: waitForPendingWrites,
+  },
+  output: {
+    hits: z.array(hit),
+    total_files: z.number().describe("Notes that matched (before limit)."),
+    relaxed: z.boolean().describe("True when no note had every word, so these match only some of them."),
+    mode: z.string(),
+  },
+  annotations: READ_ONLY,
+  access: "read",
+  handler: async (args, { services }) => {
+    if (args.mode !== "keyword" && !services.searchModes().includes(args.mode)) {
+      throw new VaultError(
+        "invalid_argument",
+        `Search mode "${args.mode}" is not available yet on this server; use mode "keyword" (the default).`,
+      );
+    }
+    if (args.chunks_per_file < 1) {
+      throw new VaultError("invalid_argument", "chunks_per_file must be at least 1 (each result needs a section); use 1 for the single best section per note.");
+    }
+    const query = args.query.trim();
+    if (!query) throw new VaultError("invalid_argument", 'The query is empty; give words to look for, e.g. "sync settings".');
+    const search = searchOf(services);
+    await services.port.ready();
+    const folder = services.vault.resolveFolder(args.folder);
+    const status = search.status();
+    if (status.state === "failed") {
+      throw new VaultError(
+        "unavailable",
+        `The search index is not usable (${status.last_error ?? "unknown error"}). Call reindex to rebuild it; meanwhile grep and find_notes still work.`,
+      );
+    }
+    const stale = await freshness(search, args.wait_for_pending_writes);
+    const res = search.search({
+      query,
+      limit: args.limit,
+      folder: folder || undefined,
+      filters: args.filters,
+      chunksPerFile: args.chunks_per_file,
+      snippetWords: args.snippet_words,
+    });
+    const structured = { hits: res.hits, total_files: res.total_files, relaxed: res.relaxed, mode: args.mode };
+    return { structured, text: formatSearch(query, structured, stale), meta: { index_stale: stale } };
+  },
+});
+
+function formatSearch(query: string, r: { hits: z.infer<typeof hit>[]; total_files: number; relaxed: boolean }, stale: boolean): string {
+  const out: string[] = [];
+  if (r.hits.length === 0) {
+    out.push(`No notes match "${query}". Try fewer or other words, a prefix (word*), or find_notes for titles.`);
+  } else {
+    out.push(`${r.total_files} notes match "${query}"${r.relaxed ? " (no note has every word; showing partial matches)" : ""}; top ${r.hits.length}:`);
+  }
+  for (const h of r.hits) {
+    out.push("", `## ${h.path} (score ${round(h.score)})`);
+    for (const s of h.sections) {
+      out.push(`### ${s.heading || "(top)"} — lines ${s.line_start}-${s.line_end}`, s.content);
+    }
+  }
+  if (stale) out.push("", "(The index is still catching up with recent changes; pass wait_for_pending_writes: true for fresh results.)");
+  return out.join("\n");
+}
+
+export const findNotesTool = defineTool({
+  name: "find_notes",
+  title: "Find notes by name",
+  description: "Looks notes up by title, alias or path — typo-tolerant and prefix-aware (\"meetng not\" finds \"Meeting notes\"). Use search to look inside notes.",
+  input: {
+    query: z.string().describe("Part of a note's title, alias or path."),
+    limit: z.number().int().min(1).max(100).default(10),
+    wait_for_pending_writes: waitForPendingWrites,
+  },
+  output: {
+    notes: z.array(
+      z.object({
+        path: z.string(),
+        title: z.string(),
+        matched_alias: z.string().optional().describe("The alias that matched, when it was not the title."),
+        score: z.number(),
+      }),
+    ),
+  },
+  annotations: READ_ONLY,
+  access: "read",
+  handler: async (args, { services }) => {
+    const query = args.query.trim();
+    if (!query) throw new VaultError("invalid_argument", 'The query is empty; give part of a note title, e.g. "meeting".');
+    const lookup = services.lookup;
+    await services.port.ready();
+    const notes = lookup.findNotes(query, args.limit);
+    const text = notes.length
+      ? notes.map((n) => `${n.path}${n.matched_alias ? ` (alias "${n.matched_alias}")` : ""}`).join("\n")
+      : `No note title, alias or path matches "${query}". Try search to look inside notes, or list_documents.`;
+    // The name index applies vault changes before answering, so it is never behind.
+    return { structured: { notes }, text, meta: { index_stale: lookup.hasPendingWork() } };
+  },
+});
+
+export const grepTool = defineTool({
+  name: "grep",
+  title: "Grep notes",
+  description:
+    "Finds lines in notes containing exact text or a regular expression (regex: true); returns path:line: text. Use for exact strings, code, TODOs; use search for topics.",
+  input: {
+    query: z.string().describe("Text to find (literal unless regex is true)."),
+    regex: z.boolean().default(false).describe("Treat query as a JavaScript regular expression."),
+    case_sensitive: z.boolean().default(false),
+    folder: z.string().optional().describe("Only notes in this folder (recursively)."),
+    pattern: z.string().optional().describe('Glob on note paths, e.g. "Projects/**" or "*meeting*".'),
+    context_lines: z.number().int().min(0).max(5).default(0).describe("Lines of context before and after each match (0–5)."),
+    limit: z.number().int().min(1).max(1000).default(100).describe("Maximum matching lines (output is also capped at about 64 KB)."),
+  },
+  output: {
+    matches: z.array(
+      z.object({
+        path: z.string(),
+        line: z.number().describe("1-based line in the file."),
+        text: z.string(),
+        before: z.array(z.string()).optional(),
+        after: z.array(z.string()).optional(),
+      }),
+    ),
+    truncated: z.boolean().describe("True when more matches exist than were returned."),
+    files_scanned: z.number(),
+  },
+  annotations: READ_ONLY,
+  access: "read",
+  handler: async (args, { services, signal }) => {
+    const lookup = services.lookup;
+    await services.port.ready();
+    const folder = services.vault.resolveFolder(args.folder);
+    const res = await lookup.grep({
+      pattern: args.query,
+      regex: args.regex,
+      caseSensitive: args.case_sensitive,
+      folder,
+      glob: args.pattern,
+      contextLines: args.context_lines,
+      limit: args.limit,
+      signal,
+    });
+    return { structured: res, text: formatGrep(res) };
+  },
+});
+
+export const listTagsTool = defineTool({
+  name: "list_tags",
+  title: "List tags",
+  description: "Distinct tags (frontmatter and inline, nested kept as craft/wood) or values of another frontmatter field, with how many notes have each, most used first.",
+  input: {
+    field: z.string().default("tags").describe('Frontmatter field; "tags" also counts inline #tags.'),
+    folder: z.string().optional().describe("Only notes in this folder (recursively)."),
+    limit: z.number().int().min(1).max(5000).default(500),
+    wait_for_pending_writes: waitForPendingWrites,
+  },
+  output: {
+    field: z.string(),
+    values: z.array(z.object({ value: z.string(), count: z.number() })),
+    total_values: z.number(),
+    notes_scanned: z.number(),
+  },
+  annotations: READ_ONLY,
+  access: "read",
+  handler: async (args, { services }) => {
+    const field = args.field.trim();
+    if (!field) throw new VaultError("invalid_argument", 'The field is empty; give a frontmatter field name such as "tags" or "status".');
+    const lookup = services.lookup;
+    await services.port.ready();
+    const folder = services.vault.resolveFolder(args.folder);
+    // Values come from the vault's live metadata, which has no queue of its own to wait for.
+    const r = lookup.listTags(field, folder);
+    const values = r.values.slice(0, args.limit);
+    const isTags = field === "tags" || field === "tag";
+    const text = values.length
+      ? values.map((v) => `${isTags ? "#" : ""}${v.value} (${v.count})`).join("\n") + (values.length < r.values.length ? `\n… ${r.values.length - values.length} more; raise limit.` : "")
+      : `No note${folder ? ` in "${folder}"` : ""} has a value for "${field}".`;
+    return {
+      structured: { field: r.field, values, total_values: r.values.length, notes_scanned: r.notes_scanned },
+      text,
+      meta: { index_stale: false },
+    };
+  },
+});
+
+const statusShape = {
+  state: z.enum(["queryable", "building", "failed"]),
+  documents_indexed: z.number(),
+  documents_total: z.number(),
+  queue_depth: z.number(),
+  pending_work: z.boolean(),
+  skipped: z.array(z.object({ path: z.string(), reason: z.string() })),
+  skipped_total: z.number(),
+  last_error: z.string().nullable(),
+};
+
+function statusOf(search: SearchService): z.infer<z.ZodObject<typeof statusShape>> {
+  const s = search.status();
+  return {
+    state: s.state,
+    documents_indexed: s.documents_indexed,
+    documents_total: s.documents_total,
+    queue_depth: s.queue_depth,
+    pending_work: search.hasPendingWork(),
+    skipped: s.skipped.slice(0, 50),
+    skipped_total: s.skipped.length,
+    last_error: s.last_error,
+  };
+}
+
+function formatStatus(s: z.infer<z.ZodObject<typeof statusShape>>): string {
+  const lines = [`Index ${s.state}: ${s.documents_indexed}/${s.documents_total} notes indexed, ${s.queue_depth} changes queued.`];
+  if (s.skipped_total) lines.push(`Skipped ${s.skipped_total}: ${s.skipped.map((k) => `${k.path} (${k.reason})`).join("; ")}`);
+  if (s.last_error) lines.push(`Last error: ${s.last_error}`);
+  return lines.join("\n");
+}
+
+export const indexStatusTool = defineTool({
+  name: "get_index_status",
+  title: "Search index status",
+  description: "State of the keyword index: queryable, building or failed; notes indexed of total; queued changes; skipped notes and the last error.",
+  input: {},
+  output: statusShape,
+  annotations: READ_ONLY,
+  access: "read",
+  handler: async (_args, { services }) => {
+    const s = statusOf(searchOf(services));
+    return { structured: s, text: formatStatus(s) };
+  },
+});
+
+export const reindexTool = defineTool({
+  name: "reindex",
+  title: "Rebuild the search index",
+  description: "Queues a full reconciliation of the search index with the vault and returns at once; follow progress with get_index_status. Rarely needed: the index follows changes by itself.",
+  input: {},
+  output: { queued: z.boolean(), status: z.object(statusShape) },
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  access: "read",
+  handler: async (_args, { services }) => {
+    const search = searchOf(services);
+    search.reindex();
+    const status = statusOf(search);
+    return { structured: { queued: true, status }, text: `Reindex queued. ${formatStatus(status)}` };
+  },
+});
+
+/** The search-family tools, for `mcp/tools/index.ts`. */
+export const searchTools: ToolDef[] = [searchTool, findNotesTool, grepTool, listTagsTool, indexStatusTool, reindexTool] as unknown as ToolDef[];
+
+function round(n: number): number {
+  return Math.round(n * 1000) / 1000;
+}
