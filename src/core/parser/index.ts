@@ -406,7 +406,16 @@ class BodyParser {
         p = q + 2;
         continue;
       }
-      const c = s.charCodeAt(p);
+      let c = s.charCodeAt(p);
+      // Fast path: skip ordinary characters.
+      while (c < 128 && SPECIAL[c] === 0) {
+        if (++p >= end) return;
+        c = s.charCodeAt(p);
+      }
+      if (c >= 128) {
+        p++;
+        continue;
+      }
       if (c === 92 /* \ */) {
         p += 2;
       } else if (c === 96 /* ` */) {
@@ -435,8 +444,8 @@ class BodyParser {
         p = p === tagStart || isWhitespace(s.charCodeAt(p - 1)) ? this.tag(p, end) : p + 1;
       } else if (c === 60 /* < */) {
         p = skipAutolink(s, p, end);
-      } else if (c === 104 /* h */ || c === 119 /* w */) {
-        p = skipBareUrl(s, p, end, tagStart);
+      } else if (c === 58 /* : */) {
+        p = skipBareUrl(s, p, end);
       } else {
         p++;
       }
@@ -569,15 +578,10 @@ function skipAutolink(s: string, p: number, end: number): number {
   return hasScheme(s.slice(p + 1, q)) ? q + 1 : p + 1;
 }
 
-/** Bare `http(s)://…` / `www.` URLs are skipped so a `#fragment` in them is never a tag. */
-function skipBareUrl(s: string, p: number, end: number, lineStart: number): number {
-  if (p > lineStart) {
-    const prev = s.charCodeAt(p - 1);
-    if ((prev >= 65 && prev <= 90) || (prev >= 97 && prev <= 122) || (prev >= 48 && prev <= 57)) return p + 1;
-  }
-  const isUrl = s.startsWith("http://", p) || s.startsWith("https://", p) || s.startsWith("www.", p);
-  if (!isUrl) return p + 1;
-  let q = p;
+/** After a bare `scheme://`, skip the rest of the URL so its `#fragment`, `%%` or `$` mean nothing. */
+function skipBareUrl(s: string, p: number, end: number): number {
+  if (s.charCodeAt(p + 1) !== 47 || s.charCodeAt(p + 2) !== 47) return p + 1;
+  let q = p + 3;
   while (q < end) {
     const c = s.charCodeAt(q);
     if (c <= 32 || c === 60 || c === 62 || c === 91 || c === 93 || c === 41 || c === 96) break;
@@ -585,3 +589,10 @@ function skipBareUrl(s: string, p: number, end: number, lineStart: number): numb
   }
   return q;
 }
+
+/** ASCII characters the inline scanner stops at. */
+const SPECIAL = (() => {
+  const t = new Uint8Array(128);
+  for (const ch of "\\`%$![#<:") t[ch.charCodeAt(0)] = 1;
+  return t;
+})();
