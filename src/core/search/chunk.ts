@@ -1,0 +1,214 @@
+import { splitFrontmatter } from "../frontmatter";
+import { frontmatterAliases, frontmatterTags, type NoteMetadata } from "../metadata";
+import { basenameOf } from "../vault";
+import type { Chunk, ChunkOptions } from "./types";
+
+const HEADING_RE = /^ {0,3}(#{1,6})(?:[ \t]+(.*?))?[ \t]*$/;
+const FENCE_RE = /^ {0,3}(`{3,}|~{3,})/;
+const CJK_CHAR = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/gu;
+const WORDLIKE = /[^\s\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]+/gu;
+
+interface HeadingLine {
+  /** Index into the body's lines. */
+  line: number;
+  level: number;
+  text: string;
+}
+
+interface Segment {
+  start: number;
+  /** Exclusive. */
+  end: number;
+  level: number;
+  path: string[];
+}
+
+/** Words in a line, CJK characters counting half a word each. */
+export function countWords(s: string): number {
+  let n = 0;
+  WORDLIKE.lastIndex = 0;
+  while (WORDLIKE.exec(s) !== null) n++;
+  CJK_CHAR.lastIndex = 0;
+  let c = 0;
+  while (CJK_CHAR.exec(s) !== null) c++;
+  return n + Math.ceil(c / 2);
+}
+
+function headingText(raw: string | undefined): string {
+  return (raw ?? "").replace(/[ \t]+#+$/, "").trim();
+}
+
+/**
+ * Splits a note into search chunks. A short note is one chunk; a longer one is split at H1/H2, then at
+ * deeper headings where a section is still longer than `maxWords`, then at paragraphs (then lines).
+ * The frontmatter block is not part of any chunk's text; line numbers are 1-based in the file.
+ */
+export function chunkNote(path: string, text: string, meta: NoteMetadata | null, opts?: ChunkOptions): Chunk[] {
+  const maxWords = Math.max(20, opts?.maxWords ?? 300);
+  const split = splitFrontmatter(text);
+  const firstLine = split.lineCount + 1;
+  let body = text.slice(split.bodyOffset);
+  if (split.bodyOffset === 0 && body.charCodeAt(0) === 0xfeff) body = body.slice(1);
+  const lines = body.split("\n");
+  for (let i = 0; i < lines.length; i++) if (lines[i].endsWith("\r")) lines[i] = lines[i].slice(0, -1);
+  if (lines.length > 1 && lines[lines.length - 1] === "" && body.endsWith("\n")) lines.pop();
+
+  const words = new Float64Array(lines.length + 1); // prefix sums
+  const headings: HeadingLine[] = [];
+  let fence: string | null = null;
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i];
+    words[i + 1] = words[i] + (line.length ? countWords(line) : 0);
+    const f = FENCE_RE.exec(line);
+    if (f) {
+      if (fence === null) fence = f[1][0];
+      else if (f[1][0] === fence) fence = null;
+      continue;
+    }
+    const hash = line.indexOf("#");
+    if (fence !== null || hash < 0 || hash > 3) continue;
+    const h = HEADING_RE.exec(line);
+    if (h) headings.push({ line: i, level: h[1].length, text: headingText(h[2]) });
+  }
+
+  const fm = meta?.frontmatter;
+  const title = basenameOf(path);
+  const aliases = frontmatterAliases(fm);
+  const tagSet = new Set<string>();
+  for (const t of frontmatterTags(fm)) tagSet.add(t.slice(1));
+  for (const t of meta?.tags ?? []) tagSet.add(t.tag.replace(/^#/, ""));
+  const tags = [...tagSet];
+
+  const out: Chunk[] = [];
+  const wordsIn = (a: number, b: number) => words[b] - words[a];
+
+  const emit = (start: number, end: number, path_: string[]) => {
+    // Trim blank lines at both ends.
+    while (start < end && lines[start].trim() === "") start++;
+    while (end > start && lines[end - 1].trim() === "") end--;
+    if (start >= end) return;
+    const inner: string[] = [];
+    for (const h of headings) if (h.line >= start && h.line < end && h.text) inner.push(h.text);
+    const hs = [...path_];
+    for (const h of inner) if (!hs.includes(h)) hs.push(h);
+    out.push({
+      path,
+      ordinal: out.length,
+      heading: path_.join(" > "),
+      headingPath: path_,
+      lineStart: firstLine + start,
+      lineEnd: firstLine + end - 1,
+      text: lines.slice(start, end).join("\n"),
+      title,
+      aliases,
+      tags,
+      headings: hs,
+    });
+  };
+
+  const emitLongLine = (i: number, path_: string[]) => {
+    // One line longer than the cap: cut it at spaces (or characters for unspaced scripts).
+    const line = lines[i];
+    const total = Math.max(1, wordsIn(i, i + 1));
+    const pieces = Math.ceil(total / maxWords);
+    const step = Math.ceil(line.length / pieces);
+    let pos = 0;
+    while (pos < line.length) {
+      let end = Math.min(line.length, pos + step);
+      if (end < line.length) {
+        const sp = line.lastIndexOf(" ", end);
+        if (sp > pos + step / 2) end = sp + 1;
+      }
+      const piece = line.slice(pos, end).trim();
+      if (piece) {
+        out.push({
+          path,
+          ordinal: out.length,
+          heading: path_.join(" > "),
+          headingPath: path_,
+          lineStart: firstLine + i,
+          lineEnd: firstLine + i,
+          text: piece,
+          title,
+          aliases,
+          tags,
+          headings: [...path_],
+        });
+      }
+      pos = end;
+    }
+  };
+
+  const paragraphSplit = (seg: Segment) => {
+    // Units: paragraphs (blank-line separated); a unit longer than the cap is split into lines.
+    const units: [number, number][] = [];
+    let s = seg.start;
+    for (let i = seg.start; i <= seg.end; i++) {
+      if (i === seg.end || lines[i].trim() === "") {
+        if (i > s) {
+          if (wordsIn(s, i) > maxWords) for (let j = s; j < i; j++) units.push([j, j + 1]);
+          else units.push([s, i]);
+        }
+        s = i + 1;
+      }
+    }
+    let a = -1;
+    let b = -1;
+    for (const [us, ue] of units) {
+      if (ue - us === 1 && wordsIn(us, ue) > maxWords) {
+        if (a >= 0) emit(a, b, seg.path);
+        a = -1;
+        emitLongLine(us, seg.path);
+        continue;
+      }
+      if (a < 0) {
+        a = us;
+        b = ue;
+      } else if (wordsIn(a, ue) > maxWords) {
+        emit(a, b, seg.path);
+        a = us;
+        b = ue;
+      } else b = ue;
+    }
+    if (a >= 0) emit(a, seg.end, seg.path);
+  };
+
+  const splitSegment = (seg: Segment) => {
+    if (wordsIn(seg.start, seg.end) <= maxWords) {
+      emit(seg.start, seg.end, seg.path);
+      return;
+    }
+    const inner = headings.filter((h) => h.line > seg.start && h.line < seg.end && h.level > seg.level);
+    if (inner.length === 0) {
+      paragraphSplit(seg);
+      return;
+    }
+    let minLevel = 7;
+    for (const h of inner) minLevel = Math.min(minLevel, h.level);
+    const threshold = seg.level === 0 ? Math.max(2, minLevel) : minLevel;
+    const cuts = inner.filter((h) => h.level <= threshold);
+    if (cuts[0].line > seg.start) {
+      const intro: Segment = { start: seg.start, end: cuts[0].line, level: seg.level, path: seg.path };
+      if (wordsIn(intro.start, intro.end) <= maxWords) emit(intro.start, intro.end, intro.path);
+      else paragraphSplit(intro);
+    }
+    const stack: HeadingLine[] = [];
+    for (let k = 0; k < cuts.length; k++) {
+      const h = cuts[k];
+      while (stack.length && stack[stack.length - 1].level >= h.level) stack.pop();
+      stack.push(h);
+      const end = k + 1 < cuts.length ? cuts[k + 1].line : seg.end;
+      splitSegment({ start: h.line, end, level: h.level, path: [...seg.path, ...stack.map((x) => x.text).filter(Boolean)] });
+    }
+  };
+
+  if (wordsIn(0, lines.length) <= maxWords) {
+    emit(0, lines.length, []);
+  } else {
+    splitSegment({ start: 0, end: lines.length, level: 0, path: [] });
+  }
+  if (out.length === 0) {
+    out.push({ path, ordinal: 0, heading: "", headingPath: [], lineStart: firstLine, lineEnd: firstLine, text: "", title, aliases, tags, headings: [] });
+  }
+  return out;
+}

@@ -1,0 +1,541 @@
+import { frontmatterTags } from "../metadata";
+import { isUnder } from "../paths";
+import { basenameOf, isNotePath, parentOf, type VaultEvent } from "../vault";
+import { chunkNote } from "./chunk";
+import { loadSqlJs, SCHEMA_VERSION, SearchDb } from "./db";
+import { chunkVector, InvertedIndex, type ChunkVector, type DocEntry, type StoredChunk } from "./engine";
+import { parseQuery } from "./query";
+import { TOKENIZER_VERSION } from "./tokenize";
+import {
+  DEFAULT_SEARCH_OPTIONS,
+  type IndexStatus,
+  type Scheduler,
+  type SearchOptions,
+  type SearchRequest,
+  type SearchResponse,
+  type SearchService,
+  type SearchServiceDeps,
+} from "./types";
+
+const DEFAULT_FILE = "search-index.sqlite";
+
+export const defaultScheduler: Scheduler = {
+  now: () => (typeof performance !== "undefined" ? performance.now() : Date.now()),
+  yield: () => new Promise<void>((resolve) => setTimeout(resolve, 0)),
+};
+
+/** A fast 53-bit string hash (cyrb53), hex. Used to skip unchanged notes, not for security. */
+export function hashText(str: string): string {
+  let h1 = 0xdeadbeef ^ str.length;
+  let h2 = 0x41c6ce57 ^ str.length;
+  for (let i = 0; i < str.length; i++) {
+    const ch = str.charCodeAt(i);
+    h1 = Math.imul(h1 ^ ch, 2654435761);
+    h2 = Math.imul(h2 ^ ch, 1597334677);
+  }
+  h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
+  h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
+  return (h2 >>> 0).toString(16).padStart(8, "0") + (h1 >>> 0).toString(16).padStart(8, "0") + str.length.toString(16);
+}
+
+interface Skip {
+  mtime: number;
+  size: number;
+  reason: string;
+}
+
+export function createSearchService(deps: SearchServiceDeps): SearchService {
+  return new KeywordSearchService(deps);
+}
+
+class KeywordSearchService implements SearchService {
+  private readonly opts: SearchOptions;
+  private readonly sched: Scheduler;
+  private readonly file: string;
+  private readonly index = new InvertedIndex();
+  private db: SearchDb | null = null;
+  private state: IndexStatus["state"] = "building";
+  private lastError: string | null = null;
+  private queue = new Set<string>();
+  private reconcilePending = false;
+  private readyAwaited = false;
+  private busy = false;
+  private stopping = false;
+  private dirty = false;
+  private persistRequested = false;
+  private debounceTimer: ReturnType<typeof setTimeout> | null = null;
+  private persistTimer: ReturnType<typeof setTimeout> | null = null;
+  private unsubscribe: (() => void) | null = null;
+  private skipped = new Map<string, Skip>();
+  private listeners = new Set<(s: IndexStatus) => void>();
+  private idleWaiters = new Set<() => void>();
+  private sliceStart = 0;
+  private lastProgress = 0;
+  private buildTotal = 0;
+  private loop: Promise<void> | null = null;
+  /** Measurements for the bench and the logs. */
+  readonly timings = { loadMs: 0, lastExportMs: 0, lastSerializeMs: 0, lastPersistBytes: 0 };
+
+  constructor(private readonly deps: SearchServiceDeps) {
+    this.opts = { ...DEFAULT_SEARCH_OPTIONS, ...(deps.options ?? {}) };
+    this.sched = deps.scheduler ?? defaultScheduler;
+    this.file = deps.fileName ?? DEFAULT_FILE;
+  }
+
+  private log(level: "debug" | "info" | "warn" | "error", msg: string): void {
+    this.deps.log?.(level, msg);
+  }
+
+  private indexKey(): string {
+    return `${SCHEMA_VERSION}/${TOKENIZER_VERSION}/${this.opts.language}/${this.opts.chunkWords}`;
+  }
+
+  async start(): Promise<void> {
+    const t0 = this.sched.now();
+    let SQL;
+    try {
+      SQL = await loadSqlJs(this.deps.sqlWasm);
+    } catch (e) {
+      this.state = "failed";
+      this.lastError = `The search engine (sql.js) could not start: ${errText(e)}`;
+      this.log("error", this.lastError);
+      return;
+    }
+    let bytes: Uint8Array | null = null;
+    try {
+      bytes = await this.deps.store.read(this.file);
+    } catch (e) {
+      this.log("warn", `Search index ${this.file} could not be read (${errText(e)}); rebuilding it.`);
+    }
+    let loaded = false;
+    if (bytes && bytes.length) {
+      try {
+        const db = SearchDb.create(SQL, bytes);
+        const key = db.getMeta("index_key");
+        if (key !== this.indexKey()) {
+          db.close();
+          this.log("info", `Search index format changed (${key ?? "unknown"} → ${this.indexKey()}); rebuilding it.`);
+        } else {
+          this.loadFrom(db);
+          this.db = db;
+          loaded = true;
+        }
+      } catch (e) {
+        this.index.clear();
+        this.skipped.clear();
+        this.log("warn", `Search index ${this.file} is unreadable (${errText(e)}); rebuilding it from the notes.`);
+      }
+    }
+    if (!loaded) {
+      this.db = SearchDb.create(SQL, null);
+      this.db.setMeta("index_key", this.indexKey());
+      this.index.clear();
+      this.skipped.clear();
+      this.dirty = true;
+    }
+    this.timings.loadMs = this.sched.now() - t0;
+    this.state = loaded ? "queryable" : "building";
+    this.unsubscribe = this.deps.port.onChange((ev) => this.onEvent(ev));
+    this.reconcilePending = true;
+    this.kick();
+    this.emitProgress(true);
+  }
+
+  private loadFrom(db: SearchDb): void {
+    this.index.clear();
+    for (const d of db.docs()) this.index.restoreDoc(d);
+    const postings = db.getPostings();
+    if (!postings) {
+      if (this.index.docs.size > 0) throw new Error("postings missing");
+    } else this.index.loadPostings(postings);
+    for (const r of db.skippedRows()) this.skipped.set(r.path, { mtime: r.mtime, size: r.size, reason: r.reason });
+  }
+
+  // ---- events ----
+
+  private onEvent(ev: VaultEvent): void {
+    if (this.stopping) return;
+    const paths = ev.type === "rename" ? [ev.oldPath, ev.path] : [ev.path];
+    for (const p of paths) {
+      if (isNotePath(p)) this.queue.add(p);
+      else if (ev.type !== "create" && ev.type !== "modify") this.queueFolder(p);
+    }
+    if (this.debounceTimer) clearTimeout(this.debounceTimer);
+    this.debounceTimer = setTimeout(() => {
+      this.debounceTimer = null;
+      this.kick();
+    }, this.opts.debounceMs);
+  }
+
+  /** A folder was renamed or deleted: re-check every note we know under it and every note now under it. */
+  private queueFolder(folder: string): void {
+    for (const p of this.index.docs.keys()) if (isUnder(p, folder)) this.queue.add(p);
+    for (const p of this.skipped.keys()) if (isUnder(p, folder)) this.queue.add(p);
+    for (const f of this.deps.port.listFiles()) if (isNotePath(f.path) && isUnder(f.path, folder)) this.queue.add(f.path);
+  }
+
+  // ---- the background worker ----
+
+  private kick(): void {
+    if (this.busy || this.stopping || !this.db) return;
+    this.busy = true;
+    this.loop = this.run()
+      .catch((e) => {
+        this.lastError = errText(e);
+        this.log("error", `Search indexing failed: ${this.lastError}`);
+        if (this.state === "building") this.state = "failed";
+      })
+      .finally(() => {
+        this.busy = false;
+        this.loop = null;
+        if (!this.stopping && (this.queue.size > 0 || this.reconcilePending) && !this.debounceTimer) this.kick();
+        else {
+          if (this.dirty && !this.stopping) this.schedulePersist();
+          this.emitProgress(true);
+          if (!this.hasPendingWork()) for (const w of [...this.idleWaiters]) w();
+        }
+      });
+  }
+
+  private async run(): Promise<void> {
+    this.sliceStart = this.sched.now();
+    while (!this.stopping) {
+      if (this.reconcilePending) {
+        this.reconcilePending = false;
+        await this.reconcile();
+        continue;
+      }
+      const next = this.queue.values().next();
+      if (!next.done) {
+        this.queue.delete(next.value);
+        try {
+          await this.processPath(next.value);
+        } catch (e) {
+          this.log("warn", `Could not index "${next.value}": ${errText(e)}`);
+          this.lastError = `"${next.value}": ${errText(e)}`;
+        }
+        await this.maybeYield();
+        continue;
+      }
+      if (this.index.needsCompaction()) {
+        await this.compact();
+        continue;
+      }
+      if (this.state === "building") {
+        this.state = "queryable";
+        this.log("info", `Search index built: ${this.index.docs.size} notes.`);
+      }
+      if (this.persistRequested) {
+        this.persistRequested = false;
+        if (this.dirty) await this.persist();
+        continue;
+      }
+      break;
+    }
+  }
+
+  private async maybeYield(): Promise<void> {
+    if (this.sched.now() - this.sliceStart < this.opts.sliceMs) return;
+    this.emitProgress(false);
+    await this.sched.yield();
+    this.sliceStart = this.sched.now();
+  }
+
+  private async reconcile(): Promise<void> {
+    if (!this.readyAwaited) {
+      await this.deps.port.ready();
+      this.readyAwaited = true;
+      this.sliceStart = this.sched.now();
+    }
+    const files = this.deps.port.listFiles();
+    const seen = new Set<string>();
+    let i = 0;
+    for (const f of files) {
+      if (++i % 512 === 0) await this.maybeYield();
+      if (!isNotePath(f.path) || this.deps.policy.isHidden(f.path)) continue;
+      seen.add(f.path);
+      const doc = this.index.docs.get(f.path);
+      if (doc && doc.mtime === f.mtime && doc.size === f.size) continue;
+      const sk = this.skipped.get(f.path);
+      if (!doc && sk && sk.mtime === f.mtime && sk.size === f.size) continue;
+      this.queue.add(f.path);
+    }
+    for (const p of this.index.docs.keys()) if (!seen.has(p)) this.queue.add(p);
+    for (const p of this.skipped.keys()) if (!seen.has(p)) this.queue.add(p);
+    this.buildTotal = seen.size;
+    this.log("debug", `Search reconcile: ${seen.size} notes, ${this.queue.size} to (re)index.`);
+  }
+
+  private async processPath(path: string): Promise<void> {
+    const db = this.db!;
+    const port = this.deps.port;
+    const st = port.stat(path);
+    if (!st || !isNotePath(path) || this.deps.policy.isHidden(path)) {
+      this.removePath(path);
+      return;
+    }
+    const doc = this.index.docs.get(path);
+    if (st.size > this.opts.maxNoteBytes) {
+      this.skip(path, st.mtime, st.size, `larger than the ${formatBytes(this.opts.maxNoteBytes)} limit (${formatBytes(st.size)})`);
+      return;
+    }
+    let text: string;
+    try {
+      text = await port.read(path);
+    } catch (e) {
+      this.skip(path, st.mtime, st.size, `unreadable: ${errText(e)}`);
+      return;
+    }
+    if (text.includes("\0")) {
+      this.skip(path, st.mtime, st.size, "binary content (NUL bytes)");
+      return;
+    }
+    if (text.includes("\uFFFD") && !(await this.validUtf8(path))) {
+      this.skip(path, st.mtime, st.size, "not valid UTF-8");
+      return;
+    }
+    const hash = hashText(text);
+    if (doc && doc.hash === hash) {
+      if (doc.mtime !== st.mtime || doc.size !== st.size) {
+        doc.mtime = st.mtime;
+        doc.size = st.size;
+        db.putDocRow(doc);
+        this.dirty = true;
+      }
+      return;
+    }
+    const meta = port.getMetadata(path);
+    const chunks = chunkNote(path, text, meta, { maxWords: this.opts.chunkWords });
+    const vectors: ChunkVector[] = [];
+    for (const c of chunks) {
+      vectors.push(chunkVector(c, this.opts.language));
+      await this.maybeYield();
+    }
+    if (this.stopping) {
+      this.queue.add(path);
+      return;
+    }
+    // The note may have changed while we yielded: the next event re-queues it; apply what we read.
+    const fm = meta?.frontmatter ?? {};
+    const tags = new Set<string>();
+    for (const t of frontmatterTags(meta?.frontmatter)) tags.add(t.slice(1).toLowerCase());
+    for (const t of meta?.tags ?? []) tags.add(t.tag.replace(/^#/, "").toLowerCase());
+    const old = this.index.docs.get(path);
+    const oldIds = old ? old.chunkIds : [];
+    const entry = this.index.addDoc(
+      { path, title: basenameOf(path), folder: parentOf(path), mtime: st.mtime, size: st.size, hash, frontmatter: fm, tags: [...tags] },
+      vectors,
+    );
+    const stored: StoredChunk[] = chunks.map((c) => ({ heading: c.heading, text: c.text, lineStart: c.lineStart, lineEnd: c.lineEnd }));
+    db.begin();
+    try {
+      db.putDoc(entry, stored, oldIds);
+    } finally {
+      db.commit();
+    }
+    this.skipped.delete(path);
+    this.dirty = true;
+  }
+
+  private async validUtf8(path: string): Promise<boolean> {
+    try {
+      const bytes = await this.deps.port.readBinary(path);
+      new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  private removePath(path: string): void {
+    const old = this.index.removeDoc(path);
+    if (old) {
+      this.db!.begin();
+      try {
+        this.db!.removeDoc(path, old.chunkIds);
+      } finally {
+        this.db!.commit();
+      }
+      this.dirty = true;
+    }
+    if (this.skipped.delete(path)) {
+      this.db!.removeSkipped(path);
+      this.dirty = true;
+    }
+  }
+
+  private skip(path: string, mtime: number, size: number, reason: string): void {
+    this.removePath(path);
+    this.skipped.set(path, { mtime, size, reason });
+    this.db!.putSkipped({ path, mtime, size, reason });
+    this.dirty = true;
+    this.log("info", `Search skips "${path}": ${reason}.`);
+  }
+
+  private async compact(): Promise<void> {
+    const it = this.index.termIterator();
+    for (;;) {
+      const more = this.index.compactSome(it, () => this.sched.now() - this.sliceStart >= this.opts.sliceMs);
+      if (!more) break;
+      await this.maybeYield();
+    }
+  }
+
+  private schedulePersist(): void {
+    if (this.persistTimer) clearTimeout(this.persistTimer);
+    this.persistTimer = setTimeout(() => {
+      this.persistTimer = null;
+      this.persistRequested = true;
+      this.kick();
+    }, this.opts.persistDebounceMs);
+  }
+
+  /** Serializes the postings into the database, exports it and writes it through the state store. */
+  private async persist(): Promise<void> {
+    const db = this.db;
+    if (!db) return;
+    if (this.index.deadPostings > 0) await this.compact();
+    await this.maybeYield();
+    const t0 = this.sched.now();
+    const postings = this.index.serialize();
+    db.begin();
+    try {
+      db.putPostings(postings);
+      db.setMeta("index_key", this.indexKey());
+    } finally {
+      db.commit();
+    }
+    const t1 = this.sched.now();
+    const bytes = db.export();
+    const t2 = this.sched.now();
+    this.dirty = false;
+    this.timings.lastSerializeMs = t1 - t0;
+    this.timings.lastExportMs = t2 - t1;
+    this.timings.lastPersistBytes = bytes.length;
+    await this.sched.yield();
+    this.sliceStart = this.sched.now();
+    try {
+      await this.deps.store.write(this.file, bytes);
+      this.log("debug", `Search index saved (${formatBytes(bytes.length)}; serialize ${Math.round(t1 - t0)} ms, export ${Math.round(t2 - t1)} ms).`);
+    } catch (e) {
+      this.dirty = true;
+      this.log("warn", `Could not save the search index to ${this.deps.store.description}: ${errText(e)}`);
+    }
+  }
+
+  // ---- queries and status ----
+
+  search(req: SearchRequest): SearchResponse {
+    if (!this.db) return { hits: [], total_files: 0, relaxed: false };
+    const pq = parseQuery(req.query, this.opts.language);
+    const db = this.db;
+    return this.index.search(pq, req, { chunk: (id) => db.chunk(id) }, this.opts.language);
+  }
+
+  status(): IndexStatus {
+    const indexed = this.index.docs.size;
+    const total = this.state === "building" ? Math.max(this.buildTotal, indexed + this.skipped.size) : indexed + this.skipped.size + this.queueNew();
+    return {
+      state: this.state,
+      documents_indexed: indexed,
+      documents_total: total,
+      queue_depth: this.queue.size,
+      skipped: [...this.skipped].map(([path, s]) => ({ path, reason: s.reason })).sort((a, b) => (a.path < b.path ? -1 : 1)),
+      last_error: this.lastError,
+    };
+  }
+
+  private queueNew(): number {
+    let n = 0;
+    for (const p of this.queue) if (!this.index.docs.has(p) && !this.skipped.has(p)) n++;
+    return n;
+  }
+
+  hasPendingWork(): boolean {
+    return this.queue.size > 0 || this.busy || this.reconcilePending || this.debounceTimer !== null;
+  }
+
+  waitForIdle(timeoutMs: number): Promise<boolean> {
+    if (!this.hasPendingWork()) return Promise.resolve(true);
+    return new Promise<boolean>((resolve) => {
+      const done = (ok: boolean) => {
+        clearTimeout(timer);
+        this.idleWaiters.delete(waiter);
+        resolve(ok);
+      };
+      const waiter = () => {
+        if (!this.hasPendingWork()) done(true);
+      };
+      const timer = setTimeout(() => done(!this.hasPendingWork()), timeoutMs);
+      this.idleWaiters.add(waiter);
+    });
+  }
+
+  reindex(): void {
+    this.reconcilePending = true;
+    this.kick();
+  }
+
+  onProgress(cb: (s: IndexStatus) => void): () => void {
+    this.listeners.add(cb);
+    return () => this.listeners.delete(cb);
+  }
+
+  private emitProgress(force: boolean): void {
+    if (this.listeners.size === 0) return;
+    const now = this.sched.now();
+    if (!force && now - this.lastProgress < 250) return;
+    this.lastProgress = now;
+    const s = this.status();
+    for (const cb of this.listeners) {
+      try {
+        cb(s);
+      } catch (e) {
+        this.log("warn", `Search progress listener failed: ${errText(e)}`);
+      }
+    }
+  }
+
+  async close(): Promise<void> {
+    this.stopping = true;
+    this.unsubscribe?.();
+    this.unsubscribe = null;
+    if (this.debounceTimer) clearTimeout(this.debounceTimer);
+    if (this.persistTimer) clearTimeout(this.persistTimer);
+    this.debounceTimer = null;
+    this.persistTimer = null;
+    if (this.loop) await this.loop;
+    if (this.db) {
+      if (this.dirty) {
+        try {
+          await this.persist();
+        } catch (e) {
+          this.log("warn", `Could not save the search index: ${errText(e)}`);
+        }
+      }
+      this.db.close();
+      this.db = null;
+    }
+    for (const w of [...this.idleWaiters]) w();
+    this.listeners.clear();
+  }
+
+  /** For tests and the bench: the number of entries in the in-memory index. */
+  get stats(): { docs: number; chunks: number; terms: number; postings: number } {
+    return { docs: this.index.docs.size, chunks: this.index.liveChunks, terms: this.index.terms.size, postings: this.index.totalPostings };
+  }
+}
+
+export type KeywordSearchServiceStats = { docs: number; chunks: number; terms: number; postings: number };
+
+function errText(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
+}
+
+function formatBytes(n: number): string {
+  if (n >= 1024 * 1024) return `${(n / 1024 / 1024).toFixed(1)} MB`;
+  if (n >= 1024) return `${Math.round(n / 1024)} KB`;
+  return `${n} bytes`;
+}
+
+export type { DocEntry };

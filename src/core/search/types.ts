@@ -1,0 +1,146 @@
+import type { AccessPolicy } from "../policy";
+import type { StateStore } from "../state";
+import type { VaultPort } from "../vault";
+
+export type SearchLanguage = "en" | "none";
+
+export interface SearchOptions {
+  /** Notes larger than this (bytes) are skipped with a recorded reason. Default 2 MB. */
+  maxNoteBytes: number;
+  /** Stemmer: "en" (Porter2) or "none". Changing it rebuilds the index once. */
+  language: SearchLanguage;
+  /** Vault events are batched for this long before indexing (ms). */
+  debounceMs: number;
+  /** Background work runs in slices of about this many ms, then yields to the event loop. */
+  sliceMs: number;
+  /** The database is exported and written this long after the last change (ms). */
+  persistDebounceMs: number;
+  /** Soft cap of words per chunk (sections longer than this are split further). */
+  chunkWords: number;
+}
+
+export const DEFAULT_SEARCH_OPTIONS: SearchOptions = {
+  maxNoteBytes: 2 * 1024 * 1024,
+  language: "en",
+  debounceMs: 40,
+  sliceMs: 12,
+  persistDebounceMs: 5000,
+  chunkWords: 300,
+};
+
+/** How background work gives the event loop back. Injectable so tests can count yields. */
+export interface Scheduler {
+  now(): number;
+  yield(): Promise<void>;
+}
+
+export interface SearchServiceDeps {
+  port: VaultPort;
+  policy: AccessPolicy;
+  store: StateStore;
+  sqlWasm: Uint8Array;
+  log?: (level: "debug" | "info" | "warn" | "error", msg: string) => void;
+  options?: Partial<SearchOptions>;
+  /** Defaults to `setTimeout(0)` and `performance.now()`. */
+  scheduler?: Scheduler;
+  /** State file name (default `search-index.sqlite`). */
+  fileName?: string;
+}
+
+export interface SearchRequest {
+  query: string;
+  limit: number;
+  /** Folder prefix ("" or absent: whole vault). */
+  folder?: string;
+  /** Frontmatter field → value; lists match when they contain the value (case-insensitive); `tags` also counts inline tags and nested tags. */
+  filters?: Record<string, string | number | boolean>;
+  chunksPerFile: number;
+  /** Words per snippet, centred on the matches; 0 = the whole chunk. */
+  snippetWords: number;
+}
+
+export interface SearchSection {
+  heading: string;
+  content: string;
+  score: number;
+  line_start: number;
+  line_end: number;
+}
+
+export interface SearchHit {
+  path: string;
+  title: string;
+  folder: string;
+  score: number;
+  frontmatter: Record<string, unknown>;
+  sections: SearchSection[];
+}
+
+export interface SearchResponse {
+  hits: SearchHit[];
+  total_files: number;
+  /** True when no note matched every term and the results match only some of them. */
+  relaxed: boolean;
+}
+
+export interface IndexStatus {
+  state: "queryable" | "building" | "failed";
+  documents_indexed: number;
+  documents_total: number;
+  queue_depth: number;
+  skipped: { path: string; reason: string }[];
+  last_error: string | null;
+}
+
+export interface SearchService {
+  /** Opens/reloads the database, then reconciles and builds in the background. Resolves once queryable or building. */
+  start(): Promise<void>;
+  search(req: SearchRequest): SearchResponse;
+  status(): IndexStatus;
+  /** Queued events, a reconciliation or a build in progress. */
+  hasPendingWork(): boolean;
+  /** True when idle before the timeout. */
+  waitForIdle(timeoutMs: number): Promise<boolean>;
+  /** Queues a full reconciliation and returns at once. */
+  reindex(): void;
+  onProgress(cb: (s: IndexStatus) => void): () => void;
+  /** Stops background work and persists. */
+  close(): Promise<void>;
+}
+
+export interface Chunk {
+  path: string;
+  /** 0-based position of the chunk in its note. */
+  ordinal: number;
+  /** The heading path joined with " > " ("" before the first heading). */
+  heading: string;
+  headingPath: string[];
+  /** 1-based, inclusive, lines in the file (frontmatter counted). */
+  lineStart: number;
+  lineEnd: number;
+  text: string;
+  title: string;
+  aliases: string[];
+  /** Tags without `#` (frontmatter and inline), as written. */
+  tags: string[];
+  /** The chunk's heading path plus headings inside its text. */
+  headings: string[];
+}
+
+export interface ChunkOptions {
+  /** Soft cap of words per chunk (default 300). */
+  maxWords?: number;
+}
+
+export interface TokenizeOptions {
+  language?: SearchLanguage;
+}
+
+export type QueryItem = { kind: "term"; term: string; prefix: boolean } | { kind: "phrase"; terms: string[] };
+
+export interface ParsedQuery {
+  /** AND of clauses; each clause is an OR of items. */
+  clauses: QueryItem[][];
+  /** Notes matching any of these are removed. */
+  exclude: QueryItem[];
+}
