@@ -1,0 +1,144 @@
+/**
+ * A small line diff (Myers' O(ND) algorithm after trimming the common prefix and suffix) rendered as a
+ * compact unified diff. Used to show what an edit did (or would do, with `dry_run`).
+ */
+
+export type DiffOp = { kind: "equal" | "delete" | "insert"; line: string };
+
+/** Above this many differing lines the middle part is shown as one delete + insert block instead. */
+const MAX_EDIT_DISTANCE = 4000;
+
+export function splitLines(text: string): string[] {
+  if (text === "") return [];
+  const lines = text.split("\n");
+  if (lines[lines.length - 1] === "") lines.pop();
+  return lines.map((l) => (l.endsWith("\r") ? l.slice(0, -1) : l));
+}
+
+/** The edit script turning `a` into `b` (line arrays). */
+export function diffLines(a: readonly string[], b: readonly string[]): DiffOp[] {
+  let pre = 0;
+  while (pre < a.length && pre < b.length && a[pre] === b[pre]) pre++;
+  let suf = 0;
+  while (suf < a.length - pre && suf < b.length - pre && a[a.length - 1 - suf] === b[b.length - 1 - suf]) suf++;
+  const midA = a.slice(pre, a.length - suf);
+  const midB = b.slice(pre, b.length - suf);
+  const out: DiffOp[] = [];
+  for (let i = 0; i < pre; i++) out.push({ kind: "equal", line: a[i] });
+  out.push(...myers(midA, midB));
+  for (let i = a.length - suf; i < a.length; i++) out.push({ kind: "equal", line: a[i] });
+  return out;
+}
+
+function myers(a: readonly string[], b: readonly string[]): DiffOp[] {
+  const n = a.length;
+  const m = b.length;
+  if (n === 0) return b.map((line) => ({ kind: "insert", line }));
+  if (m === 0) return a.map((line) => ({ kind: "delete", line }));
+  const max = Math.min(n + m, MAX_EDIT_DISTANCE);
+  const offset = max + 1;
+  const v = new Int32Array(2 * max + 3);
+  const trace: Int32Array[] = [];
+  let found = -1;
+  for (let d = 0; d <= max; d++) {
+    trace.push(v.slice());
+    for (let k = -d; k <= d; k += 2) {
+      let x: number;
+      if (k === -d || (k !== d && v[offset + k - 1] < v[offset + k + 1])) x = v[offset + k + 1];
+      else x = v[offset + k - 1] + 1;
+      let y = x - k;
+      while (x < n && y < m && a[x] === b[y]) {
+        x++;
+        y++;
+      }
+      v[offset + k] = x;
+      if (x >= n && y >= m) {
+        found = d;
+        break;
+      }
+    }
+    if (found >= 0) break;
+  }
+  if (found < 0) {
+    return [...a.map((line): DiffOp => ({ kind: "delete", line })), ...b.map((line): DiffOp => ({ kind: "insert", line }))];
+  }
+  // Backtrack through the saved frontiers.
+  const ops: DiffOp[] = [];
+  let x = n;
+  let y = m;
+  for (let d = found; d > 0; d--) {
+    const vd = trace[d];
+    const k = x - y;
+    const prevK = k === -d || (k !== d && vd[offset + k - 1] < vd[offset + k + 1]) ? k + 1 : k - 1;
+    const prevX = vd[offset + prevK];
+    const prevY = prevX - prevK;
+    while (x > prevX && y > prevY) {
+      ops.push({ kind: "equal", line: a[--x] });
+      y--;
+    }
+    if (x === prevX) ops.push({ kind: "insert", line: b[--y] });
+    else ops.push({ kind: "delete", line: a[--x] });
+  }
+  while (x > 0 && y > 0) {
+    ops.push({ kind: "equal", line: a[--x] });
+    y--;
+  }
+  return ops.reverse();
+}
+
+/**
+ * A unified diff of two texts with `context` lines around each change (`@@ -a,b +c,d @@` hunks).
+ * Empty string when the texts have the same lines. Very long outputs are cut at `maxLines`.
+ */
+export function unifiedDiff(before: string, after: string, opts: { context?: number; path?: string; maxLines?: number } = {}): string {
+  const context = opts.context ?? 2;
+  const maxLines = opts.maxLines ?? 400;
+  const ops = diffLines(splitLines(before), splitLines(after));
+  if (!ops.some((o) => o.kind !== "equal")) return "";
+  // Positions (1-based line numbers in a and b) before each op.
+  const aLine: number[] = [];
+  const bLine: number[] = [];
+  let ai = 1;
+  let bi = 1;
+  for (const o of ops) {
+    aLine.push(ai);
+    bLine.push(bi);
+    if (o.kind !== "insert") ai++;
+    if (o.kind !== "delete") bi++;
+  }
+  const out: string[] = [];
+  if (opts.path) out.push(`--- a/${opts.path}`, `+++ b/${opts.path}`);
+  let i = 0;
+  while (i < ops.length) {
+    if (ops[i].kind === "equal") {
+      i++;
+      continue;
+    }
+    const start = Math.max(0, i - context);
+    let end = i;
+    // Extend the hunk while the next change is within 2*context equal lines.
+    for (;;) {
+      while (end < ops.length && ops[end].kind !== "equal") end++;
+      let eq = end;
+      while (eq < ops.length && ops[eq].kind === "equal") eq++;
+      if (eq < ops.length && eq - end <= 2 * context) end = eq;
+      else {
+        end = Math.min(ops.length, end + context);
+        break;
+      }
+    }
+    const slice = ops.slice(start, end);
+    const aCount = slice.filter((o) => o.kind !== "insert").length;
+    const bCount = slice.filter((o) => o.kind !== "delete").length;
+    const aStart = aCount === 0 ? aLine[start] - 1 : aLine[start];
+    const bStart = bCount === 0 ? bLine[start] - 1 : bLine[start];
+    out.push(`@@ -${aStart},${aCount} +${bStart},${bCount} @@`);
+    for (const o of slice) out.push((o.kind === "equal" ? " " : o.kind === "delete" ? "-" : "+") + o.line);
+    i = end;
+  }
+  if (out.length > maxLines) {
+    const cut = out.length - maxLines;
+    return [...out.slice(0, maxLines), `… ${cut} more diff lines not shown`].join("\n");
+  }
+  return out.join("\n");
+}

@@ -1,0 +1,189 @@
+/**
+ * Finding the text an edit replaces: exact first, then once more over a normalised view (Unicode NFC,
+ * smart quotes and dashes folded to ASCII, runs of spaces/tabs collapsed, trailing spaces ignored)
+ * whose matches are mapped back to exact offsets in the original. On a miss, a diagnosis says which
+ * line came closest and where it first differs.
+ */
+
+export interface TextMatch {
+  /** Offsets into the searched text (UTF-16 units), end exclusive. */
+  start: number;
+  end: number;
+}
+
+export interface MatchResult {
+  matches: TextMatch[];
+  type: "exact" | "normalized";
+}
+
+const CHAR_FOLD: Record<string, string> = {
+  "\u2018": "'", "\u2019": "'", "\u201a": "'", "\u201b": "'", "\u2032": "'",
+  "\u201c": '"', "\u201d": '"', "\u201e": '"', "\u201f": '"', "\u2033": '"', "\u00ab": '"', "\u00bb": '"',
+  "\u2010": "-", "\u2011": "-", "\u2012": "-", "\u2013": "-", "\u2014": "-", "\u2015": "-", "\u2212": "-",
+  "\u2026": "...",
+};
+
+const HSPACE = /[ \t\u00a0\u1680\u2000-\u200a\u202f\u205f\u3000]/;
+
+export interface NormalizedText {
+  text: string;
+  /** For each unit of `text`: the original offset where the unit's source starts. */
+  starts: number[];
+  /** For each unit of `text`: the original offset where the unit's source ends (exclusive). */
+  ends: number[];
+}
+
+/** The normalised view of `s` with a map back to original offsets. */
+export function normalizeForMatch(s: string): NormalizedText {
+  const out: string[] = [];
+  const starts: number[] = [];
+  const ends: number[] = [];
+  const push = (t: string, from: number, to: number) => {
+    for (const ch of t) {
+      for (let u = 0; u < ch.length; u++) {
+        out.push(ch[u]);
+        starts.push(from);
+        ends.push(to);
+      }
+    }
+  };
+  // Cluster = a base character with its combining marks, normalised together.
+  const clusters = /\r\n|[^\p{M}][\p{M}]*|[\p{M}]+/gsu;
+  let m: RegExpExecArray | null;
+  let spaceFrom = -1;
+  let spaceTo = -1;
+  const flushSpace = (nextIsNewline: boolean) => {
+    if (spaceFrom < 0) return;
+    if (!nextIsNewline) push(" ", spaceFrom, spaceTo);
+    spaceFrom = -1;
+  };
+  while ((m = clusters.exec(s)) !== null) {
+    const from = m.index;
+    const to = from + m[0].length;
+    const c = m[0];
+    if (c === "\r\n" || c === "\n" || c === "\r") {
+      flushSpace(true);
+      push("\n", from, to);
+      continue;
+    }
+    if (c.length === 1 && HSPACE.test(c)) {
+      if (spaceFrom < 0) spaceFrom = from;
+      spaceTo = to;
+      continue;
+    }
+    flushSpace(false);
+    const nfc = c.normalize("NFC");
+    let folded = "";
+    for (const ch of nfc) folded += CHAR_FOLD[ch] ?? ch;
+    push(folded, from, to);
+  }
+  flushSpace(true);
+  return { text: out.join(""), starts, ends };
+}
+
+/** Every non-overlapping occurrence of `needle` in `hay` starting within [from, to). */
+function findAll(hay: string, needle: string, from: number, to: number): number[] {
+  const out: number[] = [];
+  if (needle === "") return out;
+  let i = hay.indexOf(needle, from);
+  while (i >= 0 && i + needle.length <= to) {
+    out.push(i);
+    i = hay.indexOf(needle, i + needle.length);
+  }
+  return out;
+}
+
+/**
+ * Occurrences of `needle` in `text[from, to)`: exact ones, or — when there are none — normalised ones
+ * mapped back to the original text.
+ */
+export function findMatches(text: string, needle: string, from = 0, to = text.length): MatchResult {
+  const exact = findAll(text, needle, from, to).map((i) => ({ start: i, end: i + needle.length }));
+  if (exact.length > 0) return { matches: exact, type: "exact" };
+  const hay = normalizeForMatch(text);
+  const nNeedle = normalizeForMatch(needle).text;
+  if (nNeedle.trim() === "") return { matches: [], type: "normalized" };
+  // The normalised range covering [from, to).
+  let nFrom = 0;
+  while (nFrom < hay.starts.length && hay.starts[nFrom] < from) nFrom++;
+  let nTo = nFrom;
+  while (nTo < hay.ends.length && hay.ends[nTo] <= to) nTo++;
+  const matches = findAll(hay.text, nNeedle, nFrom, nTo).map((i) => ({ start: hay.starts[i], end: hay.ends[i + nNeedle.length - 1] }));
+  return { matches, type: "normalized" };
+}
+
+/** 1-based line number of an offset. */
+export function lineOfOffset(text: string, offset: number): number {
+  let line = 1;
+  for (let i = text.indexOf("\n"); i >= 0 && i < offset; i = text.indexOf("\n", i + 1)) line++;
+  return line;
+}
+
+/** Offsets of the starts of every line (index 0 = line 1). */
+export function lineStarts(text: string): number[] {
+  const out = [0];
+  for (let i = text.indexOf("\n"); i >= 0; i = text.indexOf("\n", i + 1)) out.push(i + 1);
+  return out;
+}
+
+function bigrams(s: string): Map<string, number> {
+  const m = new Map<string, number>();
+  for (let i = 0; i < s.length - 1; i++) {
+    const g = s.slice(i, i + 2);
+    m.set(g, (m.get(g) ?? 0) + 1);
+  }
+  return m;
+}
+
+function dice(a: string, b: string): number {
+  if (a === b) return 1;
+  if (a.length < 2 || b.length < 2) return 0;
+  const A = bigrams(a);
+  const B = bigrams(b);
+  let common = 0;
+  for (const [g, n] of A) common += Math.min(n, B.get(g) ?? 0);
+  return (2 * common) / (a.length - 1 + (b.length - 1));
+}
+
+function shorten(s: string, max = 60): string {
+  return s.length > max ? s.slice(0, max) + "…" : s;
+}
+
+/**
+ * Explains a miss: the line of `text` (within lines [firstLine, lastLine], 1-based) most like the
+ * first non-blank line of `needle`, and where the needle first differs from the text there.
+ */
+export function describeMiss(text: string, needle: string, firstLine = 1, lastLine = Number.MAX_SAFE_INTEGER): string {
+  const lines = text.split("\n").map((l) => l.replace(/\r$/, ""));
+  const nLines = needle.split("\n").map((l) => l.replace(/\r$/, ""));
+  let skip = 0;
+  while (skip < nLines.length - 1 && nLines[skip].trim() === "") skip++;
+  const probe = normalizeForMatch(nLines[skip]).text.trim();
+  let best = -1;
+  let bestScore = 0;
+  const last = Math.min(lastLine, lines.length);
+  for (let i = Math.max(1, firstLine); i <= last; i++) {
+    const score = dice(normalizeForMatch(lines[i - 1]).text.trim(), probe);
+    if (score > bestScore) {
+      bestScore = score;
+      best = i;
+    }
+  }
+  if (best < 0 || bestScore < 0.3) return "No line resembles the start of old_text; read the note again (with_line_numbers) and copy the text exactly.";
+  // Walk the needle against the text from the matching line (same column alignment after indentation).
+  const startLine = best - skip;
+  for (let j = 0; j < nLines.length; j++) {
+    const ln = startLine + j;
+    const have = ln >= 1 && ln <= lines.length ? lines[ln - 1] : undefined;
+    const want = nLines[j];
+    if (have === undefined) return `The closest text starts at line ${best}; old_text continues past the end of the note at its line ${j + 1}.`;
+    if (have === want) continue;
+    let col = 0;
+    while (col < have.length && col < want.length && have[col] === want[col]) col++;
+    return (
+      `The closest text starts at line ${best}; it first differs at line ${ln}, column ${col + 1}: ` +
+      `the note has ${JSON.stringify(shorten(have.slice(col)))}, old_text has ${JSON.stringify(shorten(want.slice(col)))}.`
+    );
+  }
+  return `The closest text starts at line ${best}.`;
+}

@@ -1,0 +1,23 @@
+export { createWriteService, formatBytes } from "./write-service";
+export type {
+  Actor,
+  DeleteResult,
+  EditRequest,
+  EditResult,
+  FrontmatterRequest,
+  FrontmatterResult,
+  RenameRequest,
+  RenameResultOut,
+  TagsRequest,
+  TagsResult,
+  WriteMode,
+  WriteRequest,
+  WriteResult,
+  WriteService,
+  WriteServiceDeps,
+} from "./write-service";
+export { AutoApprove, type Confirmer, type ConfirmRequest } from "./confirm";
+export { ActivityLog, ACTIVITY_FILE, type ActivityEntry } from "./activity";
+export { unifiedDiff, diffLines } from "./diff";
+export { findMatches, normalizeForMatch, describeMiss } from "./edit-match";
+export { encodeBase64, decodeBase64 } from "./base64";

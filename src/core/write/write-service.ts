@@ -1,0 +1,691 @@
+import { VaultError } from "../errors";
+import { splitFrontmatter } from "../frontmatter";
+import { etagOf } from "../hash";
+import { frontmatterTags } from "../metadata";
+import { isUnder, normalizeVaultPath } from "../paths";
+import type { AccessPolicy } from "../policy";
+import type { StateStore } from "../state";
+import { extensionOf, isNotePath, parentOf, type VaultFile, type VaultPort } from "../vault";
+import { ActivityLog, type ActivityEntry } from "./activity";
+import { decodeBase64 } from "./base64";
+import { AutoApprove, type Confirmer, type ConfirmRequest } from "./confirm";
+import { unifiedDiff } from "./diff";
+import { describeMiss, findMatches, lineOfOffset, lineStarts } from "./edit-match";
+import { frontmatterBlock, mergeFrontmatter, readFrontmatterStrict } from "./frontmatter-edit";
+import { KeyedLock } from "./lock";
+import { fromWorkingText, shapeOf, toWorkingText } from "./text";
+
+/** Who asks for a change (for the activity log). */
+export interface Actor {
+  client: string;
+  tool?: string;
+}
+
+export type WriteMode = "overwrite" | "append" | "prepend";
+
+export interface WriteRequest {
+  path: string;
+  /** Note body (or a whole text file). */
+  content?: string;
+  /** Bytes of an attachment, base64. */
+  content_base64?: string;
+  frontmatter?: Record<string, unknown>;
+  mode?: WriteMode;
+  if_match?: string;
+}
+
+export interface WriteResult {
+  path: string;
+  created: boolean;
+  mode: WriteMode;
+  etag: string;
+  size: number;
+  /** Unified diff for text changes of existing files. */
+  diff?: string;
+}
+
+export interface EditRequest {
+  path: string;
+  old_text?: string;
+  new_text: string;
+  replace_all?: boolean;
+  line_start?: number;
+  line_end?: number;
+  if_match?: string;
+  dry_run?: boolean;
+}
+
+export interface EditResult {
+  path: string;
+  replacements: number;
+  match_type: "exact" | "normalized" | "lines";
+  /** 1-based lines (in the old text) where the replaced text started. */
+  lines: number[];
+  etag: string;
+  diff: string;
+  dry_run: boolean;
+}
+
+export interface FrontmatterRequest {
+  path: string;
+  set?: Record<string, unknown>;
+  remove?: string[];
+  mode?: "merge" | "replace";
+  if_match?: string;
+}
+
+export interface FrontmatterResult {
+  path: string;
+  frontmatter: Record<string, unknown>;
+  changed: string[];
+  etag: string;
+}
+
+export interface TagsRequest {
+  path: string;
+  action: "add" | "remove" | "list";
+  tags?: string[];
+  if_match?: string;
+}
+
+export interface TagsResult {
+  path: string;
+  /** Frontmatter tags, without `#`. */
+  tags: string[];
+  /** Inline `#tags` of the body, without `#` (change them with edit). */
+  inline_tags: string[];
+  added: string[];
+  removed: string[];
+  /** Tags asked to be removed that are only inline in the body. */
+  inline_only: string[];
+  etag: string;
+}
+
+export interface DeleteResult {
+  path: string;
+  kind: "file" | "folder";
+  /** Where it went, e.g. `the vault's .trash folder`. */
+  trashed_to: string;
+  files: number;
+}
+
+export interface RenameRequest {
+  path: string;
+  new_path: string;
+  overwrite?: boolean;
+}
+
+export interface RenameResultOut {
+  path: string;
+  new_path: string;
+  kind: "file" | "folder";
+  links_updated: number;
+  notes_updated: number;
+  /** When overwrite replaced an existing target: where the old target went. */
+  replaced_target_trashed_to?: string;
+}
+
+export interface WriteServiceDeps {
+  port: VaultPort;
+  policy: AccessPolicy;
+  stateStore: StateStore;
+  confirmer?: Confirmer;
+  now?: () => Date;
+  log?: (level: "debug" | "info" | "warn" | "error", message: string) => void;
+}
+
+export interface WriteService {
+  write(req: WriteRequest, actor: Actor): Promise<WriteResult>;
+  edit(req: EditRequest, actor: Actor): Promise<EditResult>;
+  updateFrontmatter(req: FrontmatterRequest, actor: Actor): Promise<FrontmatterResult>;
+  manageTags(req: TagsRequest, actor: Actor): Promise<TagsResult>;
+  delete(req: { path: string; confirm_path: string }, actor: Actor): Promise<DeleteResult>;
+  rename(req: RenameRequest, actor: Actor): Promise<RenameResultOut>;
+  /** Newest first. */
+  activity(limit: number): Promise<ActivityEntry[]>;
+  /** The confirmer in use; hosts may swap it (e.g. when the owner toggles confirmations). */
+  confirmer: Confirmer;
+}
+
+/** Extensions edit treats as text. */
+const TEXT_EXTENSIONS = new Set(["md", "txt", "canvas", "base", "csv", "json", "css"]);
+
+export function createWriteService(deps: WriteServiceDeps): WriteService {
+  return new WriteServiceImpl(deps);
+}
+
+class WriteServiceImpl implements WriteService {
+  private readonly port: VaultPort;
+  private readonly policy: AccessPolicy;
+  private readonly log: ActivityLog;
+  private readonly locks = new KeyedLock();
+  private readonly now: () => Date;
+  confirmer: Confirmer;
+
+  constructor(private readonly deps: WriteServiceDeps) {
+    this.port = deps.port;
+    this.policy = deps.policy;
+    this.log = new ActivityLog(deps.stateStore);
+    this.confirmer = deps.confirmer ?? new AutoApprove();
+    this.now = deps.now ?? (() => new Date());
+  }
+
+  // ------------------------------------------------------------------ write
+
+  async write(req: WriteRequest, actor: Actor): Promise<WriteResult> {
+    const mode = req.mode ?? "overwrite";
+    if (req.content !== undefined && req.content_base64 !== undefined) {
+      throw new VaultError("invalid_argument", "Give either content (text) or content_base64 (an attachment's bytes), not both.");
+    }
+    if (req.content === undefined && req.content_base64 === undefined) {
+      throw new VaultError("invalid_argument", "Nothing to write: give content (the note's body) or content_base64 (an attachment's bytes).");
+    }
+    let path = this.targetPath(req.path);
+    if (req.content !== undefined && extensionOf(path) === "") path += ".md";
+    this.assertTargetWritable(path);
+    if (this.port.isFolder(path)) throw new VaultError("invalid_argument", `"${path}" is a folder; give a file path inside it, such as "${path}/Note.md".`);
+    return this.locks.run([path], async () => {
+      await this.port.ready();
+      if (req.content_base64 !== undefined) return this.writeBinary(path, req, mode, actor);
+      if (req.frontmatter !== undefined && !isNotePath(path)) {
+        throw new VaultError("invalid_argument", `"${path}" is not a markdown note, so it cannot have frontmatter; drop frontmatter or use a ".md" path.`);
+      }
+      const content = req.content ?? "";
+      const existing = this.port.stat(path);
+      if (!existing) {
+        const text = (req.frontmatter ? frontmatterBlock(req.frontmatter) : "") + content;
+        await this.port.create(path, text);
+        const etag = await etagOf(text);
+        await this.record(actor, "write", path, null, etag, "created");
+        return { path, created: true, mode, etag, size: new TextEncoder().encode(text).length };
+      }
+      const old = await this.port.read(path);
+      const before = await etagOf(old);
+      if (mode === "overwrite" && req.if_match === undefined) {
+        throw new VaultError(
+          "conflict",
+          `"${path}" already exists; overwriting needs its etag: read it first and pass its etag as if_match (or use edit, or mode "append"/"prepend").`,
+        );
+      }
+      this.checkEtag(path, req.if_match, before);
+      const shape = shapeOf(old);
+      const working = toWorkingText(old, shape);
+      const incoming = content.replace(/\r\n/g, "\n");
+      let next: string;
+      if (mode === "overwrite") {
+        const split = splitFrontmatter(working);
+        if (req.frontmatter !== undefined) next = frontmatterBlock(req.frontmatter) + incoming;
+        else if (splitFrontmatter(incoming).yaml !== null || split.yaml === null) next = incoming;
+        else next = keepBlock(working, split.bodyOffset) + incoming;
+      } else {
+        let base = req.frontmatter ? mergeFrontmatter(working, req.frontmatter, path) : working;
+        if (mode === "append") {
+          next = base === "" || base.endsWith("\n") || incoming === "" ? base + incoming : base + "\n" + incoming;
+        } else {
+          const split = splitFrontmatter(base);
+          let at = split.yaml !== null ? split.bodyOffset : 0;
+          if (at > base.length) {
+            base += "\n";
+            at = base.length;
+          }
+          const piece = incoming === "" || incoming.endsWith("\n") ? incoming : incoming + "\n";
+          next = base.slice(0, at) + piece + base.slice(at);
+        }
+      }
+      const finalText = shape.eol === "\r\n" || shape.bom ? fromWorkingText(next, shape) : next;
+      const diff = unifiedDiff(working, toWorkingText(finalText, shape), { context: 2 });
+      if (mode === "overwrite") {
+        await this.ask({ action: "overwrite", path, summary: `Overwrite "${path}" (${describeDiff(diff)})`, diff });
+      }
+      await this.commitText(path, old, finalText);
+      const etag = await etagOf(finalText);
+      await this.record(actor, "write", path, before, etag, mode);
+      return { path, created: false, mode, etag, size: new TextEncoder().encode(finalText).length, diff };
+    });
+  }
+
+  private async writeBinary(path: string, req: WriteRequest, mode: WriteMode, actor: Actor): Promise<WriteResult> {
+    if (mode !== "overwrite") throw new VaultError("invalid_argument", `content_base64 only supports mode "overwrite"; append and prepend are for text.`);
+    if (req.frontmatter !== undefined) throw new VaultError("invalid_argument", "An attachment has no frontmatter; drop frontmatter when sending content_base64.");
+    const bytes = decodeBase64(req.content_base64 ?? "");
+    if (!bytes) throw new VaultError("invalid_argument", "content_base64 is not valid base64; encode the file's bytes with standard base64.");
+    const existing = this.port.stat(path);
+    if (!existing) {
+      await this.port.create(path, bytes);
+      const etag = await etagOf(bytes);
+      await this.record(actor, "write", path, null, etag, "created (binary)");
+      return { path, created: true, mode, etag, size: bytes.length };
+    }
+    if (req.if_match === undefined) {
+      throw new VaultError("conflict", `"${path}" already exists; overwriting needs its etag: read it first and pass its etag as if_match.`);
+    }
+    const before = await etagOf(await this.port.readBinary(path));
+    this.checkEtag(path, req.if_match, before);
+    await this.ask({ action: "overwrite", path, summary: `Overwrite "${path}" with ${formatBytes(bytes.length)} of new content` });
+    await this.port.writeBinary(path, bytes);
+    const etag = await etagOf(bytes);
+    await this.record(actor, "write", path, before, etag, "overwrite (binary)");
+    return { path, created: false, mode, etag, size: bytes.length };
+  }
+
+  // ------------------------------------------------------------------ edit
+
+  async edit(req: EditRequest, actor: Actor): Promise<EditResult> {
+    const file = this.existingFile(req.path);
+    const path = file.path;
+    if (!TEXT_EXTENSIONS.has(file.extension)) {
+      throw new VaultError("invalid_argument", `"${path}" is not a text file; edit changes notes and other text files only.`);
+    }
+    const hasLines = req.line_start !== undefined || req.line_end !== undefined;
+    if (req.old_text === undefined && !hasLines) {
+      throw new VaultError("invalid_argument", "Say what to replace: old_text (the exact text, once in the note), or line_start/line_end, or both.");
+    }
+    if (req.old_text === "") throw new VaultError("invalid_argument", "old_text is empty; give the exact text to replace (or use line_start/line_end to replace whole lines).");
+    return this.locks.run([path], async () => {
+      const old = await this.port.read(path);
+      const before = await etagOf(old);
+      this.checkEtag(path, req.if_match, before);
+      const shape = shapeOf(old);
+      const working = toWorkingText(old, shape);
+      const crlfMode = shape.eol === "\r\n";
+      const fold = (s: string) => (crlfMode ? s.replace(/\r\n/g, "\n") : s);
+      let newText = fold(req.new_text);
+      const starts = lineStarts(working);
+      const lineCount = starts.length;
+      let from = 0;
+      let to = working.length;
+      let ls = 1;
+      let le = lineCount;
+      if (hasLines) {
+        ls = req.line_start ?? req.line_end ?? 1;
+        le = req.line_end ?? ls;
+        if (!Number.isInteger(ls) || !Number.isInteger(le) || ls < 1 || le < ls || le > lineCount) {
+          throw new VaultError(
+            "invalid_argument",
+            `Lines ${ls}–${le} are not in "${path}", which has ${lineCount} lines; give 1 ≤ line_start ≤ line_end ≤ ${lineCount} (read with with_line_numbers to see them).`,
+          );
+        }
+        from = starts[ls - 1];
+        to = le < lineCount ? starts[le] - 1 : working.length;
+      }
+      const replacements: Array<{ start: number; end: number }> = [];
+      let matchType: EditResult["match_type"] = "lines";
+      if (req.old_text === undefined) {
+        if (newText.endsWith("\n")) newText = newText.slice(0, -1);
+        let start = from;
+        let end = to;
+        if (req.new_text === "") {
+          if (end < working.length) end++;
+          else if (start > 0) start--;
+        }
+        replacements.push({ start, end });
+      } else {
+        const needle = fold(req.old_text);
+        const found = findMatches(working, needle, from, to);
+        const where = hasLines ? ` within lines ${ls}–${le}` : "";
+        if (found.matches.length === 0) {
+          throw new VaultError(
+            "not_found",
+            `old_text was not found in "${path}"${where}, not even after normalising quotes, dashes and spaces. ${describeMiss(working, needle, ls, le)}`,
+          );
+        }
+        if (found.matches.length > 1 && !req.replace_all) {
+          const lines = found.matches.map((m) => lineOfOffset(working, m.start));
+          throw new VaultError(
+            "invalid_argument",
+            `old_text occurs ${found.matches.length} times in "${path}"${where} (lines ${lines.join(", ")}); add surrounding text to make it unique, narrow it with line_start/line_end, or set replace_all.`,
+          );
+        }
+        matchType = found.type;
+        replacements.push(...found.matches);
+      }
+      let next = working;
+      for (const r of [...replacements].reverse()) next = next.slice(0, r.start) + newText + next.slice(r.end);
+      const finalText = fromWorkingText(next, shape);
+      const diff = unifiedDiff(working, next, { context: 2 });
+      const lines = replacements.map((r) => lineOfOffset(working, r.start));
+      const result = (etag: string, dry: boolean): EditResult => ({ path, replacements: replacements.length, match_type: matchType, lines, etag, diff, dry_run: dry });
+      if (req.dry_run) return result(before, true);
+      if (finalText === old) return result(before, false);
+      await this.commitText(path, old, finalText);
+      const etag = await etagOf(finalText);
+      await this.record(actor, "edit", path, before, etag, `${replacements.length} replacement${replacements.length === 1 ? "" : "s"} (${matchType})`);
+      return result(etag, false);
+    });
+  }
+
+  // ------------------------------------------------------------------ frontmatter and tags
+
+  async updateFrontmatter(req: FrontmatterRequest, actor: Actor): Promise<FrontmatterResult> {
+    const path = this.existingNote(req.path);
+    const set = req.set ?? {};
+    const remove = req.remove ?? [];
+    const mode = req.mode ?? "merge";
+    for (const k of [...Object.keys(set), ...remove]) {
+      if (k.trim() === "") throw new VaultError("invalid_argument", "A frontmatter key is empty; give property names such as \"status\".");
+    }
+    if (Object.keys(set).length === 0 && remove.length === 0 && mode === "merge") {
+      throw new VaultError("invalid_argument", "Nothing to change: give set (properties to add or change) and/or remove (property names).");
+    }
+    return this.locks.run([path], async () => {
+      const old = await this.port.read(path);
+      const before = await etagOf(old);
+      this.checkEtag(path, req.if_match, before);
+      const { fm } = readFrontmatterStrict(old, path);
+      const changed = new Set<string>();
+      if (mode === "replace") for (const k of Object.keys(fm)) if (!(k in set)) changed.add(k);
+      for (const k of remove) if (k in fm) changed.add(k);
+      for (const [k, v] of Object.entries(set)) if (JSON.stringify(fm[k]) !== JSON.stringify(v)) changed.add(k);
+      if (changed.size > 0) {
+        await this.port.processFrontMatter(path, (data) => {
+          if (mode === "replace") for (const k of Object.keys(data)) delete data[k];
+          for (const k of remove) delete data[k];
+          for (const [k, v] of Object.entries(set)) data[k] = v;
+        });
+      }
+      const now = await this.port.read(path);
+      const etag = await etagOf(now);
+      if (changed.size > 0) await this.record(actor, "update_frontmatter", path, before, etag, `keys: ${[...changed].join(", ")}`);
+      return { path, frontmatter: readFrontmatterStrict(now, path).fm, changed: [...changed], etag };
+    });
+  }
+
+  async manageTags(req: TagsRequest, actor: Actor): Promise<TagsResult> {
+    const path = this.existingNote(req.path);
+    const wanted = (req.tags ?? []).map(cleanTag);
+    if (req.action !== "list" && wanted.length === 0) throw new VaultError("invalid_argument", `Give the tags to ${req.action}, e.g. ["project/alpha"].`);
+    return this.locks.run([path], async () => {
+      const old = await this.port.read(path);
+      const before = await etagOf(old);
+      this.checkEtag(path, req.if_match, before);
+      const inline = inlineTags(this.port, path);
+      if (req.action === "list") {
+        const split = splitFrontmatter(old);
+        let tags: string[] = [];
+        if (split.yaml !== null) tags = fmTagList(readFrontmatterStrict(old, path).fm);
+        return { path, tags, inline_tags: inline, added: [], removed: [], inline_only: [], etag: before };
+      }
+      const { fm } = readFrontmatterStrict(old, path);
+      const current = fmTagList(fm);
+      const lower = new Set(current.map((t) => t.toLowerCase()));
+      const added: string[] = [];
+      const removed: string[] = [];
+      const inlineOnly: string[] = [];
+      let nextTags = current;
+      if (req.action === "add") {
+        for (const t of wanted) {
+          if (lower.has(t.toLowerCase())) continue;
+          lower.add(t.toLowerCase());
+          added.push(t);
+        }
+        nextTags = [...current, ...added];
+      } else {
+        const drop = new Set(wanted.map((t) => t.toLowerCase()));
+        nextTags = current.filter((t) => {
+          if (drop.has(t.toLowerCase())) {
+            removed.push(t);
+            return false;
+          }
+          return true;
+        });
+        const inlineLower = new Set(inline.map((t) => t.toLowerCase()));
+        for (const t of wanted) if (!lower.has(t.toLowerCase()) && inlineLower.has(t.toLowerCase())) inlineOnly.push(t);
+      }
+      let etag = before;
+      if (added.length > 0 || removed.length > 0) {
+        await this.port.processFrontMatter(path, (data) => {
+          delete data.tag;
+          if (nextTags.length > 0) data.tags = nextTags;
+          else delete data.tags;
+        });
+        etag = await etagOf(await this.port.read(path));
+        await this.record(actor, "manage_tags", path, before, etag, `${req.action}: ${[...added, ...removed].join(", ")}`);
+      }
+      return { path, tags: nextTags, inline_tags: inline, added, removed, inline_only: inlineOnly, etag };
+    });
+  }
+
+  // ------------------------------------------------------------------ delete and rename
+
+  async delete(req: { path: string; confirm_path: string }, actor: Actor): Promise<DeleteResult> {
+    const path = normalizeVaultPath(req.path);
+    const confirmPath = normalizeVaultPath(req.confirm_path, "confirm_path");
+    if (path === "") throw new VaultError("invalid_path", "The path is empty; the vault root cannot be deleted. Give a file or folder path.");
+    if (path !== confirmPath) {
+      throw new VaultError("invalid_argument", `confirm_path "${confirmPath}" is not the same as path "${path}"; repeat the exact path in confirm_path to delete it.`);
+    }
+    this.policy.assertWritable(path);
+    return this.locks.run([path], async () => {
+      await this.port.ready();
+      const file = this.port.stat(path);
+      const isFolder = !file && this.port.isFolder(path);
+      if (!file && !isFolder) throw this.missing(path);
+      let files = 1;
+      let before: string | null = null;
+      if (isFolder) {
+        files = this.assertFolderMovable(path, "delete");
+      } else {
+        before = await etagOf(await this.port.readBinary(path));
+      }
+      const what = isFolder ? `the folder "${path}" and the ${files} file${files === 1 ? "" : "s"} in it` : `"${path}"`;
+      await this.ask({ action: "delete", path, summary: `Delete ${what} (moved to the trash)` });
+      const where = await this.port.trash(path);
+      await this.record(actor, "delete", path, before, null, isFolder ? `folder, ${files} files` : undefined);
+      return { path, kind: isFolder ? "folder" : "file", trashed_to: where, files };
+    });
+  }
+
+  async rename(req: RenameRequest, actor: Actor): Promise<RenameResultOut> {
+    const path = normalizeVaultPath(req.path);
+    if (path === "") throw new VaultError("invalid_path", "The path is empty; the vault root cannot be renamed. Give a file or folder path.");
+    this.policy.assertWritable(path);
+    await this.port.ready();
+    const file = this.port.stat(path);
+    const isFolder = !file && this.port.isFolder(path);
+    if (!file && !isFolder) throw this.missing(path);
+    let target = this.targetPath(req.new_path, "new_path");
+    if (file && isNotePath(path) && !isNotePath(target) && extensionOf(target) === "") target += ".md";
+    this.assertTargetWritable(target);
+    if (target === path) throw new VaultError("invalid_argument", `"${path}" already has that name; give a different new_path.`);
+    if (isUnder(target, path)) throw new VaultError("invalid_argument", `Cannot move "${path}" into itself ("${target}"); pick a destination outside it.`);
+    return this.locks.run([path, target], async () => {
+      let files = 1;
+      if (isFolder) files = this.assertFolderMovable(path, "rename");
+      const caseOnly = target.toLowerCase() === path.toLowerCase();
+      const targetExists = !caseOnly && (this.port.stat(target) !== null || this.port.isFolder(target));
+      if (targetExists && !req.overwrite) {
+        throw new VaultError("exists", `"${target}" already exists; choose another new_path, or set overwrite to move the existing one to the trash first.`);
+      }
+      if (targetExists && this.port.isFolder(target)) {
+        throw new VaultError("exists", `"${target}" is an existing folder; rename will not replace a folder. Choose another new_path.`);
+      }
+      const what = isFolder ? `the folder "${path}" (${files} file${files === 1 ? "" : "s"})` : `"${path}"`;
+      await this.ask({
+        action: "rename",
+        path,
+        target,
+        summary: `Rename ${what} to "${target}"${targetExists ? `, replacing the existing "${target}" (moved to the trash)` : ""}; links to it are updated`,
+      });
+      let replaced: string | undefined;
+      if (targetExists) replaced = await this.port.trash(target);
+      const before = file ? await etagOf(await this.port.readBinary(path)) : null;
+      const res = await this.port.rename(path, target);
+      const after = file ? await etagOf(await this.port.readBinary(res.path)) : null;
+      await this.record(actor, "rename", path, before, after, `links: ${res.linksUpdated} in ${res.notesUpdated} notes`, res.path);
+      return {
+        path,
+        new_path: res.path,
+        kind: isFolder ? "folder" : "file",
+        links_updated: res.linksUpdated,
+        notes_updated: res.notesUpdated,
+        ...(replaced ? { replaced_target_trashed_to: replaced } : {}),
+      };
+    });
+  }
+
+  activity(limit: number): Promise<ActivityEntry[]> {
+    return this.log.recent(limit);
+  }
+
+  // ------------------------------------------------------------------ helpers
+
+  /** A client's path for something to create or move to: validated, not the root, not hidden or protected. */
+  private targetPath(input: unknown, what = "path"): string {
+    const path = normalizeVaultPath(input, what);
+    if (path === "") throw new VaultError("invalid_path", `The ${what} is empty; give a vault-relative path such as "Folder/Note.md".`);
+    return path;
+  }
+
+  private assertTargetWritable(path: string): void {
+    if (this.policy.isHidden(path)) {
+      throw new VaultError("forbidden", `"${path}" is not a place this server can write to; choose a path in a visible folder.`);
+    }
+    this.policy.assertWritable(path);
+    for (let f = parentOf(path); f !== ""; f = parentOf(f)) {
+      if (this.port.stat(f)) throw new VaultError("invalid_argument", `"${f}" is a file, so it cannot hold "${path}"; choose another folder.`);
+    }
+  }
+
+  /** An existing visible, writable file; ".md" may be omitted for notes. */
+  private existingFile(input: unknown): VaultFile {
+    const path = normalizeVaultPath(input);
+    if (path === "") throw new VaultError("invalid_path", `The path is empty; give a note's path such as "Folder/Note.md".`);
+    this.policy.assertVisible(path);
+    const file = this.port.stat(path) ?? (isNotePath(path) ? null : this.port.stat(path + ".md"));
+    if (!file) {
+      if (this.port.isFolder(path)) throw new VaultError("invalid_argument", `"${path}" is a folder, not a file; give a note's path.`);
+      throw this.missing(path);
+    }
+    this.policy.assertWritable(file.path);
+    return file;
+  }
+
+  private existingNote(input: unknown): string {
+    const file = this.existingFile(input);
+    if (!isNotePath(file.path)) throw new VaultError("invalid_argument", `"${file.path}" is not a markdown note; only notes have frontmatter and tags.`);
+    return file.path;
+  }
+
+  private missing(path: string): VaultError {
+    const hint = !isNotePath(path) && this.port.stat(path + ".md") && !this.policy.isHidden(path + ".md") ? ` Did you mean "${path}.md"?` : "";
+    return new VaultError("not_found", `No note, file or folder at "${path}".${hint} Paths are relative to the vault root and include the extension; use list_documents or find_notes to find it.`);
+  }
+
+  /** A folder may be moved or deleted only when the client can see and change everything in it. Returns its file count. */
+  private assertFolderMovable(folder: string, verb: string): number {
+    let files = 0;
+    const blocked = (p: string) => this.policy.isProtected(p) || (this.policy.isHidden(p) && !p.slice(folder.length + 1).split("/").some((s) => s.startsWith(".")));
+    for (const f of this.port.listFolders()) {
+      if (f !== folder && isUnder(f, folder) && blocked(f)) throw this.folderBlocked(folder, verb);
+    }
+    for (const f of this.port.listFiles()) {
+      if (!isUnder(f.path, folder)) continue;
+      if (blocked(f.path)) throw this.folderBlocked(folder, verb);
+      files++;
+    }
+    return files;
+  }
+
+  private folderBlocked(folder: string, verb: string): VaultError {
+    return new VaultError("read_only", `"${folder}" holds files that cannot be changed through this server (protected or hidden); ${verb} its other contents one by one instead.`);
+  }
+
+  private checkEtag(path: string, ifMatch: string | undefined, current: string): void {
+    if (ifMatch === undefined) return;
+    if (bareEtag(ifMatch) !== bareEtag(current)) {
+      throw new VaultError("conflict", `"${path}" changed since you read it (if_match ${ifMatch} is stale); nothing was changed. Read it again and retry with the new etag.`);
+    }
+  }
+
+  /** Writes through the port, failing with `conflict` when someone changed the file since we read it. */
+  private async commitText(path: string, expected: string, next: string): Promise<void> {
+    await this.port.process(path, (current) => {
+      if (current !== expected) {
+        throw new VaultError("conflict", `"${path}" was changed by someone else while this change was being made; nothing was changed. Read it again and retry.`);
+      }
+      return next;
+    });
+  }
+
+  private async ask(req: ConfirmRequest): Promise<void> {
+    const yes = await this.confirmer.confirm(req);
+    if (!yes) {
+      throw new VaultError("declined", `The vault owner declined this change (${req.summary}); nothing was changed. Do not retry it unless the owner asks you to.`);
+    }
+  }
+
+  private async record(actor: Actor, tool: string, path: string, before: string | null, after: string | null, detail?: string, newPath?: string): Promise<void> {
+    const entry: ActivityEntry = {
+      time: this.now().toISOString(),
+      client: actor.client,
+      tool: actor.tool ?? tool,
+      path,
+      etag_before: before,
+      etag_after: after,
+      ...(newPath !== undefined ? { new_path: newPath } : {}),
+      ...(detail ? { detail } : {}),
+    };
+    try {
+      await this.log.append(entry);
+    } catch (e) {
+      this.deps.log?.("warn", `activity log: could not append (${e instanceof Error ? e.message : String(e)})`);
+    }
+  }
+}
+
+function keepBlock(working: string, bodyOffset: number): string {
+  return bodyOffset <= working.length ? working.slice(0, bodyOffset) : working + "\n";
+}
+
+function bareEtag(e: string): string {
+  return e.trim().replace(/^W\//, "").replace(/^"|"$/g, "");
+}
+
+function describeDiff(diff: string): string {
+  let plus = 0;
+  let minus = 0;
+  for (const line of diff.split("\n")) {
+    if (line.startsWith("+")) plus++;
+    else if (line.startsWith("-")) minus++;
+  }
+  return `${minus} line${minus === 1 ? "" : "s"} removed, ${plus} added`;
+}
+
+export function formatBytes(n: number): string {
+  if (n < 1024) return `${n} bytes`;
+  if (n < 1024 * 1024) return `${Math.round(n / 1024)} KB`;
+  return `${(n / (1024 * 1024)).toFixed(1).replace(/\.0$/, "")} MB`;
+}
+
+/** `#Tag` → `Tag`; refuses what Obsidian would not take as a tag. */
+function cleanTag(raw: string): string {
+  const t = raw.trim().replace(/^#+/, "");
+  if (t === "" || /[\s,#]/.test(t) || /^\d+$/.test(t)) {
+    throw new VaultError("invalid_argument", `"${raw}" is not a valid tag; tags have no spaces, commas or "#" inside and are not only digits (e.g. "project/alpha").`);
+  }
+  return t;
+}
+
+function fmTagList(fm: Record<string, unknown>): string[] {
+  const seen = new Set<string>();
+  const out: string[] = [];
+  for (const t of frontmatterTags(fm)) {
+    const bare = t.slice(1);
+    if (seen.has(bare.toLowerCase())) continue;
+    seen.add(bare.toLowerCase());
+    out.push(bare);
+  }
+  return out;
+}
+
+function inlineTags(port: VaultPort, path: string): string[] {
+  const seen = new Set<string>();
+  const out: string[] = [];
+  for (const t of port.getMetadata(path)?.tags ?? []) {
+    const bare = t.tag.replace(/^#/, "");
+    if (seen.has(bare.toLowerCase())) continue;
+    seen.add(bare.toLowerCase());
+    out.push(bare);
+  }
+  return out;
+}
