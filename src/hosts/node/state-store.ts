@@ -1,0 +1,99 @@
+import { randomBytes } from "node:crypto";
+import { promises as fsp } from "node:fs";
+import * as os from "node:os";
+import * as nodePath from "node:path";
+import type { StateStore } from "../../core/state";
+
+/**
+ * The headless StateStore: files in one folder (see `resolveStateDir`), created on first write.
+ * Writes are atomic (temp file in the same folder, fsync, rename); `append` is for line logs.
+ */
+export class FsStateStore implements StateStore {
+  readonly description: string;
+  private readonly dir: string;
+  private made: Promise<void> | null = null;
+
+  /** `vaultRoot` only shapes `description` (vault-relative when the folder is inside the vault). */
+  constructor(dir: string, vaultRoot?: string, homedir: string = os.homedir()) {
+    this.dir = nodePath.resolve(dir);
+    this.description = describe(this.dir, vaultRoot, homedir);
+  }
+
+  async read(name: string): Promise<Uint8Array | null> {
+    try {
+      const buf = await fsp.readFile(this.file(name));
+      return new Uint8Array(buf.buffer, buf.byteOffset, buf.byteLength);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === "ENOENT") return null;
+      throw e;
+    }
+  }
+
+  async write(name: string, data: Uint8Array | string): Promise<void> {
+    const target = this.file(name);
+    await this.ensureDir(nodePath.dirname(target));
+    const tmp = `${target}.${randomBytes(6).toString("hex")}.tmp`;
+    const fh = await fsp.open(tmp, "wx");
+    try {
+      await fh.writeFile(data);
+      await fh.sync();
+    } catch (e) {
+      await fh.close().catch(() => undefined);
+      await fsp.rm(tmp, { force: true });
+      throw e;
+    }
+    await fh.close();
+    try {
+      await fsp.rename(tmp, target);
+    } catch (e) {
+      await fsp.rm(tmp, { force: true });
+      throw e;
+    }
+  }
+
+  async append(name: string, line: string): Promise<void> {
+    const target = this.file(name);
+    await this.ensureDir(nodePath.dirname(target));
+    await fsp.appendFile(target, line.endsWith("\n") ? line : line + "\n");
+  }
+
+  async remove(name: string): Promise<void> {
+    await fsp.rm(this.file(name), { force: true });
+  }
+
+  private file(name: string): string {
+    const segs = name.split(/[\\/]/);
+    if (!name || nodePath.isAbsolute(name) || segs.some((s) => s === "" || s === "." || s === "..")) {
+      throw new Error(`Invalid state file name "${name}": use a plain relative name such as "index.db".`);
+    }
+    return nodePath.join(this.dir, ...segs);
+  }
+
+  private ensureDir(dir: string): Promise<void> {
+    if (dir === this.dir) {
+      this.made ??= fsp.mkdir(this.dir, { recursive: true }).then(
+        () => undefined,
+        (e: unknown) => {
+          this.made = null;
+          throw e;
+        },
+      );
+      return this.made;
+    }
+    return fsp.mkdir(dir, { recursive: true }).then(() => undefined);
+  }
+}
+
+function describe(dir: string, vaultRoot: string | undefined, homedir: string): string {
+  if (vaultRoot) {
+    const rel = nodePath.relative(nodePath.resolve(vaultRoot), dir);
+    if (rel === "") return "(the vault folder)";
+    if (!rel.startsWith("..") && !nodePath.isAbsolute(rel)) return rel.split(nodePath.sep).join("/");
+  }
+  if (homedir) {
+    const rel = nodePath.relative(homedir, dir);
+    if (rel === "") return "~";
+    if (!rel.startsWith("..") && !nodePath.isAbsolute(rel)) return `~/${rel.split(nodePath.sep).join("/")}`;
+  }
+  return dir;
+}
