@@ -1,0 +1,138 @@
+import { Notice, normalizePath, type App, type EventRef, type PluginManifest } from "obsidian";
+import wasm from "sql.js/dist/sql-wasm.wasm";
+import { PortInUseError, startRuntime, type LogLevel, type Runtime } from "../common/runtime";
+import { ObsidianVault } from "./adapter";
+import type { VaultMcpSettings } from "./settings";
+import { ObsidianStateStore } from "./state-store";
+import type { ServerState } from "./status";
+
+export interface ServerHost {
+  app: App;
+  manifest: PluginManifest;
+  /** The current settings (read at every start, and the token at every request). */
+  settings(): VaultMcpSettings;
+  /** The plugin's `registerEvent`, so every vault event registration is removed on unload. */
+  registerEvent(ref: EventRef): void;
+  /** Called whenever the state changes (status bar, settings tab). */
+  onState(state: ServerState): void;
+}
+
+/**
+ * Starts and stops the MCP server for the plugin. Start/stop requests run one after another, so a
+ * quick toggle or a restart during start-up never leaves two servers or a half-closed one.
+ * Failures become a notice and the `error` state; nothing is thrown into the plugin lifecycle.
+ */
+export class ServerController {
+  private runtime: Runtime | null = null;
+  private vault: ObsidianVault | null = null;
+  private queue: Promise<void> = Promise.resolve();
+  private current: ServerState = { kind: "stopped" };
+
+  constructor(private readonly host: ServerHost) {}
+
+  get state(): ServerState {
+    return this.current;
+  }
+
+  /** The server's URL when running, otherwise the URL it will have on the configured port. */
+  get url(): string {
+    return this.runtime?.url ?? `http://127.0.0.1:${this.host.settings().port}/mcp`;
+  }
+
+  /** The plugin's data folder, where the server keeps its index and log. */
+  get dataDir(): string {
+    const { app, manifest } = this.host;
+    return normalizePath(manifest.dir ?? `${app.vault.configDir}/plugins/${manifest.id}`);
+  }
+
+  start(): Promise<void> {
+    return this.enqueue(() => this.doStart());
+  }
+
+  stop(): Promise<void> {
+    return this.enqueue(() => this.doStop());
+  }
+
+  restart(): Promise<void> {
+    return this.enqueue(async () => {
+      await this.doStop();
+      await this.doStart();
+    });
+  }
+
+  private enqueue(task: () => Promise<void>): Promise<void> {
+    const run = this.queue.then(task, task);
+    this.queue = run.catch(() => {});
+    return run;
+  }
+
+  private setState(state: ServerState): void {
+    this.current = state;
+    this.host.onState(state);
+  }
+
+  private async doStart(): Promise<void> {
+    if (this.runtime) return;
+    const settings = this.host.settings();
+    if (!settings.enabled) {
+      this.setState({ kind: "stopped" });
+      return;
+    }
+    this.setState({ kind: "starting" });
+    const { app } = this.host;
+    const vault = new ObsidianVault(app, (ref) => this.host.registerEvent(ref));
+    try {
+      this.runtime = await startRuntime({
+        port: vault,
+        host: "obsidian",
+        listenPort: settings.port,
+        token: () => this.host.settings().token,
+        allowedOrigins: settings.allowedOrigins,
+        writeMode: settings.writeMode,
+        hiddenFolders: settings.hiddenFolders,
+        protectedFolders: settings.protectedFolders,
+        stateStore: new ObsidianStateStore(app.vault.adapter, this.dataDir),
+        sqlWasm: wasm,
+        version: this.host.manifest.version,
+        log,
+      });
+      this.vault = vault;
+      this.setState({ kind: "listening", listenPort: this.runtime.listenPort, url: this.runtime.url });
+    } catch (e) {
+      await vault.close();
+      const message = startErrorMessage(e, settings.port);
+      console.error("[vault-mcp]", e);
+      new Notice(message, 10000);
+      this.setState({ kind: "error", message });
+    }
+  }
+
+  private async doStop(): Promise<void> {
+    const runtime = this.runtime;
+    const vault = this.vault;
+    this.runtime = null;
+    this.vault = null;
+    try {
+      await runtime?.close();
+    } catch (e) {
+      console.error("[vault-mcp] stopping the server failed", e);
+    } finally {
+      await vault?.close();
+    }
+    this.setState({ kind: "stopped" });
+  }
+}
+
+function log(level: LogLevel, message: string): void {
+  if (level === "error") console.error(`[vault-mcp] ${message}`);
+  else if (level === "warn") console.warn(`[vault-mcp] ${message}`);
+}
+
+/** One clear sentence for the notice and the status. */
+export function startErrorMessage(e: unknown, port: number): string {
+  if (e instanceof PortInUseError || (e instanceof Error && e.name === "PortInUseError")) {
+    return `Vault MCP could not start: port ${port} is already in use by another program or another vault. Choose another port in Settings → Vault MCP.`;
+  }
+  const detail = e instanceof Error ? e.message : String(e);
+  return `Vault MCP could not start its server: ${detail}`;
+}

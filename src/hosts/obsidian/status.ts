@@ -1,0 +1,47 @@
+/** What the server is doing, as shown in the status bar and the settings tab. */
+export type ServerState =
+  | { kind: "stopped" }
+  | { kind: "starting" }
+  | { kind: "listening"; listenPort: number; url: string }
+  | { kind: "error"; message: string };
+
+/** The status bar text: "MCP: listening on :PORT" / "MCP: stopped" / "MCP: error". */
+export function statusText(state: ServerState): string {
+  switch (state.kind) {
+    case "listening":
+      return `MCP: listening on :${state.listenPort}`;
+    case "starting":
+      return "MCP: starting";
+    case "error":
+      return "MCP: error";
+    case "stopped":
+      return "MCP: stopped";
+  }
+}
+
+/** A longer sentence for tooltips and the settings tab. */
+export function statusDescription(state: ServerState): string {
+  switch (state.kind) {
+    case "listening":
+      return `The server is listening at ${state.url}.`;
+    case "starting":
+      return "The server is starting.";
+    case "error":
+      return state.message;
+    case "stopped":
+      return "The server is stopped.";
+  }
+}
+
+/** The status bar item. */
+export class StatusBar {
+  constructor(private readonly el: HTMLElement) {
+    el.addClass("vault-mcp-status");
+  }
+
+  show(state: ServerState): void {
+    this.el.setText(statusText(state));
+    this.el.setAttr("aria-label", statusDescription(state));
+    this.el.toggleClass("mod-error", state.kind === "error");
+  }
+}
