@@ -308,7 +308,7 @@ export const reindexTool = defineTool({
 });
 
 /** The search-family tools, for `mcp/tools/index.ts`. */
-export const searchTools: ToolDef[] = [searchTool, findNotesTool, grepTool, listTagsTool, indexStatusTool, reindexTool] as unknown as ToolDef[];
+export const searchTools: ToolDef[] = [searchTool, findNotesTool, grepTool, listTagsTool, indexStatusTool, reindexTool];
 
 function round(n: number): number {
   return Math.round(n * 1000) / 1000;
