@@ -2,6 +2,8 @@ import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { isVaultError } from "../core/errors";
 import type { CoreServices } from "../core/services";
+import { registerPrompts } from "./prompts";
+import { registerResources } from "./resources";
 import type { ToolContext, ToolDef } from "./tool";
 
 export interface ServerInfo {
@@ -26,6 +28,9 @@ export function createMcpServer(services: CoreServices, tools: readonly ToolDef[
     { name: info.name, version: info.version },
     { instructions: info.instructions, capabilities: { logging: {} } },
   );
+  const stopResources = registerResources(server, services);
+  registerPrompts(server, services);
+  server.server.onclose = () => stopResources();
   for (const def of selectTools(tools, services)) {
     server.registerTool(
       def.name,

@@ -30,6 +30,10 @@ export interface CoreServices {
   readonly vault: VaultService;
   /** find_notes, grep, list_tags. */
   readonly lookup: LookupService;
+  /** The owner's read-only folders (shown to clients so they do not try). */
+  readonly protectedFolders: readonly string[];
+  /** True while any index (search, names, graph) has work queued: answers may be stale. */
+  pendingWork(): boolean;
   /** Search modes the running server can answer (`keyword` once the index exists). */
   searchModes(): string[];
   /** Starts background work (index build); returns without waiting for it. */
@@ -55,6 +59,8 @@ export function createCoreServices(port: VaultPort, opts: CoreOptions): CoreServ
     policy,
     vault,
     lookup,
+    protectedFolders: opts.protectedFolders ?? [],
+    pendingWork: () => lookup.hasPendingWork(),
     searchModes: () => [],
     start: async () => {},
     close: async () => {

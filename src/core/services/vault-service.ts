@@ -71,6 +71,13 @@ export class VaultService {
     return folder;
   }
 
+  /** A folder argument that may also be a note's path: returns the folder (the note's own folder for a note). */
+  resolveFolderOrNoteFolder(input: string): string {
+    const path = normalizeVaultPath(input);
+    if (path === "" || (this.port.isFolder(path) && !this.policy.isHidden(path))) return path;
+    return parentOf(this.requireFile(path).path);
+  }
+
   /** Validates a client's file path and returns the visible file, or throws `not_found` with a hint. */
   requireFile(input: unknown): VaultFile {
     const path = normalizeVaultPath(input);

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { instructionFilesAlong } from "../../core/services/instructions";
 import { defineTool, READ_ONLY } from "../tool";
 
 const documentEntry = z.object({
@@ -110,4 +111,25 @@ export const readTool = defineTool({
   },
 });
 
-export const vaultTools = [statsTool, listDocumentsTool, listFoldersTool, readTool];
+export const folderInstructionsTool = defineTool({
+  name: "get_folder_instructions",
+  title: "Folder instructions",
+  description: "The AGENTS.md / CLAUDE.md files that apply to a folder (from the vault root down to it): the owner's conventions for working there.",
+  input: { path: z.string().describe('A folder or a note path; "" for the root.') },
+  output: { files: z.array(z.object({ path: z.string(), folder: z.string(), content: z.string() })) },
+  annotations: READ_ONLY,
+  access: "read",
+  handler: async (args, { services }) => {
+    await services.port.ready();
+    const { vault, port, policy } = services;
+    // A note's instructions are its folder's.
+    const folder = vault.resolveFolderOrNoteFolder(args.path.trim());
+    const files = await instructionFilesAlong(port, policy, folder);
+    const text = files.length
+      ? files.map((f) => `# ${f.path}\n\n${f.content.trim()}`).join("\n\n")
+      : `No AGENTS.md or CLAUDE.md applies to "${folder}".`;
+    return { structured: { files }, text };
+  },
+});
+
+export const vaultTools = [statsTool, listDocumentsTool, listFoldersTool, readTool, folderInstructionsTool];
