@@ -1,0 +1,180 @@
+import type { NoteMetadata } from "../metadata";
+import type { IndexStatus, SearchRequest, SearchResponse } from "../search/types";
+import { basenameOf, type VaultPort } from "../vault";
+import type { LinkGraph } from "./link-graph";
+import type { GraphScheduler } from "./types";
+
+/** What the unlinked-mentions finder needs of the search service (all of it optional but `search`). */
+export interface MentionSearch {
+  search(req: SearchRequest): SearchResponse;
+  status?(): IndexStatus;
+  hasPendingWork?(): boolean;
+}
+
+export interface UnlinkedMention {
+  /** The note that mentions the target without linking it. */
+  path: string;
+  title: string;
+  /** 1-based. */
+  line: number;
+  /** The line, trimmed (clipped around the mention when long). */
+  text: string;
+  /** The title or alias that was found. */
+  matched: string;
+}
+
+export interface MentionsResult {
+  mentions: UnlinkedMention[];
+  /** Every mention found; null when the scan stopped early at the limit (no search index). */
+  total: number | null;
+  truncated: boolean;
+  /** `search`: candidates from the keyword index, then verified; `scan`: every note read. */
+  method: "search" | "scan";
+  /** True when the search index had changes it had not applied yet. */
+  stale: boolean;
+}
+
+const CJK = /[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af\uff66-\uff9f]/;
+const MAX_TEXT = 200;
+const SEARCH_CANDIDATES = 2000;
+
+function escapeRegExp(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
+}
+
+/**
+ * Case-insensitive whole-word pattern for a title or alias (any run of whitespace matches the spaces).
+ * Scripts written without spaces (CJK) match anywhere: there are no word boundaries to require.
+ */
+export function mentionPattern(name: string): RegExp | null {
+  const n = name.normalize("NFC").trim();
+  if (!n) return null;
+  const body = n.split(/\s+/).map(escapeRegExp).join("\\s+");
+  if (CJK.test(n)) return new RegExp(body, "iu");
+  return new RegExp(`(?<![\\p{L}\\p{N}\\p{M}_])${body}(?![\\p{L}\\p{N}\\p{M}_])`, "iu");
+}
+
+/** Text with link/embed spans and the frontmatter blanked out (same length, line breaks kept). */
+function maskedLines(text: string, meta: NoteMetadata | null): { lines: string[]; firstBodyLine: number } {
+  let masked = text;
+  if (meta) {
+    const spans: [number, number][] = [];
+    for (const l of meta.links ?? []) spans.push([l.position.start.offset, l.position.end.offset]);
+    for (const e of meta.embeds ?? []) spans.push([e.position.start.offset, e.position.end.offset]);
+    if (spans.length > 0) {
+      spans.sort((a, b) => a[0] - b[0]);
+      let out = "";
+      let pos = 0;
+      for (const [s0, e0] of spans) {
+        const s = Math.max(s0, pos);
+        const e = Math.min(e0, text.length);
+        if (e <= s) continue;
+        out += text.slice(pos, s) + text.slice(s, e).replace(/[^\n]/g, " ");
+        pos = e;
+      }
+      masked = out + text.slice(pos);
+    }
+  }
+  const firstBodyLine = meta?.frontmatterPosition ? meta.frontmatterPosition.end.line + 1 : 0;
+  return { lines: masked.split("\n"), firstBodyLine };
+}
+
+function clipAround(line: string, index: number, length: number): string {
+  const l = line.replace(/\r$/, "");
+  if (l.trim().length <= MAX_TEXT) return l.trim();
+  const start = Math.max(0, index - Math.floor((MAX_TEXT - length) / 2));
+  const end = Math.min(l.length, start + MAX_TEXT);
+  return (start > 0 ? "…" : "") + l.slice(start, end).trim() + (end < l.length ? "…" : "");
+}
+
+/** Candidate notes from the search index, or null when the index cannot be trusted to find them all. */
+function searchCandidates(search: MentionSearch | undefined, names: string[]): Set<string> | null {
+  if (!search) return null;
+  try {
+    if (search.status && search.status().state !== "queryable") return null;
+    const out = new Set<string>();
+    for (const name of names) {
+      if (!/[\p{L}\p{N}]/u.test(name)) return null; // nothing the keyword index could match on
+      const res = search.search({ query: `"${name.replace(/"/g, " ")}"`, limit: SEARCH_CANDIDATES, chunksPerFile: 1, snippetWords: 1 });
+      if (res.hits.length >= SEARCH_CANDIDATES) return null; // too common a name to trust a capped list
+      for (const h of res.hits) out.add(h.path);
+    }
+    return out;
+  } catch {
+    return null;
+  }
+}
+
+export interface MentionsRequest {
+  port: VaultPort;
+  graph: LinkGraph;
+  search?: MentionSearch;
+  scheduler: GraphScheduler;
+  sliceMs: number;
+  /** The note whose mentions are wanted. */
+  target: string;
+  /** Its title and aliases. */
+  names: string[];
+  limit: number;
+}
+
+/**
+ * Obsidian's "Unlinked mentions": notes whose text names the target (title or an alias, whole words,
+ * any case) on a line that does not link to it. Text inside links and the frontmatter does not count.
+ */
+export async function findUnlinkedMentions(req: MentionsRequest): Promise<MentionsResult> {
+  const { port, graph, target } = req;
+  const patterns: { name: string; re: RegExp }[] = [];
+  const seen = new Set<string>();
+  for (const name of req.names) {
+    const k = name.trim().toLowerCase();
+    if (!k || seen.has(k)) continue;
+    seen.add(k);
+    const re = mentionPattern(name);
+    if (re) patterns.push({ name: name.trim(), re });
+  }
+  const fromSearch = searchCandidates(req.search, patterns.map((p) => p.name));
+  const method: MentionsResult["method"] = fromSearch ? "search" : "scan";
+  const stale = !!(fromSearch && req.search?.hasPendingWork?.());
+  const candidates = [...(fromSearch ?? graph.out.keys())].filter((p) => p !== target && graph.out.has(p)).sort();
+
+  const mentions: UnlinkedMention[] = [];
+  let total = 0;
+  let stoppedEarly = false;
+  let sliceStart = req.scheduler.now();
+  for (const path of candidates) {
+    if (patterns.length === 0) break;
+    let text: string;
+    try {
+      text = await port.read(path);
+    } catch {
+      continue; // deleted meanwhile
+    }
+    const meta = port.getMetadata(path);
+    const linkedLines = new Set<number>();
+    for (const l of graph.out.get(path) ?? []) if (l.target === target && l.line !== null) linkedLines.add(l.line);
+    const { lines, firstBodyLine } = maskedLines(text, meta);
+    const original = text.split("\n");
+    for (let i = firstBodyLine; i < lines.length; i++) {
+      if (linkedLines.has(i + 1)) continue;
+      for (const p of patterns) {
+        const m = p.re.exec(lines[i]);
+        if (!m) continue;
+        total++;
+        if (mentions.length < req.limit) {
+          mentions.push({ path, title: basenameOf(path), line: i + 1, text: clipAround(original[i] ?? "", m.index, m[0].length), matched: p.name });
+        }
+        break;
+      }
+    }
+    if (method === "scan" && total > req.limit) {
+      stoppedEarly = true;
+      break;
+    }
+    if (req.scheduler.now() - sliceStart >= req.sliceMs) {
+      await req.scheduler.yield();
+      sliceStart = req.scheduler.now();
+    }
+  }
+  return { mentions, total: stoppedEarly ? null : total, truncated: total > mentions.length, method, stale };
+}
