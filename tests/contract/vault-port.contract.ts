@@ -8,6 +8,7 @@
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
+import { afterEach, beforeEach, describe, expect, test } from "@jest/globals";
 import type { VaultEvent, VaultPort } from "../../src/core/vault";
 
 export interface ContractOptions {
@@ -146,7 +147,7 @@ export function describeVaultPortContract(
       test("stat gives the file's facts; null when missing; isFolder", () => {
         const s = vault.stat("Notes/Gamma.md")!;
         expect(s).toMatchObject({ path: "Notes/Gamma.md", basename: "Gamma", extension: "md" });
-        expect(s.size).toBe(Buffer.byteLength(FIXTURE["Notes/Gamma.md"] as string));
+        expect(s.size).toBe(Buffer.byteLength(FIXTURE["Notes/Gamma.md"]));
         expect(s.mtime).toBeGreaterThan(0);
         expect(s.ctime).toBeGreaterThan(0);
         expect(vault.stat("diagram.png")).toMatchObject({ basename: "diagram", extension: "png", size: PNG_BYTES.length });
