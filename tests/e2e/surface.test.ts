@@ -49,7 +49,7 @@ describe("MCP surface: instructions, resources, prompts", () => {
     expect(uris).toEqual(expect.arrayContaining(["config://vault", "stats://vault", "folders://vault", "tags://vault", "recent://vault"]));
     expect(uris).toContain("note://vault/People/Ada%20Lovelace.md");
     expect(uris.join(" ")).not.toMatch(/Private/);
-    const read = async (uri: string) => JSON.parse((await client.readResource({ uri })).contents[0].text as string);
+    const read = async (uri: string) => JSON.parse(((await client.readResource({ uri })).contents[0] as { text: string }).text);
     expect(await read("config://vault")).toMatchObject({ host: "node", write_mode: false, protected_folders: ["Templates"] });
     expect((await read("stats://vault")).notes).toBe(6);
     expect((await read("folders://vault")).folders).toEqual(["", "People", "Projects", "Projects/Alpha", "Templates"]);
@@ -61,8 +61,8 @@ describe("MCP surface: instructions, resources, prompts", () => {
   test("templates: a note and its outline", async () => {
     const note = await client.readResource({ uri: "note://vault/People/Ada%20Lovelace.md" });
     expect(note.contents[0]).toMatchObject({ mimeType: "text/markdown" });
-    expect(note.contents[0].text).toContain("Works on [[Beta]]");
-    const toc = JSON.parse((await client.readResource({ uri: "toc://vault/Projects/Alpha/Spec.md" })).contents[0].text as string);
+    expect((note.contents[0] as { text: string }).text).toContain("Works on [[Beta]]");
+    const toc = JSON.parse(((await client.readResource({ uri: "toc://vault/Projects/Alpha/Spec.md" })).contents[0] as { text: string }).text);
     expect(toc.headings).toEqual([
       { heading: "Spec", level: 1, line: 5 },
       { heading: "Goals", level: 2, line: 6 },

@@ -1,5 +1,6 @@
 import { createLookupService, type LookupService } from "../lookup";
 import { AccessPolicy, type PolicyOptions } from "../policy";
+import { createSearchService, type SearchOptions, type SearchService } from "../search";
 import type { StateStore } from "../state";
 import type { VaultPort } from "../vault";
 import { VaultService } from "./vault-service";
@@ -16,6 +17,8 @@ export interface CoreOptions {
   /** sql.js WASM bytes for the search index. */
   sqlWasm: Uint8Array;
   log?: (level: "debug" | "info" | "warn" | "error", message: string) => void;
+  /** Search index settings (size limit, stemming language, slices). */
+  search?: Partial<SearchOptions>;
 }
 
 /**
@@ -30,6 +33,8 @@ export interface CoreServices {
   readonly vault: VaultService;
   /** find_notes, grep, list_tags. */
   readonly lookup: LookupService;
+  /** The keyword index (search, get_index_status, reindex). */
+  readonly search: SearchService;
   /** The owner's read-only folders (shown to clients so they do not try). */
   readonly protectedFolders: readonly string[];
   /** True while any index (search, names, graph) has work queued: answers may be stale. */
@@ -52,6 +57,7 @@ export function createCoreServices(port: VaultPort, opts: CoreOptions): CoreServ
   const policy = new AccessPolicy(policyOpts);
   const vault = new VaultService(port, policy);
   const lookup = createLookupService({ port, policy });
+  const search = createSearchService({ port, policy, store: opts.stateStore, sqlWasm: opts.sqlWasm, log: opts.log, options: opts.search });
   return {
     host: opts.host,
     writeMode: opts.writeMode,
@@ -59,12 +65,14 @@ export function createCoreServices(port: VaultPort, opts: CoreOptions): CoreServ
     policy,
     vault,
     lookup,
+    search,
     protectedFolders: opts.protectedFolders ?? [],
-    pendingWork: () => lookup.hasPendingWork(),
-    searchModes: () => [],
-    start: async () => {},
+    pendingWork: () => lookup.hasPendingWork() || search.hasPendingWork(),
+    searchModes: () => (search.status().state === "failed" ? [] : ["keyword"]),
+    start: () => search.start(),
     close: async () => {
       lookup.close();
+      await search.close();
     },
   };
 }
