@@ -14,143 +14,10 @@ import * as os from "node:os";
 import * as nodePath from "node:path";
 import { parseDocument, stringify } from "yaml";
 import { splitFrontmatter } from "../../src/core/frontmatter";
-import type { LinkRef, NoteMetadata } from "../../src/core/metadata";
-import { linkText } from "./link-text";
-
-// ---------------------------------------------------------------------------------------------
-// Core modules written by other helpers, with trivial fallbacks until they land.
-
-type ParseNote = (text: string) => NoteMetadata;
-interface Resolver {
-  add(path: string): void;
-  remove(path: string): void;
-  has(path: string): boolean;
-  resolve(linkpath: string, sourcePath: string): string | null;
-}
-type ComputeLinkMaps = (
-  notes: Iterable<[string, NoteMetadata]>,
-  resolver: Resolver,
-) => { resolved: Record<string, Record<string, number>>; unresolved: Record<string, Record<string, number>> };
-
-function optionalModule<T>(request: string): T | null {
-  try {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports -- optional at run time: the module may not exist yet
-    return require(request) as T;
-  } catch (e) {
-    const err = e as { code?: string; message?: string };
-    if (err.code === "MODULE_NOT_FOUND" && String(err.message).includes(request.split("/").slice(-2).join("/"))) return null;
-    throw e;
-  }
-}
-
-const parserModule = optionalModule<{ parseNote: ParseNote }>("../../src/core/parser/index");
-const resolverModule = optionalModule<{ LinkResolver: new (paths?: Iterable<string>) => Resolver; computeLinkMaps?: ComputeLinkMaps }>(
-  "../../src/core/links/resolver",
-);
-
-/** A small parser used only until `src/core/parser` exists: headings, wikilinks, embeds, tags, block ids, frontmatter. */
-function fallbackParseNote(text: string): NoteMetadata {
-  const meta: NoteMetadata = { headings: [], links: [], embeds: [], frontmatterLinks: [], tags: [], blocks: {} };
-  const split = splitFrontmatter(text);
-  if (split.yaml !== null) {
-    const doc = parseDocument(split.yaml);
-    if (doc.errors.length) meta.frontmatterError = doc.errors[0].message;
-    else meta.frontmatter = (doc.toJS() as Record<string, unknown>) ?? {};
-    meta.frontmatterPosition = { start: locAt(text, 0), end: locAt(text, Math.max(0, split.bodyOffset - 1)) };
-  }
-  const lineStarts = [0];
-  for (let i = 0; i < text.length; i++) if (text[i] === "\n") lineStarts.push(i + 1);
-  const body = split.bodyOffset;
-  const re = /(!?)\[\[([^\]|]+)(?:\|([^\]]*))?\]\]|(?:^|\s)(#[\p{L}\p{N}_/-]+)|\s\^([A-Za-z0-9-]+)\s*$|^(#{1,6})[ \t]+(.*)$/gmu;
-  for (const m of text.slice(body).matchAll(re)) {
-    const at = body + (m.index ?? 0);
-    const pos = (s: number, e: number) => ({ start: locAt(text, s, lineStarts), end: locAt(text, e, lineStarts) });
-    if (m[2] !== undefined) {
-      const ref: LinkRef = { link: m[2].trim(), original: m[0], displayText: m[3] ?? m[2].trim(), position: pos(at, at + m[0].length) };
-      (m[1] ? meta.embeds : meta.links).push(ref);
-    } else if (m[4] !== undefined) {
-      const s = at + m[0].indexOf("#");
-      meta.tags.push({ tag: m[4], position: pos(s, s + m[4].length) });
-    } else if (m[5] !== undefined) {
-      meta.blocks[m[5].toLowerCase()] = { id: m[5], position: pos(at, at + m[0].length) };
-    } else if (m[6] !== undefined) {
-      meta.headings.push({ heading: m[7].trim(), level: m[6].length, position: pos(at, at + m[0].length) });
-    }
-  }
-  return meta;
-}
-
-function locAt(text: string, offset: number, lineStarts?: number[]) {
-  let line = 0;
-  if (lineStarts) {
-    while (line + 1 < lineStarts.length && lineStarts[line + 1] <= offset) line++;
-    return { line, col: offset - lineStarts[line], offset };
-  }
-  let start = 0;
-  for (let i = 0; i < offset; i++) {
-    if (text[i] === "\n") {
-      line++;
-      start = i + 1;
-    }
-  }
-  return { line, col: offset - start, offset };
-}
-
-class FallbackResolver implements Resolver {
-  private readonly paths = new Set<string>();
-  constructor(paths: Iterable<string> = []) {
-    for (const p of paths) this.paths.add(p);
-  }
-  add(path: string) {
-    this.paths.add(path);
-  }
-  remove(path: string) {
-    this.paths.delete(path);
-  }
-  has(path: string) {
-    return this.paths.has(path);
-  }
-  resolve(linkpath: string, sourcePath: string): string | null {
-    const lp = linkpath.trim();
-    if (!lp) return sourcePath;
-    const lower = lp.toLowerCase();
-    const candidates = [...this.paths];
-    for (const want of [lower, lower + ".md"]) {
-      const hit = candidates.find((p) => p.toLowerCase() === want);
-      if (hit) return hit;
-    }
-    const byName = candidates
-      .filter((p) => {
-        const name = p.slice(p.lastIndexOf("/") + 1).toLowerCase();
-        return name === lower || name === lower + ".md" || p.toLowerCase().endsWith("/" + lower) || p.toLowerCase().endsWith("/" + lower + ".md");
-      })
-      .sort((a, b) => a.length - b.length || a.localeCompare(b));
-    return byName[0] ?? null;
-  }
-}
-
-function fallbackComputeLinkMaps(notes: Iterable<[string, NoteMetadata]>, resolver: Resolver) {
-  const resolved: Record<string, Record<string, number>> = {};
-  const unresolved: Record<string, Record<string, number>> = {};
-  for (const [source, meta] of notes) {
-    const r: Record<string, number> = (resolved[source] = {});
-    const u: Record<string, number> = (unresolved[source] = {});
-    for (const ref of [...meta.links, ...meta.embeds, ...meta.frontmatterLinks]) {
-      const hash = ref.link.indexOf("#");
-      const lp = hash < 0 ? ref.link : ref.link.slice(0, hash);
-      if (lp === "" && hash >= 0) continue;
-      const target = resolver.resolve(lp, source);
-      if (target) r[target] = (r[target] ?? 0) + 1;
-      else u[lp] = (u[lp] ?? 0) + 1;
-    }
-  }
-  return { resolved, unresolved };
-}
-
-const parseNote: ParseNote = parserModule?.parseNote ?? fallbackParseNote;
-const makeResolver = (paths: Iterable<string>): Resolver =>
-  resolverModule ? new resolverModule.LinkResolver(paths) : new FallbackResolver(paths);
-const computeLinkMaps: ComputeLinkMaps = resolverModule?.computeLinkMaps ?? fallbackComputeLinkMaps;
+import { computeLinkMaps, LinkResolver } from "../../src/core/links/resolver";
+import { renameContext, rewriteLinks, shortestLinkpath } from "../../src/core/links/rewrite";
+import type { NoteMetadata } from "../../src/core/metadata";
+import { parseNote } from "../../src/core/parser";
 
 // ---------------------------------------------------------------------------------------------
 // Utilities
@@ -1162,11 +1029,11 @@ export class MetadataCache extends Events {
   resolved = false;
   private readonly metas = new Map<string, NoteMetadata>();
   private readonly caches = new Map<string, CachedMetadata>();
-  private resolver: Resolver;
+  private resolver: LinkResolver;
 
   constructor(private readonly vault: Vault) {
     super();
-    this.resolver = makeResolver(vault.getFiles().map((f) => f.path));
+    this.resolver = new LinkResolver(vault.getFiles().map((f) => f.path));
     for (const f of vault.getMarkdownFiles()) this.index(f, fs.readFileSync(nodePath.join(vault.basePath, f.path), "utf8"), false);
     this.recompute(false);
     setTimeout(() => {
@@ -1240,10 +1107,12 @@ export class MetadataCache extends Events {
     return p === null ? null : this.vault.getFileByPath(p);
   }
   fileToLinktext(file: TFile, sourcePath: string, omitMdExtension = true): string {
-    const name = omitMdExtension && file.extension === "md" ? file.basename : file.name;
-    const unique = this.vault.getFiles().filter((f) => (omitMdExtension && f.extension === "md" ? f.basename : f.name).toLowerCase() === name.toLowerCase());
-    if (unique.length === 1 && this.resolver.resolve(name, sourcePath) === file.path) return name;
-    return omitMdExtension && file.extension === "md" ? file.path.slice(0, -3) : file.path;
+    const short = shortestLinkpath(file.path, sourcePath, this.resolver);
+    return !omitMdExtension && file.extension === "md" ? `${short}.md` : short;
+  }
+  /** @internal the resolver as it is now (the file manager's link rewriting needs it). */
+  currentResolver(): LinkResolver {
+    return this.resolver;
   }
   /** Test helper: the parsed metadata as our core type. */
   noteMetadata(path: string): NoteMetadata | null {
@@ -1261,55 +1130,27 @@ export class FileManager {
   async renameFile(file: TAbstractFile, newPath: string): Promise<void> {
     const { vault, metadataCache } = this.app;
     newPath = normalizePath(newPath);
-    const oldPaths = new Map<string, string>();
+    const renames = new Map<string, string>();
     const collect = (f: TAbstractFile) => {
-      if (f instanceof TFile) oldPaths.set(f.path, newPath + f.path.slice(file.path.length));
+      if (f instanceof TFile) renames.set(f.path, newPath + f.path.slice(file.path.length));
       if (f instanceof TFolder) f.children.forEach(collect);
     };
     collect(file);
-    // Links to the moved files, by source note, before the move.
-    const pending = new Map<string, { ref: LinkRef | { original: string; link: string }; target: string; frontmatter: boolean }[]>();
-    for (const source of vault.getMarkdownFiles()) {
-      const meta = metadataCache.noteMetadata(source.path);
-      if (!meta) continue;
-      const refs = [
-        ...[...meta.links, ...meta.embeds].map((ref) => ({ ref, frontmatter: false })),
-        ...meta.frontmatterLinks.map((ref) => ({ ref, frontmatter: true })),
-      ];
-      for (const { ref, frontmatter } of refs) {
-        const hash = ref.link.indexOf("#");
-        const lp = hash < 0 ? ref.link : ref.link.slice(0, hash);
-        if (lp === "") continue;
-        const target = metadataCache.getFirstLinkpathDest(lp, source.path)?.path;
-        if (target && oldPaths.has(target)) {
-          const list = pending.get(source.path) ?? [];
-          list.push({ ref, target: oldPaths.get(target)!, frontmatter });
-          pending.set(source.path, list);
-        }
-      }
+    const before = new LinkResolver(metadataCache.currentResolver().paths());
+    const { resolveOld, resolveNewShortest } = renameContext(before, renames);
+    // Notes whose links point to a moved file, with their metadata from before the move.
+    const sources: [string, NoteMetadata][] = [];
+    for (const [source, targets] of Object.entries(metadataCache.resolvedLinks)) {
+      const meta = metadataCache.noteMetadata(source);
+      if (meta && (Object.keys(targets).some((t) => renames.has(t)) || renames.has(source))) sources.push([source, meta]);
     }
     await vault.rename(file, newPath);
-    if (this.app.vault.getConfig("alwaysUpdateLinks") === false) return;
-    for (const [oldSource, refs] of pending) {
-      const sourcePath = oldPaths.get(oldSource) ?? oldSource;
-      const source = vault.getFileByPath(sourcePath);
-      if (!source) continue;
-      await vault.process(source, (text) => {
-        let out = text;
-        const body = refs.filter((r) => !r.frontmatter && "position" in r.ref).sort((a, b) => (b.ref as LinkRef).position.start.offset - (a.ref as LinkRef).position.start.offset);
-        for (const r of body) {
-          const ref = r.ref as LinkRef;
-          const { start, end } = ref.position;
-          if (out.slice(start.offset, end.offset) !== ref.original) continue;
-          const target = vault.getFileByPath(r.target)!;
-          out = out.slice(0, start.offset) + linkText(ref.original, target, sourcePath, metadataCache) + out.slice(end.offset);
-        }
-        for (const r of refs.filter((x) => x.frontmatter)) {
-          const target = vault.getFileByPath(r.target)!;
-          out = out.replace(r.ref.original, linkText(r.ref.original, target, sourcePath, metadataCache));
-        }
-        return out;
-      });
+    if (vault.getConfig("alwaysUpdateLinks") === false) return;
+    for (const [oldSource, meta] of sources) {
+      const newSource = renames.get(oldSource) ?? oldSource;
+      const f = vault.getFileByPath(newSource);
+      if (!f) continue;
+      await vault.process(f, (text) => rewriteLinks(text, meta, oldSource, newSource, renames, resolveOld, resolveNewShortest).text);
     }
   }
 

@@ -122,7 +122,7 @@ export class ObsidianVault implements VaultPort {
 
   // ---- reading ----------------------------------------------------------------------------
 
-  read(path: string): Promise<string> {
+  async read(path: string): Promise<string> {
     return this.app.vault.read(this.requireFile(path));
   }
 
@@ -132,7 +132,7 @@ export class ObsidianVault implements VaultPort {
 
   // ---- writing ----------------------------------------------------------------------------
 
-  process(path: string, fn: (current: string) => string): Promise<string> {
+  async process(path: string, fn: (current: string) => string): Promise<string> {
     return this.app.vault.process(this.requireFile(path), fn);
   }
 
@@ -245,7 +245,22 @@ export class ObsidianVault implements VaultPort {
   }
 
   async processFrontMatter(path: string, fn: (fm: Record<string, unknown>) => void): Promise<void> {
-    await this.app.fileManager.processFrontMatter(this.requireFile(path), fn);
+    const file = this.requireFile(path);
+    let called = false;
+    try {
+      await this.app.fileManager.processFrontMatter(file, (fm: Record<string, unknown>) => {
+        called = true;
+        fn(fm);
+      });
+    } catch (e) {
+      // Obsidian throws before calling `fn` when the existing YAML does not parse.
+      if (called) throw e;
+      const detail = e instanceof Error ? e.message : String(e);
+      throw new VaultError(
+        "invalid_argument",
+        `The frontmatter of "${path}" is not valid YAML (${detail}); fix it by editing the note's text, then try again.`,
+      );
+    }
   }
 
   // ---- metadata ---------------------------------------------------------------------------
@@ -363,6 +378,11 @@ export function toNoteMetadata(cache: CachedMetadata): NoteMetadata {
     blocks,
   };
   if (cache.frontmatter) meta.frontmatter = { ...(cache.frontmatter as Record<string, unknown>) };
-  if (cache.frontmatterPosition) meta.frontmatterPosition = pos(cache.frontmatterPosition);
+  if (cache.frontmatterPosition) {
+    meta.frontmatterPosition = pos(cache.frontmatterPosition);
+    // Obsidian leaves `frontmatter` out when the YAML does not parse; an empty block spans just its two fences.
+    const lines = cache.frontmatterPosition.end.line - cache.frontmatterPosition.start.line;
+    if (!cache.frontmatter && lines > 1) meta.frontmatterError = "The frontmatter is not valid YAML.";
+  }
   return meta;
 }
