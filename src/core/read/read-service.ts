@@ -1,0 +1,282 @@
+import { VaultError, isVaultError } from "../errors";
+import { splitFrontmatter } from "../frontmatter";
+import { headingsOf } from "../lookup/section";
+import { frontmatterAliases, frontmatterTags } from "../metadata";
+import { isUnder, normalizeVaultPath } from "../paths";
+import type { AccessPolicy } from "../policy";
+import { compareStrings, type ReadResult, type VaultService } from "../services/vault-service";
+import { basenameOf, isNotePath, parentOf, type VaultPort } from "../vault";
+import { DEFAULT_NOTE_CAP_BYTES, sizeCapMessage } from "./format";
+
+export const MAX_READ_MULTIPLE = 20;
+export const MAX_INFO_PATHS = 50;
+export const MAX_TREE_ENTRIES = 2000;
+
+export interface OutlineHeading {
+  level: number;
+  heading: string;
+  /** 1-based file line number. */
+  line: number;
+}
+
+export interface NoteInfo {
+  path: string;
+  kind: "note" | "attachment";
+  title: string;
+  size: number;
+  created_at: string;
+  modified_at: string;
+  has_frontmatter: boolean;
+  /** Set when the frontmatter is not valid YAML. */
+  frontmatter_error?: string;
+  /** Frontmatter and inline tags, without `#`, de-duplicated (case-insensitive). */
+  tags: string[];
+  aliases: string[];
+  headings: OutlineHeading[];
+  /** Links, embeds and frontmatter links from this note (resolved or not). */
+  links_out: number;
+  /** Of which unresolved. */
+  unresolved_out: number;
+  /** Links to this file from other visible notes. */
+  links_in: number;
+  /** Visible notes linking here. */
+  backlinking_notes: number;
+}
+
+export interface TreeNode {
+  name: string;
+  path: string;
+  type: "folder" | "file";
+  size?: number;
+  /** Folders: children when within depth. */
+  children?: TreeNode[];
+  /** Folders beyond depth (or cut by the entry cap): how many files and folders are inside, in total. */
+  files?: number;
+  folders?: number;
+  /** True when children were not listed (depth reached or cap). */
+  collapsed?: boolean;
+}
+
+export interface ReadMultipleResult {
+  ok: ReadResult[];
+  err: Array<{ path: string; error: string }>;
+}
+
+export interface ReadServiceDeps {
+  port: VaultPort;
+  policy: AccessPolicy;
+  vault: VaultService;
+  /** Current cap on one note's size (settings); default 256 KB. */
+  noteCapBytes?: () => number;
+}
+
+export interface ReadService {
+  readMultiple(paths: readonly string[]): Promise<ReadMultipleResult>;
+  notesInfo(paths: readonly string[]): Promise<{ ok: NoteInfo[]; err: Array<{ path: string; error: string }> }>;
+  outline(path: string): Promise<{ path: string; headings: OutlineHeading[] }>;
+  directory(path: string | undefined, depth: number, opts?: { includeFiles?: boolean; maxEntries?: number }): DirectoryResult;
+}
+
+export interface DirectoryResult {
+  path: string;
+  tree: TreeNode;
+  /** Entries listed (folders + files). */
+  entries: number;
+  truncated: boolean;
+  text: string;
+}
+
+export function createReadService(deps: ReadServiceDeps): ReadService {
+  const { port, policy, vault } = deps;
+  const cap = () => deps.noteCapBytes?.() ?? DEFAULT_NOTE_CAP_BYTES;
+
+  const errorText = (e: unknown): string => {
+    if (isVaultError(e)) return e.message;
+    throw e;
+  };
+
+  return {
+    async readMultiple(paths) {
+      if (paths.length === 0) throw new VaultError("invalid_argument", "Give at least one path.");
+      if (paths.length > MAX_READ_MULTIPLE) {
+        throw new VaultError("invalid_argument", `Too many paths (${paths.length}); read_multiple takes up to ${MAX_READ_MULTIPLE}. Split them over several calls.`);
+      }
+      await port.ready();
+      const out: ReadMultipleResult = { ok: [], err: [] };
+      for (const p of paths) {
+        try {
+          const file = vault.requireFile(p);
+          if (isNotePath(file.path) && file.size > cap()) throw new VaultError("too_large", sizeCapMessage(file.path, file.size, cap()));
+          out.ok.push(await vault.read(p));
+        } catch (e) {
+          out.err.push({ path: String(p), error: errorText(e) });
+        }
+      }
+      return out;
+    },
+
+    async notesInfo(paths) {
+      if (paths.length === 0) throw new VaultError("invalid_argument", "Give at least one path.");
+      if (paths.length > MAX_INFO_PATHS) {
+        throw new VaultError("invalid_argument", `Too many paths (${paths.length}); get_notes_info takes up to ${MAX_INFO_PATHS}. Split them over several calls.`);
+      }
+      await port.ready();
+      const resolved = port.resolvedLinks();
+      const unresolved = port.unresolvedLinks();
+      const ok: NoteInfo[] = [];
+      const err: Array<{ path: string; error: string }> = [];
+      for (const p of paths) {
+        try {
+          const file = vault.requireFile(p);
+          const note = isNotePath(file.path);
+          const meta = note ? port.getMetadata(file.path) : null;
+          let linksIn = 0;
+          let backlinkers = 0;
+          for (const [src, targets] of Object.entries(resolved)) {
+            if (src === file.path || policy.isHidden(src)) continue;
+            const n = targets[file.path];
+            if (n) {
+              linksIn += n;
+              backlinkers++;
+            }
+          }
+          let outCount = 0;
+          for (const n of Object.values(resolved[file.path] ?? {})) outCount += n;
+          let unresolvedCount = 0;
+          for (const n of Object.values(unresolved[file.path] ?? {})) unresolvedCount += n;
+          let headings: OutlineHeading[] = [];
+          let hasFm = false;
+          if (note) {
+            const text = await port.read(file.path);
+            hasFm = splitFrontmatter(text).yaml !== null;
+            headings = headingsOf(text, meta).map((h) => ({ level: h.level, heading: h.heading, line: h.line + 1 }));
+          }
+          const tags: string[] = [];
+          const seen = new Set<string>();
+          for (const t of [...frontmatterTags(meta?.frontmatter), ...(meta?.tags ?? []).map((x) => x.tag)]) {
+            const bare = t.replace(/^#/, "");
+            if (seen.has(bare.toLowerCase())) continue;
+            seen.add(bare.toLowerCase());
+            tags.push(bare);
+          }
+          ok.push({
+            path: file.path,
+            kind: note ? "note" : "attachment",
+            title: note ? basenameOf(file.path) : file.path.slice(file.path.lastIndexOf("/") + 1),
+            size: file.size,
+            created_at: new Date(file.ctime).toISOString(),
+            modified_at: new Date(file.mtime).toISOString(),
+            has_frontmatter: hasFm,
+            ...(meta?.frontmatterError ? { frontmatter_error: meta.frontmatterError } : {}),
+            tags,
+            aliases: frontmatterAliases(meta?.frontmatter),
+            headings,
+            links_out: outCount + unresolvedCount,
+            unresolved_out: unresolvedCount,
+            links_in: linksIn,
+            backlinking_notes: backlinkers,
+          });
+        } catch (e) {
+          err.push({ path: String(p), error: errorText(e) });
+        }
+      }
+      return { ok, err };
+    },
+
+    async outline(input) {
+      await port.ready();
+      const file = vault.requireFile(input);
+      if (!isNotePath(file.path)) throw new VaultError("invalid_argument", `"${file.path}" is an attachment, not a note; only notes have an outline.`);
+      const text = await port.read(file.path);
+      const headings = headingsOf(text, port.getMetadata(file.path)).map((h) => ({ level: h.level, heading: h.heading, line: h.line + 1 }));
+      return { path: file.path, headings };
+    },
+
+    directory(input, depth, opts = {}) {
+      const includeFiles = opts.includeFiles ?? true;
+      const maxEntries = opts.maxEntries ?? MAX_TREE_ENTRIES;
+      const root = input === undefined ? "" : normalizeVaultPath(input, "path");
+      if (root !== "" && (policy.isHidden(root) || !port.isFolder(root))) {
+        if (!policy.isHidden(root) && port.stat(root)) throw new VaultError("invalid_argument", `"${root}" is a file, not a folder; use get_notes_info or read for it.`);
+        throw new VaultError("not_found", `No folder "${root}" in the vault. Call list_directory without a path to see the top level.`);
+      }
+      // Children per folder, visible only.
+      const subfolders = new Map<string, string[]>();
+      const filesIn = new Map<string, Array<{ path: string; size: number }>>();
+      for (const f of port.listFolders()) {
+        if (!isUnder(f, root) || f === root || policy.isHidden(f)) continue;
+        const parent = parentOf(f);
+        (subfolders.get(parent) ?? subfolders.set(parent, []).get(parent)!).push(f);
+      }
+      for (const f of port.listFiles()) {
+        if (!isUnder(f.path, root) || policy.isHidden(f.path)) continue;
+        const parent = parentOf(f.path);
+        (filesIn.get(parent) ?? filesIn.set(parent, []).get(parent)!).push({ path: f.path, size: f.size });
+      }
+      const countAll = (folder: string): { files: number; folders: number } => {
+        let files = filesIn.get(folder)?.length ?? 0;
+        let folders = 0;
+        for (const sub of subfolders.get(folder) ?? []) {
+          const c = countAll(sub);
+          files += c.files;
+          folders += 1 + c.folders;
+        }
+        return { files, folders };
+      };
+      let entries = 0;
+      let truncated = false;
+      const lines: string[] = [];
+      const nameOf = (p: string) => p.slice(p.lastIndexOf("/") + 1);
+      const build = (folder: string, level: number): TreeNode => {
+        const node: TreeNode = { name: folder === "" ? "" : nameOf(folder), path: folder, type: "folder" };
+        const subs = (subfolders.get(folder) ?? []).sort(compareStrings);
+        const files = includeFiles ? (filesIn.get(folder) ?? []).sort((a, b) => compareStrings(a.path, b.path)) : [];
+        if (level >= depth) {
+          const c = countAll(folder);
+          node.files = c.files;
+          node.folders = c.folders;
+          node.collapsed = c.files + c.folders > 0;
+          return node;
+        }
+        node.children = [];
+        const indent = "  ".repeat(level);
+        for (const s of subs) {
+          if (entries >= maxEntries) {
+            truncated = true;
+            break;
+          }
+          entries++;
+          const lineIndex = lines.push("") - 1;
+          const child = build(s, level + 1);
+          lines[lineIndex] = `${indent}${child.name}/${child.collapsed ? ` (${summary(child.files ?? 0, child.folders ?? 0)})` : ""}`;
+          node.children.push(child);
+        }
+        for (const f of files) {
+          if (entries >= maxEntries) {
+            truncated = true;
+            break;
+          }
+          entries++;
+          lines.push(`${indent}${nameOf(f.path)}`);
+          node.children.push({ name: nameOf(f.path), path: f.path, type: "file", size: f.size });
+        }
+        const shown = node.children.length;
+        const total = subs.length + files.length;
+        if (shown < total) {
+          node.collapsed = true;
+          lines.push(`${indent}… ${total - shown} more`);
+        }
+        return node;
+      };
+      const tree = build(root, 0);
+      const head = root === "" ? "/ (vault root)" : `${root}/`;
+      const total = countAll(root);
+      const text = [`${head} — ${summary(total.files, total.folders)}${truncated ? `; listing cut at ${maxEntries} entries, ask for a subfolder or a smaller depth` : ""}`, ...lines].join("\n");
+      return { path: root, tree, entries, truncated, text };
+    },
+  };
+}
+
+function summary(files: number, folders: number): string {
+  return `${folders} folder${folders === 1 ? "" : "s"}, ${files} file${files === 1 ? "" : "s"}`;
+}
