@@ -46,14 +46,28 @@ export class Fts5Reference {
     this.query = this.db.prepare(`SELECT path, bm25(chunks, 0, ${w}) AS score FROM chunks WHERE chunks MATCH ? ORDER BY score LIMIT ?`);
   }
 
-  /** Inserts every chunk in one transaction. */
-  build(chunks: Iterable<RefChunk>): void {
-    const ins = this.db.prepare("INSERT INTO chunks (path, title, aliases, headings, tags, body) VALUES (?, ?, ?, ?, ?, ?)");
+  /** Our tokenizer's terms of each field, joined by spaces (FTS5's unicode61 then splits on the spaces). */
+  tokenizeChunk(c: RefChunk): RefChunk {
     const t = (s: string) => this.tokenize(s).join(" ");
+    return { path: c.path, title: t(c.title), aliases: t(c.aliases), headings: t(c.headings), tags: t(c.tags), body: t(c.body) };
+  }
+
+  /** Inserts already tokenized chunks in one transaction. */
+  insert(rows: Iterable<RefChunk>): void {
+    const ins = this.db.prepare("INSERT INTO chunks (path, title, aliases, headings, tags, body) VALUES (?, ?, ?, ?, ?, ?)");
     const tx = this.db.transaction((items: Iterable<RefChunk>) => {
-      for (const c of items) ins.run(c.path, t(c.title), t(c.aliases), t(c.headings), t(c.tags), t(c.body));
+      for (const c of items) ins.run(c.path, c.title, c.aliases, c.headings, c.tags, c.body);
     });
-    tx(chunks);
+    tx(rows);
+  }
+
+  /** Tokenizes and inserts every chunk. */
+  build(chunks: Iterable<RefChunk>): void {
+    const self = this;
+    function* rows(): Generator<RefChunk> {
+      for (const c of chunks) yield self.tokenizeChunk(c);
+    }
+    this.insert(rows());
   }
 
   optimize(): void {

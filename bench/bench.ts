@@ -1,0 +1,512 @@
+/**
+ * `npm run bench`: builds seeded synthetic vaults (1k and 10k notes by default; `--50k` adds 50k;
+ * `--vault <dir>` measures a real folder too) and measures our keyword index against native SQLite
+ * FTS5 (better-sqlite3, same chunks, same tokens, bm25 with the same column weights) and against a
+ * brute-force scan. Prints a markdown table with pass/fail against the targets, writes
+ * `bench-results/bench.json` and `bench-results/scaling.svg`.
+ *
+ *   node --expose-gc dist/bench.js [--sizes 1000,10000] [--50k] [--vault <dir>] [--out bench-results/]
+ *                                  [--queries 300] [--no-http] [--keep]
+ */
+import { randomBytes } from "node:crypto";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { cpus, loadavg, tmpdir } from "node:os";
+import path from "node:path";
+import { monitorEventLoopDelay, performance } from "node:perf_hooks";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import sqlWasm from "sql.js/dist/sql-wasm.wasm";
+import { AccessPolicy } from "../src/core/policy";
+import { chunkNote, createSearchService, FIELD_WEIGHTS, tokenize, type SearchService } from "../src/core/search";
+import { isNotePath } from "../src/core/vault";
+import { startRuntime } from "../src/hosts/common/runtime";
+import { FsVault } from "../src/hosts/node/fs-vault";
+import { FsStateStore } from "../src/hosts/node/state-store";
+import { generateVault, makeQueries, rng } from "./generate";
+import { bruteForceSearch, Fts5Reference, type ColumnWeights, type RefChunk } from "./reference";
+import { scalingSvg } from "./svg";
+
+interface Args {
+  sizes: number[];
+  vault: string | null;
+  out: string;
+  queries: number;
+  http: boolean;
+  keep: boolean;
+}
+
+function parseArgs(argv: string[]): Args {
+  const a: Args = { sizes: [1000, 10000], vault: null, out: "bench-results", queries: 300, http: true, keep: false };
+  for (let i = 0; i < argv.length; i++) {
+    const k = argv[i];
+    if (k === "--sizes") a.sizes = argv[++i].split(",").map((s) => Math.round(Number(s.replace(/k$/i, "")) * (/k$/i.test(s) ? 1000 : 1)));
+    else if (k === "--50k") a.sizes = [...new Set([...a.sizes, 50000])];
+    else if (k === "--vault") a.vault = path.resolve(argv[++i]);
+    else if (k === "--out") a.out = argv[++i];
+    else if (k === "--queries") a.queries = Number(argv[++i]);
+    else if (k === "--no-http") a.http = false;
+    else if (k === "--keep") a.keep = true;
+    else if (k === "--help" || k === "-h") {
+      process.stdout.write("node --expose-gc dist/bench.js [--sizes 1000,10000] [--50k] [--vault <dir>] [--out bench-results/] [--queries 300] [--no-http] [--keep]\n");
+      process.exit(0);
+    } else throw new Error(`Unknown argument ${k}`);
+  }
+  if (a.sizes.some((n) => !Number.isFinite(n) || n < 10)) throw new Error("--sizes takes note counts such as 1000,10000");
+  return a;
+}
+
+interface Latency {
+  p50: number;
+  p99: number;
+  mean: number;
+  max: number;
+  n: number;
+}
+
+function latency(samples: number[]): Latency {
+  const s = [...samples].sort((a, b) => a - b);
+  const q = (p: number) => (s.length ? s[Math.min(s.length - 1, Math.floor(p * s.length))] : NaN);
+  return { p50: q(0.5), p99: q(0.99), mean: s.reduce((x, y) => x + y, 0) / (s.length || 1), max: s[s.length - 1] ?? NaN, n: s.length };
+}
+
+interface SizeResult {
+  label: string;
+  notes: number;
+  megabytes: number;
+  ours: {
+    vaultOpenMs: number;
+    coldBuildMs: number;
+    maxEventLoopBlockMs: number;
+    warmStartMs: number;
+    warmReconcileMs: number;
+    search: Latency;
+    http: Latency | null;
+    httpNote?: string;
+    writeToSearchable: Latency;
+    rssGrowthMB: number;
+    heapUsedMB: number;
+    rssMB: number;
+    indexBytes: number;
+  };
+  fts5: { buildMs: number; prepMs: number; insertMs: number; search: Latency; dbBytes: number; chunks: number } | null;
+  brute: { search: Latency } | null;
+  agreement: { top1: number; overlap10: number } | null;
+}
+
+const mb = (n: number) => n / (1024 * 1024);
+const gc = () => (globalThis as { gc?: () => void }).gc?.();
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+const log = (s: string) => process.stderr.write(s + "\n");
+
+function dirBytes(dir: string): number {
+  if (!existsSync(dir)) return 0;
+  let n = 0;
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    const p = path.join(dir, e.name);
+    n += e.isDirectory() ? dirBytes(p) : statSync(p).size;
+  }
+  return n;
+}
+
+function req(query: string) {
+  return { query, limit: 10, chunksPerFile: 2, snippetWords: 200 };
+}
+
+/** Queries from a real folder: 1–2 words of 4+ letters picked from random lines of random notes. */
+function queriesFromFolder(root: string, paths: string[], n: number): string[] {
+  const r = rng(11);
+  const out: string[] = [];
+  for (let tries = 0; out.length < n && tries < n * 20; tries++) {
+    const text = readFileSync(path.join(root, paths[Math.floor(r() * paths.length)]), "utf8");
+    const words = text.match(/[\p{L}]{4,}/gu) ?? [];
+    if (words.length < 2) continue;
+    const i = Math.floor(r() * (words.length - 1));
+    out.push((r() < 0.5 ? words[i] : `${words[i]} ${words[i + 1]}`).toLowerCase());
+  }
+  return out;
+}
+
+async function measure(label: string, root: string, queries: string[], args: Args, work: string): Promise<SizeResult> {
+  log(`\n== ${label}: ${root}`);
+  gc();
+  const rss0 = process.memoryUsage().rss;
+  let t = performance.now();
+  const vault = await FsVault.open(root, { watch: false });
+  const vaultOpenMs = performance.now() - t;
+  const notePaths = vault
+    .listFiles()
+    .filter((f) => isNotePath(f.path) && !f.path.startsWith("."))
+    .map((f) => f.path);
+  const megabytes = mb(notePaths.reduce((s, p) => s + (vault.stat(p)?.size ?? 0), 0));
+  log(`  vault open (list + parse ${notePaths.length} notes): ${vaultOpenMs.toFixed(0)} ms`);
+  const policy = new AccessPolicy({ configDir: vault.configDir, excludedFilters: () => vault.excludedFilters() });
+  const stateDir = path.join(work, `state-${label}`);
+  const newService = () => createSearchService({ port: vault, policy, store: new FsStateStore(stateDir), sqlWasm });
+
+  // Cold build, watching the event loop.
+  const h = monitorEventLoopDelay({ resolution: 1 });
+  let svc: SearchService = newService();
+  h.enable();
+  t = performance.now();
+  await svc.start();
+  await svc.waitForIdle(10 * 60_000);
+  const coldBuildMs = performance.now() - t;
+  h.disable();
+  const maxEventLoopBlockMs = h.max / 1e6;
+  log(`  cold build: ${coldBuildMs.toFixed(0)} ms (status ${svc.status().state}, ${svc.status().documents_indexed} docs), longest event-loop block ${maxEventLoopBlockMs.toFixed(1)} ms`);
+  gc();
+  const mem = process.memoryUsage();
+
+  // In-process search latency.
+  for (const q of queries.slice(0, 20)) svc.search(req(q));
+  const samples: number[] = [];
+  const ourTop = new Map<string, string[]>();
+  for (const q of queries) {
+    const s = performance.now();
+    const res = svc.search(req(q));
+    samples.push(performance.now() - s);
+    ourTop.set(q, res.hits.map((x) => x.path));
+  }
+  const search = latency(samples);
+  log(`  search in-process: p50 ${search.p50.toFixed(2)} ms, p99 ${search.p99.toFixed(2)} ms`);
+
+  // Write → searchable: append a unique word to a note through the port, poll until search finds it.
+  const writes: number[] = [];
+  const r = rng(5);
+  for (let i = 0; i < 15; i++) {
+    const p = notePaths[Math.floor(r() * notePaths.length)];
+    const word = `zqvbench${randomBytes(4).toString("hex").replace(/\d/g, "x")}`;
+    const s = performance.now();
+    await vault.process(p, (cur) => `${cur}\n\nMarker ${word}\n`);
+    for (;;) {
+      if (svc.search(req(word)).hits.some((x) => x.path === p)) break;
+      if (performance.now() - s > 10_000) break;
+      await sleep(1);
+    }
+    writes.push(performance.now() - s);
+  }
+  const writeToSearchable = latency(writes);
+  log(`  write → searchable: p50 ${writeToSearchable.p50.toFixed(0)} ms, max ${writeToSearchable.max.toFixed(0)} ms`);
+
+  await svc.close();
+  const indexBytes = dirBytes(stateDir);
+
+  // Warm start: reopen the persisted index and answer a first query.
+  gc();
+  svc = newService();
+  t = performance.now();
+  await svc.start();
+  let warmHits = svc.search(req(queries[0])).hits.length;
+  const warmStartMs = performance.now() - t;
+  await svc.waitForIdle(10 * 60_000);
+  const warmReconcileMs = performance.now() - t;
+  warmHits = Math.max(warmHits, svc.search(req(queries[0])).hits.length);
+  log(`  warm start → first answer: ${warmStartMs.toFixed(0)} ms (state ${svc.status().state}); reconcile done after ${warmReconcileMs.toFixed(0)} ms; index ${mb(indexBytes).toFixed(1)} MB`);
+  await svc.close();
+  void warmHits;
+
+  // Over MCP HTTP with the SDK client, as a real client would call it.
+  let http: Latency | null = null;
+  let httpNote: string | undefined;
+  if (args.http) {
+    try {
+      const token = randomBytes(24).toString("base64url");
+      const rt = await startRuntime({
+        port: vault,
+        host: "node",
+        listenPort: 0,
+        token: () => token,
+        allowedOrigins: [],
+        writeMode: false,
+        stateStore: new FsStateStore(stateDir),
+        sqlWasm,
+        version: "bench",
+      });
+      const client = new Client({ name: "vault-mcp-bench", version: "1.0.0" });
+      await client.connect(new StreamableHTTPClientTransport(new URL(rt.url), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
+      const tools = (await client.listTools()).tools.map((x) => x.name);
+      if (!tools.includes("search")) {
+        httpNote = "the server does not offer the search tool yet";
+      } else {
+        // Let the runtime's index finish loading/reconciling before timing.
+        const first = await client.callTool({ name: "search", arguments: { query: queries[0], wait_for_pending_writes: true } });
+        if (first.isError) {
+          httpNote = `search failed: ${JSON.stringify(first.content).slice(0, 200)}`;
+        } else {
+          for (let i = 0; i < 100 && (first._meta as { index_stale?: boolean } | undefined)?.index_stale; i++) {
+            const again = await client.callTool({ name: "search", arguments: { query: queries[0], wait_for_pending_writes: true } });
+            if (!(again._meta as { index_stale?: boolean } | undefined)?.index_stale) break;
+          }
+          const hs: number[] = [];
+          for (const q of queries.slice(0, Math.min(queries.length, 200))) {
+            const s = performance.now();
+            await client.callTool({ name: "search", arguments: { query: q } });
+            hs.push(performance.now() - s);
+          }
+          http = latency(hs);
+          log(`  search over MCP HTTP: p50 ${http.p50.toFixed(2)} ms, p99 ${http.p99.toFixed(2)} ms`);
+        }
+      }
+      await client.close();
+      await rt.close();
+    } catch (e) {
+      httpNote = `not measured: ${e instanceof Error ? e.message : String(e)}`;
+    }
+    if (httpNote) log(`  HTTP: ${httpNote}`);
+  }
+
+  // The FTS5 reference on the same chunks and tokens.
+  let fts5: SizeResult["fts5"] = null;
+  let agreement: SizeResult["agreement"] = null;
+  try {
+    const dbFile = path.join(work, `fts5-${label}.db`);
+    const w = FIELD_WEIGHTS;
+    const ref = new Fts5Reference((s) => tokenize(s), [w.title, w.aliases, w.headings, w.tags, w.body] as ColumnWeights, dbFile);
+    // Same work as our build: read, chunk (our chunker), tokenize (our tokenizer), then insert.
+    t = performance.now();
+    const rows: RefChunk[] = [];
+    for (const p of notePaths) {
+      const text = readFileSync(path.join(root, p), "utf8");
+      for (const c of chunkNote(p, text, vault.getMetadata(p))) {
+        rows.push(ref.tokenizeChunk({ path: p, title: c.title, aliases: c.aliases.join(" "), headings: c.headings.join(" "), tags: c.tags.join(" "), body: c.text }));
+      }
+    }
+    const prepMs = performance.now() - t;
+    t = performance.now();
+    ref.insert(rows);
+    const insertMs = performance.now() - t;
+    const buildMs = prepMs + insertMs;
+    const chunks = rows.length;
+    rows.length = 0;
+    for (const q of queries.slice(0, 20)) ref.search(q, 10);
+    const fs: number[] = [];
+    let top1 = 0;
+    let overlap = 0;
+    let compared = 0;
+    for (const q of queries) {
+      const s = performance.now();
+      const hits = ref.search(q, 10);
+      fs.push(performance.now() - s);
+      const ours = ourTop.get(q) ?? [];
+      if (hits.length && ours.length) {
+        compared++;
+        if (hits[0].path === ours[0]) top1++;
+        const set = new Set(ours);
+        overlap += hits.filter((x) => set.has(x.path)).length / Math.max(hits.length, ours.length);
+      }
+    }
+    ref.close();
+    fts5 = { buildMs, prepMs, insertMs, search: latency(fs), dbBytes: statSync(dbFile).size, chunks };
+    agreement = compared ? { top1: top1 / compared, overlap10: overlap / compared } : null;
+    log(`  FTS5 reference: build ${buildMs.toFixed(0)} ms = read+chunk+tokenize ${prepMs.toFixed(0)} + insert ${insertMs.toFixed(0)} (${chunks} chunks), search p50 ${fts5.search.p50.toFixed(2)} ms, p99 ${fts5.search.p99.toFixed(2)} ms`);
+  } catch (e) {
+    log(`  FTS5 reference not measured: ${e instanceof Error ? e.message : String(e)}`);
+  }
+
+  // Brute force: read every file for every query (few queries: it is slow by design).
+  const bq = queries.slice(0, notePaths.length > 20000 ? 3 : notePaths.length > 5000 ? 10 : 30);
+  const bs: number[] = [];
+  for (const q of bq) {
+    const s = performance.now();
+    bruteForceSearch(root, notePaths, q, 10);
+    bs.push(performance.now() - s);
+  }
+  const brute = { search: latency(bs) };
+  log(`  brute-force scan: p50 ${brute.search.p50.toFixed(1)} ms over ${bs.length} queries`);
+
+  await vault.close();
+  return {
+    label,
+    notes: notePaths.length,
+    megabytes,
+    ours: {
+      vaultOpenMs,
+      coldBuildMs,
+      maxEventLoopBlockMs,
+      warmStartMs,
+      warmReconcileMs,
+      search,
+      http,
+      httpNote,
+      writeToSearchable,
+      rssGrowthMB: mb(mem.rss - rss0),
+      heapUsedMB: mb(mem.heapUsed),
+      rssMB: mb(mem.rss),
+      indexBytes,
+    },
+    fts5,
+    brute,
+    agreement,
+  };
+}
+
+interface Target {
+  name: string;
+  limit: number;
+  unit: string;
+  value: (r: SizeResult) => number | null;
+}
+
+const TARGETS: Target[] = [
+  { name: "cold build", limit: 6000, unit: "ms", value: (r) => r.ours.coldBuildMs },
+  { name: "warm start → first answer", limit: 500, unit: "ms", value: (r) => r.ours.warmStartMs },
+  { name: "search p50 (in-process)", limit: 2, unit: "ms", value: (r) => r.ours.search.p50 },
+  { name: "search p99 (in-process)", limit: 15, unit: "ms", value: (r) => r.ours.search.p99 },
+  { name: "search p50 (MCP HTTP)", limit: 5, unit: "ms", value: (r) => r.ours.http?.p50 ?? null },
+  { name: "write → searchable (max)", limit: 100, unit: "ms", value: (r) => r.ours.writeToSearchable.max },
+  { name: "longest event-loop block during build", limit: 50, unit: "ms", value: (r) => r.ours.maxEventLoopBlockMs },
+  { name: "RSS growth", limit: 250, unit: "MB", value: (r) => r.ours.rssGrowthMB },
+];
+
+function f(n: number | null | undefined, digits = 1): string {
+  return n === null || n === undefined || !Number.isFinite(n) ? "n/a" : n.toFixed(digits);
+}
+
+function ratio(a: number | null | undefined, b: number | null | undefined): string {
+  return a && b && Number.isFinite(a) && Number.isFinite(b) ? `${(a / b).toFixed(2)}×` : "n/a";
+}
+
+function table(results: SizeResult[], mainJsBytes: number | null): string {
+  const cols = results.map((r) => `${r.label} (${r.notes} notes, ${r.megabytes.toFixed(1)} MB)`);
+  const rows: [string, (r: SizeResult) => string][] = [
+    ["vault open: list + parse (ms)", (r) => f(r.ours.vaultOpenMs, 0)],
+    ["cold build (ms)", (r) => f(r.ours.coldBuildMs, 0)],
+    ["FTS5 build, same chunks (ms)", (r) => f(r.fts5?.buildMs, 0)],
+    ["  of which read + chunk + tokenize / FTS5 insert (ms)", (r) => (r.fts5 ? `${f(r.fts5.prepMs, 0)} / ${f(r.fts5.insertMs, 0)}` : "n/a")],
+    ["cold build vs FTS5", (r) => ratio(r.ours.coldBuildMs, r.fts5?.buildMs)],
+    ["warm start → first answer (ms)", (r) => f(r.ours.warmStartMs, 0)],
+    ["warm start → reconciled (ms)", (r) => f(r.ours.warmReconcileMs, 0)],
+    ["search p50 / p99 (ms)", (r) => `${f(r.ours.search.p50, 2)} / ${f(r.ours.search.p99, 2)}`],
+    ["FTS5 search p50 / p99 (ms)", (r) => (r.fts5 ? `${f(r.fts5.search.p50, 2)} / ${f(r.fts5.search.p99, 2)}` : "n/a")],
+    ["search p50 / p99 vs FTS5", (r) => `${ratio(r.ours.search.p50, r.fts5?.search.p50)} / ${ratio(r.ours.search.p99, r.fts5?.search.p99)}`],
+    ["brute-force scan p50 (ms)", (r) => f(r.brute?.search.p50, 1)],
+    ["brute force vs FTS5 (p50)", (r) => ratio(r.brute?.search.p50, r.fts5?.search.p50)],
+    ["search over MCP HTTP p50 / p99 (ms)", (r) => (r.ours.http ? `${f(r.ours.http.p50, 2)} / ${f(r.ours.http.p99, 2)}` : (r.ours.httpNote ?? "n/a"))],
+    ["write → searchable p50 / max (ms)", (r) => `${f(r.ours.writeToSearchable.p50, 0)} / ${f(r.ours.writeToSearchable.max, 0)}`],
+    ["longest event-loop block in build (ms)", (r) => f(r.ours.maxEventLoopBlockMs, 1)],
+    ["RSS growth / RSS / heap used (MB)", (r) => `${f(r.ours.rssGrowthMB, 0)} / ${f(r.ours.rssMB, 0)} / ${f(r.ours.heapUsedMB, 0)}`],
+    ["index on disk (MB)", (r) => f(mb(r.ours.indexBytes), 1)],
+    ["FTS5 db on disk (MB)", (r) => f(r.fts5 ? mb(r.fts5.dbBytes) : null, 1)],
+    ["ranking vs FTS5: same top-1 / top-10 overlap", (r) => (r.agreement ? `${(r.agreement.top1 * 100).toFixed(0)}% / ${(r.agreement.overlap10 * 100).toFixed(0)}%` : "n/a")],
+  ];
+  const out: string[] = [];
+  out.push(`| metric | ${cols.join(" | ")} |`, `|---|${cols.map(() => "---").join("|")}|`);
+  for (const [name, fn] of rows) out.push(`| ${name} | ${results.map(fn).join(" | ")} |`);
+  out.push("", `main.js: ${mainJsBytes === null ? "not built" : `${(mainJsBytes / 1024).toFixed(0)} KB`}`);
+  return out.join("\n");
+}
+
+function verdicts(results: SizeResult[]): { lines: string[]; checks: { target: string; limit: number; value: number | null; pass: boolean | null }[] } {
+  const at = results.find((r) => r.label === "10k") ?? null;
+  const lines: string[] = [];
+  const checks: { target: string; limit: number; value: number | null; pass: boolean | null }[] = [];
+  if (!at) {
+    lines.push("(No 10k-note run: targets are defined at 10k notes; run with --sizes including 10000.)");
+    return { lines, checks };
+  }
+  lines.push("Targets at 10k notes:", "");
+  for (const t of TARGETS) {
+    const v = t.value(at);
+    const pass = v === null ? null : v <= t.limit;
+    checks.push({ target: t.name, limit: t.limit, value: v, pass });
+    lines.push(`- ${pass === null ? "SKIP" : pass ? "PASS" : "FAIL"} ${t.name}: ${f(v, t.unit === "ms" && t.limit < 10 ? 2 : 0)} ${t.unit} (target ≤ ${t.limit} ${t.unit})`);
+  }
+  return { lines, checks };
+}
+
+async function main(): Promise<void> {
+  const args = parseArgs(process.argv.slice(2));
+  if (!(globalThis as { gc?: unknown }).gc) log("(run with node --expose-gc for stable memory numbers)");
+  const work = mkdtempSync(path.join(tmpdir(), "vault-mcp-bench-"));
+  const results: SizeResult[] = [];
+  const started = performance.now();
+  try {
+    for (const n of [...args.sizes].sort((a, b) => a - b)) {
+      const label = n % 1000 === 0 ? `${n / 1000}k` : String(n);
+      const t = performance.now();
+      const v = generateVault(path.join(work, `vault-${label}`), n, 42);
+      log(`generated ${n} notes (${mb(v.bytes).toFixed(1)} MB, ${(v.bytes / n).toFixed(0)} B/note) in ${(performance.now() - t).toFixed(0)} ms`);
+      results.push(await measure(label, v.root, makeQueries(v, args.queries), args, work));
+      if (!args.keep) rmSync(v.root, { recursive: true, force: true });
+    }
+    if (args.vault) {
+      const vault = await FsVault.open(args.vault, { watch: false });
+      const paths = vault
+        .listFiles()
+        .filter((x) => isNotePath(x.path) && !x.path.startsWith("."))
+        .map((x) => x.path);
+      await vault.close();
+      // Work on a copy: the write test appends to notes.
+      const copy = path.join(work, "vault-copy");
+      copyTree(args.vault, copy);
+      results.push(await measure(path.basename(args.vault), copy, queriesFromFolder(copy, paths, args.queries), args, work));
+    }
+  } finally {
+    if (!args.keep) rmSync(work, { recursive: true, force: true });
+    else log(`kept ${work}`);
+  }
+
+  const mainJs = path.resolve("main.js");
+  const mainJsBytes = existsSync(mainJs) ? statSync(mainJs).size : null;
+  const md = table(results, mainJsBytes);
+  const v = verdicts(results);
+  const totalS = (performance.now() - started) / 1000;
+  process.stdout.write(`\n${md}\n\n${v.lines.join("\n")}\n\nNode ${process.version}, ${process.platform}/${process.arch}, ${cpus().length} CPUs, load average ${loadavg()[0].toFixed(1)} at the end; bench took ${totalS.toFixed(0)} s.\n`);
+
+  mkdirSync(args.out, { recursive: true });
+  const json = { date: new Date().toISOString(), node: process.version, cpus: cpus().length, loadAverage: loadavg(), platform: `${process.platform}/${process.arch}`, seconds: totalS, mainJsBytes, results, targets: v.checks };
+  writeFileSync(path.join(args.out, "bench.json"), JSON.stringify(json, null, 2));
+  const synthetic = results.filter((r) => /^\d+k?$/.test(r.label));
+  const svg = scalingSvg(
+    [
+      {
+        title: "Search latency p50",
+        unit: "ms",
+        series: [
+          { name: "ours (in-process)", color: "#7b3fe4", points: synthetic.map((r) => [r.notes, r.ours.search.p50]) },
+          { name: "ours (MCP HTTP)", color: "#b48ef0", points: synthetic.filter((r) => r.ours.http).map((r) => [r.notes, r.ours.http!.p50]) },
+          { name: "SQLite FTS5 (native)", color: "#1f8a4c", points: synthetic.filter((r) => r.fts5).map((r) => [r.notes, r.fts5!.search.p50]) },
+          { name: "brute-force scan", color: "#d9480f", points: synthetic.filter((r) => r.brute).map((r) => [r.notes, r.brute!.search.p50]) },
+        ],
+      },
+      {
+        title: "Search latency p99",
+        unit: "ms",
+        series: [
+          { name: "ours (in-process)", color: "#7b3fe4", points: synthetic.map((r) => [r.notes, r.ours.search.p99]) },
+          { name: "SQLite FTS5 (native)", color: "#1f8a4c", points: synthetic.filter((r) => r.fts5).map((r) => [r.notes, r.fts5!.search.p99]) },
+        ],
+      },
+      {
+        title: "Build time",
+        unit: "ms",
+        series: [
+          { name: "ours: cold build", color: "#7b3fe4", points: synthetic.map((r) => [r.notes, r.ours.coldBuildMs]) },
+          { name: "ours: warm start", color: "#b48ef0", points: synthetic.map((r) => [r.notes, r.ours.warmStartMs]) },
+          { name: "SQLite FTS5 build", color: "#1f8a4c", points: synthetic.filter((r) => r.fts5).map((r) => [r.notes, r.fts5!.buildMs]) },
+        ],
+      },
+    ],
+    `vault-mcp bench ${json.date.slice(0, 10)} · Node ${process.version} · synthetic vaults ~2.4 KB/note · same chunks and queries for every engine`,
+  );
+  writeFileSync(path.join(args.out, "scaling.svg"), svg);
+  log(`wrote ${path.join(args.out, "bench.json")} and ${path.join(args.out, "scaling.svg")}`);
+}
+
+function copyTree(from: string, to: string): void {
+  mkdirSync(to, { recursive: true });
+  for (const e of readdirSync(from, { withFileTypes: true })) {
+    const a = path.join(from, e.name);
+    const b = path.join(to, e.name);
+    if (e.isDirectory()) copyTree(a, b);
+    else if (e.isFile()) writeFileSync(b, readFileSync(a));
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (e: unknown) => {
+    process.stderr.write(`bench failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
+    process.exit(1);
+  },
+);
