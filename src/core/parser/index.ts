@@ -13,7 +13,8 @@
  *   `obsidian:`…) are external and not links.
  * - Tags: `#` at the start of the content or after whitespace, then letters/digits/`-`/`_`/`/`/any
  *   non-punctuation Unicode; not all digits.
- * - Block ids: ` ^id` ending the last line of a paragraph or a list item, or `^id` alone on a line
+ * - Block ids: ` ^id` (or `]]^id` right after an embed, as help-en uses) ending the last line of a
+ *   paragraph or a list item, or `^id` alone on a line
  *   right after a block (or after one blank line). Ids are Latin letters, digits and `-`.
  *   `position` covers the block, from its first line to the end of the line holding the id.
  * Positions are 0-based line/col/offset in UTF-16 units into `text` as given (a BOM counts as one unit).
@@ -343,7 +344,7 @@ class BodyParser {
     while (e > ls && isSpaceOrTab(s.charCodeAt(e - 1))) e--;
     let i = e;
     while (i > ls && isBlockIdChar(s.charCodeAt(i - 1))) i--;
-    if (i < e && i - 2 >= ls && s.charCodeAt(i - 1) === 94 && isWhitespace(s.charCodeAt(i - 2))) {
+    if (i < e && i - 2 >= ls && s.charCodeAt(i - 1) === 94 && (isWhitespace(s.charCodeAt(i - 2)) || s.charCodeAt(i - 2) === 93)) {
       b.pendingId = s.slice(i, e);
       b.pendingEnd = this.loc(le);
     } else {
