@@ -63,9 +63,9 @@ export class Fts5Reference {
 
   /** Tokenizes and inserts every chunk. */
   build(chunks: Iterable<RefChunk>): void {
-    const self = this;
+    const tokenizeChunk = (c: RefChunk) => this.tokenizeChunk(c);
     function* rows(): Generator<RefChunk> {
-      for (const c of chunks) yield self.tokenizeChunk(c);
+      for (const c of chunks) yield tokenizeChunk(c);
     }
     this.insert(rows());
   }
