@@ -228,7 +228,7 @@ export class LinkGraph {
 
   private addBack(l: GraphLink): void {
     let sources = this.back.get(l.target!);
-    if (!sources) this.back.set(l.target!, (sources = new Map()));
+    if (!sources) this.back.set(l.target!, (sources = new Map<string, GraphLink[]>()));
     const list = sources.get(l.source);
     if (list) list.push(l);
     else sources.set(l.source, [l]);

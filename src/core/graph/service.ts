@@ -551,7 +551,7 @@ class GraphServiceImpl implements GraphService {
     const path = this.file(input);
     const st = this.port.stat(path)!;
     const meta = this.port.getMetadata(path);
-    const fm = (meta?.frontmatter as Record<string, unknown> | undefined) ?? {};
+    const fm = meta?.frontmatter ?? {};
     const tags = new Map<string, string>();
     for (const t of [...frontmatterTags(fm), ...(meta?.tags ?? []).map((t) => t.tag)]) if (!tags.has(t.toLowerCase())) tags.set(t.toLowerCase(), t);
     const headings = meta?.headings ?? [];
