@@ -101,7 +101,7 @@ export class ServerController {
     } catch (e) {
       await vault.close();
       const message = startErrorMessage(e, settings.port);
-      console.error("[vault-mcp]", e);
+      if (!isPortInUse(e)) console.error("[vault-mcp] the server did not start", e);
       new Notice(message, 10000);
       this.setState({ kind: "error", message });
     }
@@ -130,9 +130,13 @@ function log(level: LogLevel, message: string): void {
 
 /** One clear sentence for the notice and the status. */
 export function startErrorMessage(e: unknown, port: number): string {
-  if (e instanceof PortInUseError || (e instanceof Error && e.name === "PortInUseError")) {
+  if (isPortInUse(e)) {
     return `Vault MCP could not start: port ${port} is already in use by another program or another vault. Choose another port in Settings → Vault MCP.`;
   }
   const detail = e instanceof Error ? e.message : String(e);
   return `Vault MCP could not start its server: ${detail}`;
+}
+
+function isPortInUse(e: unknown): boolean {
+  return e instanceof PortInUseError || (e instanceof Error && e.name === "PortInUseError");
 }

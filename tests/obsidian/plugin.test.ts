@@ -1,0 +1,264 @@
+/**
+ * The built plugin (`main.js`, produced by `npm test` / `npm run build` before jest) loaded under Node
+ * with the Obsidian stand-in: lifecycle, settings, status bar, commands, and a real MCP client talking
+ * to the server it starts.
+ */
+import * as fs from "node:fs";
+import * as net from "node:net";
+import * as os from "node:os";
+import * as path from "node:path";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { clipboard, createTestApp, Notice, settingsIn, type App, type ButtonComponent, type Plugin, type TextComponent } from "../stand-in/obsidian";
+
+const MAIN_JS = path.resolve(__dirname, "../../main.js");
+if (!fs.existsSync(MAIN_JS)) throw new Error("main.js is missing: run `npm run build` (npm test does it) before these tests.");
+
+interface VaultMcpPlugin extends Plugin {
+  settings: {
+    version: number;
+    enabled: boolean;
+    port: number;
+    token: string;
+    writeMode: boolean;
+    allowedOrigins: string[];
+    hiddenFolders: string[];
+    protectedFolders: string[];
+  };
+  shutdown(): Promise<void>;
+}
+
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- the built bundle is CommonJS; jest maps its `obsidian` import to the stand-in
+const PluginClass = (require(MAIN_JS) as { default: new (app: App, manifest: object) => VaultMcpPlugin }).default;
+
+const roots: string[] = [];
+const plugins: VaultMcpPlugin[] = [];
+const blockers: net.Server[] = [];
+
+function makeVault(files: Record<string, string>, data?: unknown): string {
+  const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "vault-mcp-plugin-")));
+  roots.push(root);
+  for (const [rel, text] of Object.entries(files)) {
+    fs.mkdirSync(path.dirname(path.join(root, rel)), { recursive: true });
+    fs.writeFileSync(path.join(root, rel), text);
+  }
+  fs.mkdirSync(path.join(root, ".obsidian/plugins/vault-mcp"), { recursive: true });
+  if (data !== undefined) fs.writeFileSync(dataPath(root), JSON.stringify(data));
+  return root;
+}
+
+const dataPath = (root: string) => path.join(root, ".obsidian/plugins/vault-mcp/data.json");
+const readData = (root: string) => JSON.parse(fs.readFileSync(dataPath(root), "utf8"));
+
+function listen(port: number): Promise<net.Server> {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.once("error", reject);
+    s.listen(port, "127.0.0.1", () => resolve(s));
+  });
+}
+
+function closeServer(s: net.Server): Promise<void> {
+  return new Promise((resolve) => s.close(() => resolve()));
+}
+
+async function freePort(): Promise<number> {
+  const s = await listen(0);
+  const port = (s.address() as net.AddressInfo).port;
+  await closeServer(s);
+  return port;
+}
+
+async function portIsFree(port: number): Promise<boolean> {
+  try {
+    await closeServer(await listen(port));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function until(check: () => boolean, what: string, ms = 10000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+async function loadPlugin(root: string): Promise<{ app: App; plugin: VaultMcpPlugin; status: () => string }> {
+  const { app, createPlugin } = createTestApp(root);
+  const plugin = createPlugin(PluginClass, { id: "vault-mcp", version: "0.1.0" });
+  plugins.push(plugin);
+  await plugin.load();
+  const status = () => plugin.statusBarItems[0]?.getText() ?? "";
+  return { app, plugin, status };
+}
+
+async function connect(port: number, token: string): Promise<Client> {
+  const client = new Client({ name: "plugin-test", version: "1.0.0" });
+  const transport = new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`), {
+    requestInit: { headers: { Authorization: `Bearer ${token}` } },
+  });
+  await client.connect(transport);
+  return client;
+}
+
+function textOf(result: unknown): string {
+  const content = (result as { content?: { type: string; text?: string }[] }).content ?? [];
+  return content.map((c) => c.text ?? "").join("\n");
+}
+
+beforeEach(() => {
+  Notice.messages.length = 0;
+});
+
+afterEach(async () => {
+  for (const p of plugins.splice(0)) {
+    p.unload();
+    await p.shutdown();
+  }
+  for (const b of blockers.splice(0)) await closeServer(b);
+  for (const r of roots.splice(0)) fs.rmSync(r, { recursive: true, force: true });
+});
+
+describe("the built plugin under the Obsidian stand-in", () => {
+  test("starts on layout ready, serves a real MCP client, stops on unload and frees the port", async () => {
+    const port = await freePort();
+    const root = makeVault(
+      { "Welcome.md": "# Welcome\n\nSee [[Other]] for more.\n", "Folder/Other.md": "Other note\n" },
+      { port },
+    );
+    const { app, plugin, status } = await loadPlugin(root);
+
+    // Lifecycle: the server waits for the layout; commands and the settings tab exist at once.
+    expect(plugin.commands.map((c) => c.id).sort()).toEqual(
+      ["vault-mcp:copy-client-configuration", "vault-mcp:copy-server-url", "vault-mcp:restart-server"].sort(),
+    );
+    expect(plugin.commands.map((c) => c.name)).toContain("Copy MCP server URL");
+    expect(plugin.settingTabs).toHaveLength(1);
+    await until(() => status() === `MCP: listening on :${port}`, "the server to listen");
+
+    const token = plugin.settings.token;
+    expect(token).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(readData(root).token).toBe(token);
+
+    const client = await connect(port, token);
+    try {
+      const tools = (await client.listTools()).tools.map((t) => t.name);
+      expect(tools).toContain("read");
+      const result = await client.callTool({ name: "read", arguments: { path: "Welcome.md" } });
+      expect(result.isError).toBeFalsy();
+      expect(textOf(result)).toContain("See [[Other]] for more.");
+    } finally {
+      await client.close();
+    }
+
+    // A wrong token is refused.
+    await expect(connect(port, "not-the-token-not-the-token-not-the-token")).rejects.toThrow();
+
+    // Commands copy what a user needs.
+    expect(app.commands.executeCommandById("vault-mcp:copy-server-url")).toBe(true);
+    await until(() => clipboard.text === `http://127.0.0.1:${port}/mcp`, "the URL on the clipboard");
+    app.commands.executeCommandById("vault-mcp:copy-client-configuration");
+    await until(() => clipboard.text.includes(token) && clipboard.text.includes(`127.0.0.1:${port}`), "the client configuration on the clipboard");
+
+    expect(app.vault.listenerCount("create")).toBeGreaterThan(0);
+    plugin.unload();
+    await plugin.shutdown();
+    expect(status()).toBe("MCP: stopped");
+    expect(await portIsFree(port)).toBe(true);
+    // Every event registration went through the plugin and is gone.
+    for (const name of ["create", "modify", "delete", "rename"]) expect(app.vault.listenerCount(name)).toBe(0);
+    expect(app.metadataCache.listenerCount("changed")).toBe(0);
+    expect(app.commands.commands["vault-mcp:restart-server"]).toBeUndefined();
+  });
+
+  test("Regenerate in the settings tab takes effect at once; invalid ports are not saved", async () => {
+    const port = await freePort();
+    const root = makeVault({ "A.md": "alpha\n" }, { port });
+    const { plugin, status } = await loadPlugin(root);
+    await until(() => status() === `MCP: listening on :${port}`, "the server to listen");
+    const oldToken = plugin.settings.token;
+
+    const tab = plugin.settingTabs[0];
+    tab.display();
+    const settings = settingsIn(tab.containerEl);
+    const names = settings.map((s) => s.nameEl.getText());
+    expect(names).toEqual(expect.arrayContaining(["Server", "Port", "Access token", "Write mode", "Hidden folders", "Protected folders", "Allowed origins", "Connect a client"]));
+    expect(settings.filter((s) => s.isHeading).map((s) => s.nameEl.getText())).toEqual(["Server", "Access", "Connect a client"]);
+    // The token is masked everywhere in the tab.
+    expect(tab.containerEl.getText()).not.toContain(oldToken);
+
+    const tokenSetting = settings.find((s) => s.nameEl.getText() === "Access token")!;
+    const [copy, regenerate] = tokenSetting.components as ButtonComponent[];
+    await copy.click();
+    expect(clipboard.text).toBe(oldToken);
+    await regenerate.click();
+    const newToken = plugin.settings.token;
+    expect(newToken).not.toBe(oldToken);
+    expect(readData(root).token).toBe(newToken);
+    await expect(connect(port, oldToken)).rejects.toThrow();
+    const client = await connect(port, newToken);
+    await client.close();
+    expect(status()).toBe(`MCP: listening on :${port}`);
+
+    const portSetting = settingsIn(tab.containerEl).find((s) => s.nameEl.getText() === "Port")!;
+    await (portSetting.components[0] as TextComponent).simulateChange("80");
+    expect(plugin.settings.port).toBe(port);
+    expect(readData(root).port).toBe(port);
+    expect(portSetting.descEl.getText()).toContain("1024 to 65535");
+  });
+
+  test("a port already in use gives a notice and the error status, without throwing", async () => {
+    const port = await freePort();
+    blockers.push(await listen(port));
+    const root = makeVault({ "A.md": "alpha\n" }, { port });
+    const { app, status } = await loadPlugin(root);
+    await until(() => status() === "MCP: error", "the error status");
+    expect(Notice.messages.some((m) => m.includes(`port ${port} is already in use`))).toBe(true);
+
+    // Once the port is free again, "Restart server" recovers.
+    await closeServer(blockers.pop()!);
+    app.commands.executeCommandById("vault-mcp:restart-server");
+    await until(() => status() === `MCP: listening on :${port}`, "the server to listen after restart");
+  });
+
+  test("first run generates a token and saves it; the next load keeps it", async () => {
+    const root = makeVault({ "A.md": "alpha\n" });
+    const first = await loadPlugin(root);
+    const token = first.plugin.settings.token;
+    expect(token).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(readData(root)).toMatchObject({ version: 1, token, port: 28765, enabled: true, writeMode: false });
+    // Do not actually start on the default port here.
+    first.plugin.unload();
+    await first.plugin.shutdown();
+    plugins.splice(plugins.indexOf(first.plugin), 1);
+
+    const second = await loadPlugin(root);
+    expect(second.plugin.settings.token).toBe(token);
+    second.plugin.unload();
+    await second.plugin.shutdown();
+  });
+
+  test("settings from an older, partial data.json are migrated and saved", async () => {
+    const root = makeVault(
+      { "A.md": "alpha\n" },
+      { enabled: false, port: "31999", writeMode: "true", hiddenFolders: "Private\n  Journal/ \n\nPrivate", allowedOrigins: ["https://a.example/"], obsolete: 1 },
+    );
+    const { plugin, status } = await loadPlugin(root);
+    expect(plugin.settings).toMatchObject({
+      version: 1,
+      enabled: false,
+      port: 31999,
+      writeMode: true,
+      hiddenFolders: ["Private", "Journal"],
+      protectedFolders: [],
+      allowedOrigins: ["https://a.example"],
+    });
+    const saved = readData(root);
+    expect(saved).toEqual(plugin.settings);
+    expect(saved.obsolete).toBeUndefined();
+    await until(() => status() === "MCP: stopped", "the stopped status (server disabled)");
+  });
+});
