@@ -291,7 +291,7 @@ class WriteServiceImpl implements WriteService {
       const fold = (s: string) => (crlfMode ? s.replace(/\r\n/g, "\n") : s);
       let newText = fold(req.new_text);
       const starts = lineStarts(working);
-      const lineCount = starts.length;
+      const lineCount = working.endsWith("\n") ? starts.length - 1 : starts.length;
       let from = 0;
       let to = working.length;
       let ls = 1;
@@ -306,7 +306,7 @@ class WriteServiceImpl implements WriteService {
           );
         }
         from = starts[ls - 1];
-        to = le < lineCount ? starts[le] - 1 : working.length;
+        to = le < starts.length ? starts[le] - 1 : working.length;
       }
       const replacements: Array<{ start: number; end: number }> = [];
       let matchType: EditResult["match_type"] = "lines";
