@@ -19,6 +19,8 @@ function fixture(): Record<string, string | Uint8Array> {
     ".trash/Deleted.md": "deleted note",
     "Excluded/Hidden by Obsidian.md": "excluded",
     "Private/Diary.md": "private diary",
+    "Big.md": "# Big\n\n" + "lorem ipsum dolor sit amet\n".repeat(12_000) + "## Tail\n\nthe end\n",
+    "Guide.md": "---\ntags: [guide]\n---\n# Guide\n\nIntro.\n\n## Setup\n\n### Install\n\nRun it.\n\n## Usage\n\nUse it.\n",
   };
 }
 
@@ -62,33 +64,37 @@ describe("headless server end to end (real client, real HTTP, temp vault)", () =
 
   test("stats counts what is visible and states capabilities", async () => {
     const s = await ok(client, "stats");
-    expect(s.notes).toBe(5); // Home, Plan, Old plan, Ada, CRLF note — not hidden, excluded, dot, or outside
+    expect(s.notes).toBe(7); // Home, Plan, Old plan, Ada, CRLF note, Big, Guide — not hidden, excluded, dot, or outside
     expect(s.attachments).toBe(1);
     expect(s.folders).toBe(4); // Projects, Projects/Archive, People, Attachments
     expect(s.links).toBeGreaterThanOrEqual(4);
     expect(s.unresolved_links).toBe(1);
-    expect(s.tags).toBe(2); // #start, #work/planning
+    expect(s.tags).toBe(3); // #start, #work/planning, #guide
     expect(s.capabilities).toMatchObject({ write_mode: false, host: "node" });
   });
 
   test("list_documents filters by folder and glob, pages with a cursor, and never shows hidden files", async () => {
     const all = await ok(client, "list_documents", { include_attachments: true, limit: 1000 });
     const paths = all.items.map((i: { path: string }) => i.path);
-    expect(paths).toEqual(["Attachments/diagram.png", "CRLF note.md", "Home.md", "People/Ada.md", "Projects/Archive/Old plan.md", "Projects/Plan.md"]);
+    expect(paths).toEqual(["Attachments/diagram.png", "Big.md", "CRLF note.md", "Guide.md", "Home.md", "People/Ada.md", "Projects/Archive/Old plan.md", "Projects/Plan.md"]);
     expect(all.items[0]).toMatchObject({ kind: "attachment", title: "diagram.png", size: PNG.length });
     const notes = await ok(client, "list_documents", { folder: "Projects" });
     expect(notes.items.map((i: { path: string }) => i.path)).toEqual(["Projects/Archive/Old plan.md", "Projects/Plan.md"]);
     const glob = await ok(client, "list_documents", { pattern: "**/P*.md" });
     expect(glob.items.map((i: { path: string }) => i.path)).toEqual(["Projects/Plan.md"]);
-    const p1 = await ok(client, "list_documents", { limit: 2 });
-    expect(p1.items).toHaveLength(2);
-    expect(p1.total).toBe(5);
-    const p2 = await ok(client, "list_documents", { limit: 2, cursor: p1.next_cursor });
-    const p3 = await ok(client, "list_documents", { limit: 2, cursor: p2.next_cursor });
-    expect(p3.next_cursor).toBeUndefined();
-    expect([...p1.items, ...p2.items, ...p3.items].map((i: { path: string }) => i.path)).toEqual(
-      ["CRLF note.md", "Home.md", "People/Ada.md", "Projects/Archive/Old plan.md", "Projects/Plan.md"],
-    );
+    const pages: string[] = [];
+    let cursor: string | undefined;
+    let calls = 0;
+    do {
+      const page = await ok(client, "list_documents", { limit: 3, ...(cursor ? { cursor } : {}) });
+      expect(page.items.length).toBeLessThanOrEqual(3);
+      expect(page.total).toBe(7);
+      pages.push(...page.items.map((i: { path: string }) => i.path));
+      cursor = page.next_cursor;
+      calls++;
+    } while (cursor);
+    expect(calls).toBe(3);
+    expect(pages).toEqual(["Big.md", "CRLF note.md", "Guide.md", "Home.md", "People/Ada.md", "Projects/Archive/Old plan.md", "Projects/Plan.md"]);
     expect(await fails(client, "list_documents", { cursor: "garbage" })).toMatch(/cursor/);
     expect(await fails(client, "list_documents", { folder: "Private" })).toMatch(/No folder "Private"/);
     expect(await fails(client, "list_documents", { folder: "../.." })).toMatch(/leaves the vault/);
@@ -114,7 +120,32 @@ describe("headless server end to end (real client, real HTTP, temp vault)", () =
   test("read fails clearly on missing notes, folders and attachments", async () => {
     expect(await fails(client, "read", { path: "Nope.md" })).toMatch(/No note or file at "Nope.md".*find_notes/);
     expect(await fails(client, "read", { path: "Projects" })).toMatch(/is a folder/);
-    expect(await fails(client, "read", { path: "Attachments/diagram.png" })).toMatch(/attachment/);
+  });
+
+  test("read returns an attachment's mime type, size and bytes", async () => {
+    const r = await ok(client, "read", { path: "Attachments/diagram.png" });
+    expect(r).toMatchObject({ kind: "attachment", mime_type: "image/png", size: PNG.length, title: "diagram.png", folder: "Attachments" });
+    expect(Buffer.from(r.base64, "base64")).toEqual(Buffer.from(PNG));
+  });
+
+  test("read with section returns one section with its line range; a miss lists the headings", async () => {
+    const r = await ok(client, "read", { path: "Guide.md", section: "setup" });
+    expect(r.section).toEqual({ heading: "Setup", line_start: 8, line_end: 12 });
+    expect(r.body).toBe("## Setup\n\n### Install\n\nRun it.");
+    const nested = await ok(client, "read", { path: "Guide.md", section: "Setup > Install", with_line_numbers: true });
+    expect(nested.body).toBe("10| ### Install\n11| \n12| Run it.");
+    expect(await fails(client, "read", { path: "Guide.md", section: "Nope" })).toMatch(/Setup/);
+  });
+
+  test("read with_line_numbers numbers the body with file line numbers", async () => {
+    const r = await ok(client, "read", { path: "Guide.md", with_line_numbers: true });
+    expect(r.body.split("\n")[0]).toBe("4| # Guide");
+  });
+
+  test("a note over the size cap is refused with a hint to read a section, which works", async () => {
+    expect(await fails(client, "read", { path: "Big.md" })).toMatch(/over the 256 KB cap; read a part with section/);
+    const tail = await ok(client, "read", { path: "Big.md", section: "Tail" });
+    expect(tail.body).toBe("## Tail\n\nthe end");
   });
 
   const tricks: Array<[string, RegExp]> = [

@@ -5,6 +5,9 @@ import { frontmatterAliases, frontmatterTags } from "../metadata";
 import { isUnder, normalizeVaultPath } from "../paths";
 import type { AccessPolicy } from "../policy";
 import { splitFrontmatter } from "../frontmatter";
+import { extractSection } from "../lookup/section";
+import { readAttachment, type AttachmentRead } from "../read/attachment";
+import { bodyWithLineNumbers, DEFAULT_ATTACHMENT_CAP_BYTES, DEFAULT_NOTE_CAP_BYTES, sizeCapError, withLineNumbers } from "../read/format";
 import { basenameOf, isNotePath, parentOf, type VaultFile, type VaultPort } from "../vault";
 
 export interface DocumentEntry {
@@ -17,13 +20,29 @@ export interface DocumentEntry {
 
 export interface ReadResult {
   path: string;
+  kind: "note";
   title: string;
   folder: string;
   frontmatter: Record<string, unknown>;
+  /** The body after the frontmatter — or only the requested section — optionally with `N| ` line numbers. */
   body: string;
+  /** Set when a section was asked for: which heading, and its line range in the file. */
+  section?: { heading: string; line_start: number; line_end: number };
   modified_at: string;
   size: number;
   etag: string;
+}
+
+export interface ReadOptions {
+  section?: string;
+  withLineNumbers?: boolean;
+}
+
+export interface ReadLimits {
+  /** Largest note returned whole (a section of a larger one can still be read). */
+  maxNoteBytes: number;
+  /** Largest attachment returned as base64. */
+  maxAttachmentBytes: number;
 }
 
 export interface ListOptions {
@@ -39,6 +58,7 @@ export class VaultService {
   constructor(
     readonly port: VaultPort,
     readonly policy: AccessPolicy,
+    readonly limits: ReadLimits = { maxNoteBytes: DEFAULT_NOTE_CAP_BYTES, maxAttachmentBytes: DEFAULT_ATTACHMENT_CAP_BYTES },
   ) {}
 
   /** Every visible file, sorted by path. */
@@ -107,24 +127,48 @@ export class VaultService {
     };
   }
 
-  async read(input: unknown): Promise<ReadResult> {
+  /** Reads a note (whole, or one section), or an attachment (mime type, size, base64 under its cap). */
+  async readAny(input: unknown, opts: ReadOptions = {}): Promise<ReadResult | (AttachmentRead & { kind: "attachment"; title: string; folder: string })> {
     const file = this.requireFile(input);
     if (!isNotePath(file.path)) {
-      throw new VaultError("invalid_argument", `"${file.path}" is an attachment, not a note; read returns notes only.`);
+      const a = await readAttachment(this.port, file, this.limits.maxAttachmentBytes);
+      return { ...a, kind: "attachment", title: file.path.slice(file.path.lastIndexOf("/") + 1), folder: parentOf(file.path) };
+    }
+    return this.read(file.path, opts);
+  }
+
+  /** Reads a note, whole or one section; attachments are refused. */
+  async read(input: unknown, opts: ReadOptions = {}): Promise<ReadResult> {
+    const file = this.requireFile(input);
+    if (!isNotePath(file.path)) {
+      throw new VaultError("invalid_argument", `"${file.path}" is an attachment, not a note; use read to get its bytes.`);
+    }
+    if (opts.section === undefined && file.size > this.limits.maxNoteBytes) {
+      throw sizeCapError(file.path, file.size, this.limits.maxNoteBytes);
     }
     const text = await this.port.read(file.path);
     const meta = this.port.getMetadata(file.path);
-    const split = splitFrontmatter(text);
-    return {
+    const base = {
       path: file.path,
+      kind: "note" as const,
       title: basenameOf(file.path),
       folder: parentOf(file.path),
       frontmatter: (meta?.frontmatter as Record<string, unknown> | undefined) ?? {},
-      body: text.slice(split.bodyOffset).replace(/^\uFEFF/, ""),
       modified_at: new Date(file.mtime).toISOString(),
       size: file.size,
       etag: await etagOf(text),
     };
+    if (opts.section !== undefined) {
+      const sec = extractSection(text, meta, opts.section);
+      return {
+        ...base,
+        body: opts.withLineNumbers ? withLineNumbers(sec.content, sec.line_start) : sec.content,
+        section: { heading: sec.heading, line_start: sec.line_start, line_end: sec.line_end },
+      };
+    }
+    const split = splitFrontmatter(text);
+    const body = opts.withLineNumbers ? bodyWithLineNumbers(text) : text.slice(split.bodyOffset).replace(/^\uFEFF/, "");
+    return { ...base, body };
   }
 
   stats(): { notes: number; attachments: number; folders: number; links: number; unresolved_links: number; tags: number } {

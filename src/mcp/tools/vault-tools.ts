@@ -87,27 +87,40 @@ export const listFoldersTool = defineTool({
 export const readTool = defineTool({
   name: "read",
   title: "Read a note",
-  description: "Reads a note: frontmatter, body, modified time, size and etag (pass the etag as if_match when editing).",
+  description:
+    "Reads a note: frontmatter, body (or one section by heading), modified time, size and etag (pass it as if_match when editing). Attachments: mime type, size and base64 under a size cap.",
   input: {
     path: z.string().describe('Vault-relative path, e.g. "Projects/Plan.md" (".md" may be omitted).'),
+    section: z.string().optional().describe('A heading (as search results give it, e.g. "Setup > Install") to read only that section.'),
+    with_line_numbers: z.boolean().default(false).describe("Prefix lines with their file line numbers (N| ), for line-range edits."),
   },
   output: {
     path: z.string(),
+    kind: z.enum(["note", "attachment"]),
     title: z.string(),
     folder: z.string(),
-    frontmatter: z.record(z.string(), z.unknown()),
-    body: z.string(),
+    frontmatter: z.record(z.string(), z.unknown()).optional(),
+    body: z.string().optional(),
+    section: z.object({ heading: z.string(), line_start: z.number(), line_end: z.number() }).optional(),
     modified_at: z.string(),
     size: z.number(),
-    etag: z.string(),
+    etag: z.string().optional(),
+    mime_type: z.string().optional(),
+    base64: z.string().optional(),
+    omitted: z.string().optional().describe("Why an attachment's bytes were not returned."),
   },
   annotations: READ_ONLY,
   access: "read",
   handler: async (args, { services }) => {
     await services.port.ready();
-    const r = await services.vault.read(args.path);
+    const r = await services.vault.readAny(args.path, { section: args.section, withLineNumbers: args.with_line_numbers });
+    if (r.kind === "attachment") {
+      const text = `path: ${r.path}\nmime_type: ${r.mime_type}\nsize: ${r.size}\n${r.base64 ? `base64 (${r.base64.length} chars) in structured content` : (r.omitted ?? "")}`;
+      return { structured: r, text };
+    }
     const fm = Object.keys(r.frontmatter).length ? `\nfrontmatter: ${JSON.stringify(r.frontmatter)}` : "";
-    return { structured: r, text: `path: ${r.path}\netag: ${r.etag}\nmodified_at: ${r.modified_at}${fm}\n\n${r.body}` };
+    const sec = r.section ? `\nsection: ${r.section.heading} (lines ${r.section.line_start}-${r.section.line_end})` : "";
+    return { structured: r, text: `path: ${r.path}\netag: ${r.etag}\nmodified_at: ${r.modified_at}${fm}${sec}\n\n${r.body}` };
   },
 });
 
