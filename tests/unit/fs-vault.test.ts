@@ -1,0 +1,279 @@
+import { afterEach, describe, expect, test } from "@jest/globals";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import type { VaultEvent } from "../../src/core/vault";
+import { applyFrontmatterEdit, FsVault } from "../../src/hosts/node/fs-vault";
+import { makeTempRoot, nextEvent, waitUntil } from "../contract/vault-port.contract";
+
+const cleanup: (() => Promise<void> | void)[] = [];
+afterEach(async () => {
+  while (cleanup.length) await cleanup.pop()!();
+});
+
+function tempDir(prefix = "fsvault-"): string {
+  const dir = makeTempRoot(prefix);
+  cleanup.push(() => fs.rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+function put(root: string, rel: string, data: string | Uint8Array): void {
+  const abs = path.join(root, rel);
+  fs.mkdirSync(path.dirname(abs), { recursive: true });
+  fs.writeFileSync(abs, data);
+}
+
+async function open(root: string, opts: Parameters<typeof FsVault.open>[1] = {}): Promise<FsVault> {
+  const v = await FsVault.open(root, { debounceMs: 20, ...opts });
+  cleanup.push(() => v.close());
+  return v;
+}
+
+describe("FsVault: symbolic links", () => {
+  test("links leading outside the vault are neither listed nor readable nor writable", async () => {
+    const root = tempDir();
+    const outside = tempDir("fsvault-outside-");
+    put(outside, "secret.md", "top secret");
+    put(root, "Real.md", "real [[secret]]");
+    fs.symlinkSync(path.join(outside, "secret.md"), path.join(root, "leak.md"));
+    fs.symlinkSync(outside, path.join(root, "ext"));
+    const v = await open(root);
+    expect(v.listFiles().map((f) => f.path)).toEqual(["Real.md"]);
+    expect(v.listFolders()).toEqual([]);
+    expect(v.isFolder("ext")).toBe(false);
+    for (const p of ["leak.md", "ext/secret.md"]) {
+      const err = await v.read(p).catch((e: unknown) => e);
+      expect(err).toMatchObject({ code: "forbidden" });
+      expect((err as Error).message).not.toContain(outside);
+      expect((err as Error).message).not.toContain(root);
+      await expect(v.process(p, () => "pwned")).rejects.toMatchObject({ code: "forbidden" });
+    }
+    await expect(v.create("ext/new.md", "x")).rejects.toMatchObject({ code: "forbidden" });
+    await expect(v.writeBinary("ext/new.bin", new Uint8Array([1]))).rejects.toMatchObject({ code: "forbidden" });
+    expect(fs.readFileSync(path.join(outside, "secret.md"), "utf8")).toBe("top secret");
+    expect(fs.existsSync(path.join(outside, "new.md"))).toBe(false);
+    expect(v.unresolvedLinks()["Real.md"]).toEqual({ secret: 1 });
+  });
+
+  test("links inside the vault are followed; links into the config folder are not", async () => {
+    const root = tempDir();
+    put(root, "Real.md", "real text");
+    put(root, "Folder/Inner.md", "inner");
+    put(root, ".obsidian/app.json", "{}");
+    fs.symlinkSync(path.join(root, "Real.md"), path.join(root, "Alias.md"));
+    fs.symlinkSync(path.join(root, "Folder"), path.join(root, "Linked"));
+    fs.symlinkSync(path.join(root, ".obsidian", "app.json"), path.join(root, "config.json"));
+    const v = await open(root);
+    const files = v.listFiles().map((f) => f.path).sort();
+    expect(files).toEqual(["Alias.md", "Folder/Inner.md", "Linked/Inner.md", "Real.md"]);
+    expect(await v.read("Alias.md")).toBe("real text");
+    expect(await v.read("Linked/Inner.md")).toBe("inner");
+    await expect(v.read("config.json")).rejects.toMatchObject({ code: "forbidden" });
+  });
+
+  test("a symlink cycle does not hang the scan", async () => {
+    const root = tempDir();
+    put(root, "A/Note.md", "x");
+    fs.symlinkSync(path.join(root, "A"), path.join(root, "A", "loop"));
+    const v = await open(root);
+    expect(v.listFiles().map((f) => f.path)).toEqual(["A/Note.md"]);
+  });
+});
+
+describe("FsVault: names", () => {
+  test("NFD names on disk are listed as NFC and read/written in place", async () => {
+    const root = tempDir();
+    const nfdFolder = "Re\u0301sume\u0301";
+    const nfdFile = "Cafe\u0301.md";
+    put(root, `${nfdFolder}/${nfdFile}`, "coffee");
+    put(root, "Link.md", "[[Café]]");
+    const v = await open(root);
+    const p = "Résumé/Café.md";
+    expect(p).toBe(p.normalize("NFC"));
+    expect(v.listFiles().map((f) => f.path).sort()).toEqual(["Link.md", p]);
+    expect(v.isFolder("Résumé")).toBe(true);
+    expect(await v.read(p)).toBe("coffee");
+    expect(v.resolvedLinks()["Link.md"]).toEqual({ [p]: 1 });
+    await v.process(p, (t) => t + " and cake");
+    const onDisk = fs.readdirSync(path.join(root, nfdFolder)).filter((n) => !n.startsWith("."));
+    expect(onDisk).toEqual([nfdFile]);
+    expect(fs.readFileSync(path.join(root, nfdFolder, nfdFile), "utf8")).toBe("coffee and cake");
+    await v.create("Résumé/New.md", "new");
+    expect(fs.existsSync(path.join(root, nfdFolder, "New.md"))).toBe(true);
+    await v.rename(p, "Résumé/Tea.md");
+    expect(fs.readdirSync(path.join(root, nfdFolder)).sort()).toEqual(["New.md", "Tea.md"]);
+  });
+
+  test("dot-entries and the config folder are skipped; name is the folder name", async () => {
+    const root = tempDir();
+    put(root, ".git/HEAD", "ref");
+    put(root, ".hidden.md", "h");
+    put(root, "Config/app.json", "{}");
+    put(root, "Note.md", "n");
+    put(root, "node_modules/pkg/readme.md", "r");
+    const v = await open(root, { configDir: "Config" });
+    expect(v.configDir).toBe("Config");
+    expect(v.name).toBe(path.basename(root));
+    expect(v.listFiles().map((f) => f.path).sort()).toEqual(["Note.md", "node_modules/pkg/readme.md"]);
+  });
+});
+
+describe("FsVault: excluded files", () => {
+  test("reads userIgnoreFilters from app.json and re-reads it when it changes", async () => {
+    const root = tempDir();
+    put(root, ".obsidian/app.json", JSON.stringify({ userIgnoreFilters: ["Archive/", "/secret/", 3] }));
+    put(root, "Note.md", "n");
+    const v = await open(root);
+    expect(v.excludedFilters()).toEqual(["Archive/", "/secret/"]);
+    fs.writeFileSync(path.join(root, ".obsidian/app.json"), JSON.stringify({ userIgnoreFilters: ["Drafts/"] }));
+    await waitUntil(() => v.excludedFilters()[0] === "Drafts/");
+    expect(v.excludedFilters()).toEqual(["Drafts/"]);
+  });
+
+  test("no app.json → no filters", async () => {
+    const root = tempDir();
+    put(root, "Note.md", "n");
+    const v = await open(root, { watch: false });
+    expect(v.excludedFilters()).toEqual([]);
+  });
+});
+
+describe("FsVault: trash", () => {
+  test("moves into .trash, numbering names that collide", async () => {
+    const root = tempDir();
+    put(root, "Beta.md", "one");
+    put(root, "Folder/Beta.md", "two");
+    put(root, "Folder/x.png", new Uint8Array([1]));
+    const v = await open(root, { watch: false });
+    expect(await v.trash("Beta.md")).toBe("the vault's .trash folder");
+    const second = await v.trash("Folder/Beta.md");
+    expect(second).toContain('"Beta 1.md"');
+    expect(fs.readFileSync(path.join(root, ".trash", "Beta.md"), "utf8")).toBe("one");
+    expect(fs.readFileSync(path.join(root, ".trash", "Beta 1.md"), "utf8")).toBe("two");
+    await v.trash("Folder");
+    expect(fs.existsSync(path.join(root, ".trash", "Folder", "x.png"))).toBe(true);
+    expect(v.listFiles()).toEqual([]);
+    expect(v.listFolders()).toEqual([]);
+  });
+});
+
+describe("FsVault: writes", () => {
+  test("atomic writes leave no temp files; unchanged text is not rewritten", async () => {
+    const root = tempDir();
+    put(root, "Note.md", "same");
+    const v = await open(root, { watch: false });
+    const events: VaultEvent[] = [];
+    v.onChange((e) => events.push(e));
+    await v.process("Note.md", (t) => t);
+    expect(events).toEqual([]);
+    await Promise.all(Array.from({ length: 10 }, (_, i) => v.process("Note.md", (t) => `${t}\n${i}`)));
+    expect(fs.readFileSync(path.join(root, "Note.md"), "utf8").split("\n")).toHaveLength(11);
+    expect(fs.readdirSync(root)).toEqual(["Note.md"]);
+    expect(events.filter((e) => e.type === "modify")).toHaveLength(10);
+  });
+
+  test("keeps the file's permission bits", async () => {
+    if (process.platform === "win32") return;
+    const root = tempDir();
+    put(root, "Note.md", "x");
+    fs.chmodSync(path.join(root, "Note.md"), 0o600);
+    const v = await open(root, { watch: false });
+    await v.process("Note.md", () => "y");
+    expect(fs.statSync(path.join(root, "Note.md")).mode & 0o777).toBe(0o600);
+  });
+
+  test("rename refuses moving a folder into itself; case-only rename works", async () => {
+    const root = tempDir();
+    put(root, "A/n.md", "x");
+    put(root, "note.md", "y");
+    const v = await open(root, { watch: false });
+    await expect(v.rename("A", "A/B")).rejects.toMatchObject({ code: "invalid_argument" });
+    await v.rename("note.md", "Note.md");
+    expect(v.stat("Note.md")).not.toBeNull();
+    expect(v.stat("note.md")).toBeNull();
+  });
+
+  test("our own writes are not echoed back by the watcher", async () => {
+    const root = tempDir();
+    put(root, "Note.md", "x");
+    const v = await open(root);
+    const events: VaultEvent[] = [];
+    v.onChange((e) => events.push(e));
+    await v.process("Note.md", () => "y");
+    await v.create("Other.md", "z");
+    // An outside change queued after ours: once it is seen, the echoes of ours have been handled too.
+    const seen = nextEvent(v, (e) => e.path === "zzz.md");
+    fs.writeFileSync(path.join(root, "zzz.md"), "outside");
+    await seen;
+    await v.settle();
+    expect(events).toEqual([
+      { type: "modify", path: "Note.md" },
+      { type: "create", path: "Other.md" },
+      { type: "create", path: "zzz.md" },
+    ]);
+  });
+
+  test("an outside rename shows as delete + create and links follow", async () => {
+    const root = tempDir();
+    put(root, "Target.md", "t");
+    put(root, "Src.md", "[[Target]] [[Moved]]");
+    const v = await open(root);
+    const created = nextEvent(v, (e) => e.type === "create" && e.path === "Moved.md");
+    fs.renameSync(path.join(root, "Target.md"), path.join(root, "Moved.md"));
+    await created;
+    await waitUntil(() => v.stat("Target.md") === null);
+    expect(v.resolvedLinks()["Src.md"]).toEqual({ "Moved.md": 1 });
+    expect(v.unresolvedLinks()["Src.md"]).toEqual({ Target: 1 });
+  });
+
+  test("an outside folder delete removes everything under it", async () => {
+    const root = tempDir();
+    put(root, "D/E/n.md", "x");
+    put(root, "keep.md", "[[n]]");
+    const v = await open(root);
+    expect(v.resolvedLinks()["keep.md"]).toEqual({ "D/E/n.md": 1 });
+    const gone = nextEvent(v, (e) => e.type === "delete" && e.path === "D");
+    fs.rmSync(path.join(root, "D"), { recursive: true });
+    await gone;
+    expect(v.listFiles().map((f) => f.path)).toEqual(["keep.md"]);
+    expect(v.listFolders()).toEqual([]);
+    expect(v.unresolvedLinks()["keep.md"]).toEqual({ n: 1 });
+  });
+});
+
+describe("FsVault: opening", () => {
+  test("a missing folder is a clear error", async () => {
+    await expect(FsVault.open(path.join(os.tmpdir(), "definitely-missing-vault-" + Date.now()))).rejects.toMatchObject({ code: "not_found" });
+  });
+});
+
+describe("applyFrontmatterEdit", () => {
+  test("keeps comments and untouched keys' style", () => {
+    const text = "---\n# a comment\ntitle: 'Quoted'   # trailing\nlist: [a, b]\n---\nbody\n";
+    const out = applyFrontmatterEdit(text, (fm) => (fm.added = 1), "n.md");
+    expect(out).toContain("# a comment");
+    expect(out).toContain("title: 'Quoted'");
+    expect(out).toMatch(/list: \[ ?a, b ?\]/);
+    expect(out.endsWith("added: 1\n---\nbody\n")).toBe(true);
+  });
+
+  test("deletes keys; returns the same text when nothing changed; BOM kept", () => {
+    const text = "\uFEFF---\na: 1\nb: 2\n---\nbody";
+    expect(applyFrontmatterEdit(text, () => {}, "n.md")).toBe(text);
+    const out = applyFrontmatterEdit(text, (fm) => delete fm.a, "n.md");
+    expect(out).toBe("\uFEFF---\nb: 2\n---\nbody");
+  });
+
+  test("closing fence at the end of the file", () => {
+    expect(applyFrontmatterEdit("---\na: 1\n---", (fm) => (fm.a = 2), "n.md")).toBe("---\na: 2\n---");
+  });
+
+  test("links in values are quoted so they stay strings", () => {
+    const out = applyFrontmatterEdit("body\n", (fm) => (fm.related = ["[[One]]"]), "n.md");
+    expect(out).toBe('---\nrelated:\n  - "[[One]]"\n---\nbody\n');
+  });
+
+  test("non-map frontmatter is refused", () => {
+    expect(() => applyFrontmatterEdit("---\n- a\n---\nbody", () => {}, "n.md")).toThrow(/not a list of properties/);
+  });
+});
