@@ -115,7 +115,7 @@ beforeEach(() => {
 
 afterEach(async () => {
   for (const p of plugins.splice(0)) {
-    p.unload();
+    void p.unload();
     await p.shutdown();
   }
   for (const b of blockers.splice(0)) await closeServer(b);
@@ -164,7 +164,7 @@ describe("the built plugin under the Obsidian stand-in", () => {
     await until(() => clipboard.text.includes(token) && clipboard.text.includes(`127.0.0.1:${port}`), "the client configuration on the clipboard");
 
     expect(app.vault.listenerCount("create")).toBeGreaterThan(0);
-    plugin.unload();
+    void plugin.unload();
     await plugin.shutdown();
     expect(status()).toBe("MCP: stopped");
     expect(await portIsFree(port)).toBe(true);
@@ -231,13 +231,13 @@ describe("the built plugin under the Obsidian stand-in", () => {
     expect(token).toMatch(/^[A-Za-z0-9_-]{43}$/);
     expect(readData(root)).toMatchObject({ version: 1, token, port: 28765, enabled: true, writeMode: false });
     // Do not actually start on the default port here.
-    first.plugin.unload();
+    void first.plugin.unload();
     await first.plugin.shutdown();
     plugins.splice(plugins.indexOf(first.plugin), 1);
 
     const second = await loadPlugin(root);
     expect(second.plugin.settings.token).toBe(token);
-    second.plugin.unload();
+    void second.plugin.unload();
     await second.plugin.shutdown();
   });
 
