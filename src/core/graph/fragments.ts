@@ -1,13 +1,14 @@
 import type { NoteMetadata } from "../metadata";
 
 /**
- * Heading text as links compare it: Obsidian drops the characters a link cannot hold (`# | ^ : % [ ] \`)
- * when it writes a heading link, and matches case-insensitively, so both sides are reduced the same way.
+ * Heading text as links compare it, like Obsidian's `stripHeading`: special characters (punctuation such
+ * as `? ( ) : # | ^ [ ]` and backticks) become spaces and runs of spaces shrink, so `[[Note#What is it]]`
+ * finds the heading "What is it?" and `[[Functions#hasTag]]` finds "`hasTag()`". Case is ignored.
  */
 export function linkHeadingKey(s: string): string {
   return s
     .normalize("NFKC")
-    .replace(/[#|^:%[\]\\]/g, " ")
+    .replace(/[!"#$%&()*+,.:;<=>?@^`{|}~/[\]\\]/g, " ")
     .replace(/\s+/g, " ")
     .trim()
     .toLowerCase();

@@ -5,7 +5,8 @@ import { DEFAULT_GRAPH_OPTIONS, type GraphLink, type GraphOptions, type GraphSch
 
 /** Lower-cased last path segment without `.md`: the name a link uses, and the name a file answers to. */
 export function nameKey(pathOrLinkpath: string): string {
-  const seg = pathOrLinkpath.slice(pathOrLinkpath.lastIndexOf("/") + 1);
+  const p = pathOrLinkpath.trim().replace(/\\/g, "/");
+  const seg = p.slice(p.lastIndexOf("/") + 1);
   return seg.normalize("NFC").toLowerCase().replace(/\.md$/, "");
 }
 

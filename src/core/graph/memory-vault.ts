@@ -1,8 +1,8 @@
 import { VaultError } from "../errors";
-import { splitLinkpath, type NoteMetadata } from "../metadata";
+import { computeLinkMaps, LinkResolver, type LinkMaps } from "../links/resolver";
+import type { NoteMetadata } from "../metadata";
 import { parseNote } from "../parser";
 import { basenameOf, extensionOf, isNotePath, parentOf, type RenameResult, type VaultEvent, type VaultFile, type VaultPort } from "../vault";
-import { nameKey } from "./link-graph";
 
 interface MemFile {
   data: string | Uint8Array;
@@ -13,15 +13,14 @@ interface MemFile {
 
 /**
  * A vault held in memory, for tests and benchmarks of the core: notes are parsed with the headless
- * parser and links resolved the way Obsidian does (exact path, then relative to the note, then by file
- * name, preferring the note's own folder, then the shortest path). Change helpers (`write`, `remove`,
+ * parser and links resolved by the shared `LinkResolver` (Obsidian's rules). Change helpers (`write`, `remove`,
  * `move`) emit the same events an adapter would.
  */
 export class MemoryVault implements VaultPort {
   readonly configDir = ".obsidian";
   private readonly files = new Map<string, MemFile>();
   private readonly folders = new Set<string>();
-  private readonly byName = new Map<string, Set<string>>();
+  private readonly resolver = new LinkResolver();
   private readonly listeners = new Set<(e: VaultEvent) => void>();
   private excluded: string[] = [];
   private clock = 1_700_000_000_000;
@@ -77,10 +76,7 @@ export class MemoryVault implements VaultPort {
     if (old) this.unindex(path);
     const t = mtime ?? this.clock++;
     this.files.set(path, { data, mtime: t, ctime: old?.ctime ?? t, meta: typeof data === "string" && isNotePath(path) ? parseNote(data) : null });
-    const k = nameKey(path);
-    let set = this.byName.get(k);
-    if (!set) this.byName.set(k, (set = new Set()));
-    set.add(path);
+    this.resolver.add(path);
     this.addFolders(path);
   }
 
@@ -89,9 +85,7 @@ export class MemoryVault implements VaultPort {
   }
 
   private unindex(path: string): void {
-    const set = this.byName.get(nameKey(path));
-    set?.delete(path);
-    if (set && set.size === 0) this.byName.delete(nameKey(path));
+    this.resolver.remove(path);
   }
 
   private drop(path: string): void {
@@ -165,66 +159,19 @@ export class MemoryVault implements VaultPort {
   }
 
   resolveLink(linkpath: string, sourcePath: string): string | null {
-    const lp = linkpath.normalize("NFC").trim();
-    if (lp === "") return this.files.has(sourcePath) ? sourcePath : null;
-    const exact = (p: string): string | null => {
-      if (this.files.has(p)) return p;
-      if (this.files.has(p + ".md")) return p + ".md";
-      return null;
-    };
-    // Relative to the note (`./x`, `../x`).
-    if (lp.startsWith("./") || lp.startsWith("../")) {
-      const segs = parentOf(sourcePath) ? parentOf(sourcePath).split("/") : [];
-      for (const s of lp.split("/")) {
-        if (s === "..") segs.pop();
-        else if (s !== "." && s !== "") segs.push(s);
-      }
-      return exact(segs.join("/"));
-    }
-    const direct = exact(lp.replace(/^\/+/, ""));
-    if (direct) return direct;
-    const candidates = this.byName.get(nameKey(lp));
-    if (!candidates) return null;
-    const want = lp.replace(/^\/+/, "").toLowerCase().replace(/\.md$/, "");
-    const folder = parentOf(sourcePath);
-    let best: string | null = null;
-    for (const p of candidates) {
-      const bare = p.toLowerCase().replace(/\.md$/, "");
-      if (!(bare === want || bare.endsWith("/" + want))) continue;
-      if (!isNotePath(p) && extensionOf(lp) === "") continue; // attachments need their extension
-      if (best === null) best = p;
-      else {
-        const rank = (x: string) => [parentOf(x) === folder ? 0 : 1, x.split("/").length, x] as const;
-        const a = rank(p);
-        const b = rank(best);
-        if (a[0] < b[0] || (a[0] === b[0] && (a[1] < b[1] || (a[1] === b[1] && a[2] < b[2])))) best = p;
-      }
-    }
-    return best;
+    return this.resolver.resolve(linkpath, sourcePath);
   }
 
-  private linkCounts(resolved: boolean): Record<string, Record<string, number>> {
-    const out: Record<string, Record<string, number>> = {};
-    for (const [path, f] of this.files) {
-      if (!f.meta) continue;
-      const row: Record<string, number> = {};
-      const all = [...f.meta.links, ...f.meta.embeds, ...f.meta.frontmatterLinks];
-      for (const l of all) {
-        const { path: lp } = splitLinkpath(l.link);
-        const t = this.resolveLink(lp, path);
-        const key = resolved ? t : t === null ? lp : null;
-        if (key === null) continue;
-        row[key] = (row[key] ?? 0) + 1;
-      }
-      out[path] = row;
-    }
-    return out;
+  private linkCounts(): LinkMaps {
+    const notes: [string, NoteMetadata][] = [];
+    for (const [path, f] of this.files) if (f.meta) notes.push([path, f.meta]);
+    return computeLinkMaps(notes, this.resolver);
   }
   resolvedLinks(): Record<string, Record<string, number>> {
-    return this.linkCounts(true);
+    return this.linkCounts().resolved;
   }
   unresolvedLinks(): Record<string, Record<string, number>> {
-    return this.linkCounts(false);
+    return this.linkCounts().unresolved;
   }
   excludedFilters(): string[] {
     return this.excluded;

@@ -190,7 +190,9 @@ export interface GraphService {
 
 /** The link has its own text (`[[Note|text]]`, `[text](Note.md)`), not just its target repeated. */
 function hasAlias(l: GraphLink): l is GraphLink & { displayText: string } {
-  return l.displayText !== undefined && l.displayText !== "" && l.displayText !== l.link && l.displayText !== l.linkpath;
+  if (l.displayText === undefined || l.displayText === "") return false;
+  if (l.original.startsWith("[[") || l.original.startsWith("![[")) return l.original.includes("|");
+  return l.displayText !== l.link && l.displayText !== l.linkpath;
 }
 
 function cmp(a: string, b: string): number {
