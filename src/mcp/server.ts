@@ -10,12 +10,29 @@ export interface ServerInfo {
   name: string;
   version: string;
   instructions: string;
+  /** Which tools to offer (default: all). */
+  tools?: ToolProfile;
   log?: (level: "debug" | "info" | "warn" | "error", message: string) => void;
 }
 
-/** The tools a server offers: write tools only in write mode, host-specific tools only on their host. */
-export function selectTools(all: readonly ToolDef[], services: Pick<CoreServices, "writeMode" | "host">): ToolDef[] {
-  return all.filter((t) => (t.access === "read" || services.writeMode) && (!t.hosts || t.hosts.includes(services.host)));
+/**
+ * Tool profiles, so a client's context is not eaten by tools it will not use:
+ * `core` (the everyday set), `full` (everything), `custom` (the owner's per-tool switches).
+ */
+export type ToolProfile = { profile: "core" | "full" } | { profile: "custom"; enabled: readonly string[] };
+
+export const CORE_TOOLS: readonly string[] = [
+  "stats", "list_documents", "read", "search", "find_notes", "grep", "get_context", "get_backlinks", "get_outlinks",
+  "get_folder_instructions", "get_active_note", "write", "edit", "update_frontmatter",
+];
+
+/** The tools a server offers: by profile; write tools only in write mode; host-specific tools only on their host. */
+export function selectTools(all: readonly ToolDef[], services: Pick<CoreServices, "writeMode" | "host">, profile: ToolProfile = { profile: "full" }): ToolDef[] {
+  const inProfile = (name: string): boolean => {
+    if (profile.profile === "custom") return profile.enabled.includes(name);
+    return profile.profile === "full" || CORE_TOOLS.includes(name);
+  };
+  return all.filter((t) => (t.access === "read" || services.writeMode) && (!t.hosts || t.hosts.includes(services.host)) && inProfile(t.name));
 }
 
 /**
@@ -31,7 +48,7 @@ export function createMcpServer(services: CoreServices, tools: readonly ToolDef[
   const stopResources = registerResources(server, services);
   registerPrompts(server, services);
   server.server.onclose = () => stopResources();
-  for (const def of selectTools(tools, services)) {
+  for (const def of selectTools(tools, services, info.tools)) {
     server.registerTool(
       def.name,
       {

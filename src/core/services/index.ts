@@ -1,9 +1,10 @@
 import { createLookupService, type LookupService } from "../lookup";
+import { DEFAULT_ATTACHMENT_CAP_BYTES, DEFAULT_NOTE_CAP_BYTES } from "../read/format";
 import { AccessPolicy, type PolicyOptions } from "../policy";
 import { createSearchService, type SearchOptions, type SearchService } from "../search";
 import type { StateStore } from "../state";
 import type { VaultPort } from "../vault";
-import { VaultService } from "./vault-service";
+import { VaultService, type ReadLimits } from "./vault-service";
 
 export type HostKind = "obsidian" | "node";
 
@@ -19,6 +20,8 @@ export interface CoreOptions {
   log?: (level: "debug" | "info" | "warn" | "error", message: string) => void;
   /** Search index settings (size limit, stemming language, slices). */
   search?: Partial<SearchOptions>;
+  /** Size caps of read. */
+  readLimits?: Partial<ReadLimits>;
 }
 
 /**
@@ -55,7 +58,10 @@ export function createCoreServices(port: VaultPort, opts: CoreOptions): CoreServ
     excludedFilters: () => port.excludedFilters(),
   };
   const policy = new AccessPolicy(policyOpts);
-  const vault = new VaultService(port, policy);
+  const vault = new VaultService(port, policy, {
+    maxNoteBytes: opts.readLimits?.maxNoteBytes ?? DEFAULT_NOTE_CAP_BYTES,
+    maxAttachmentBytes: opts.readLimits?.maxAttachmentBytes ?? DEFAULT_ATTACHMENT_CAP_BYTES,
+  });
   const lookup = createLookupService({ port, policy });
   const search = createSearchService({ port, policy, store: opts.stateStore, sqlWasm: opts.sqlWasm, log: opts.log, options: opts.search });
   return {

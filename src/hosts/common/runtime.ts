@@ -1,6 +1,8 @@
 import { createCoreServices, type CoreServices, type HostKind } from "../../core/services";
 import { serverInstructions } from "../../core/services/instructions";
-import { createMcpServer } from "../../mcp/server";
+import { createMcpServer, type ToolProfile } from "../../mcp/server";
+import type { SearchOptions } from "../../core/search";
+import type { ReadLimits } from "../../core/services/vault-service";
 import { allTools } from "../../mcp/tools";
 import { AddressInUseError, startHttpServer } from "../../transport/http";
 import type { StateStore } from "../../core/state";
@@ -26,6 +28,12 @@ export interface RuntimeOptions {
   /** Plugin/server version, reported at initialize. */
   version: string;
   log?: (level: LogLevel, message: string) => void;
+  /** Which tools clients see (default: full). */
+  tools?: ToolProfile;
+  /** Size caps of read (defaults: notes 256 KB, attachments 1 MB). */
+  readLimits?: Partial<ReadLimits>;
+  /** Search index settings. */
+  search?: Partial<SearchOptions>;
 }
 
 export interface Runtime {
@@ -58,6 +66,8 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime & { se
     stateStore: opts.stateStore,
     sqlWasm: opts.sqlWasm,
     log,
+    readLimits: opts.readLimits,
+    search: opts.search,
   });
   await opts.port.ready();
   const instructions = await serverInstructions(opts.port, services.policy, opts.writeMode);
@@ -72,7 +82,7 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime & { se
           ? "copy the token from Obsidian → Settings → Vault MCP."
           : "the headless server printed the token when it started (or pass your own with --token).",
       createServer: () =>
-        createMcpServer(services, allTools, { name: `vault-mcp (${opts.port.name})`, version: opts.version, instructions, log }),
+        createMcpServer(services, allTools, { name: `vault-mcp (${opts.port.name})`, version: opts.version, instructions, log, tools: opts.tools }),
       log,
     });
   } catch (e) {
