@@ -277,3 +277,26 @@ describe("applyFrontmatterEdit", () => {
     expect(() => applyFrontmatterEdit("---\n- a\n---\nbody", () => {}, "n.md")).toThrow(/not a list of properties/);
   });
 });
+
+describe("FsVault: rename updates links", () => {
+  test("links to a renamed note, a moved folder, and a moved note's own relative links", async () => {
+    const root = tempDir();
+    put(root, "Home.md", "See [[Beta|the beta]], [[Projects/Alpha#Top]] and [x](Projects/Alpha.md).\n");
+    put(root, "Beta.md", "beta\n");
+    put(root, "Projects/Alpha.md", "# Top\n[up](../Home.md) and [[Beta]]\n");
+    const v = await open(root, { watch: false });
+    const r1 = await v.rename("Beta.md", "Archive/Gamma.md");
+    expect(r1).toEqual({ path: "Archive/Gamma.md", linksUpdated: 2, notesUpdated: 2 });
+    expect(fs.readFileSync(path.join(root, "Home.md"), "utf8")).toBe("See [[Gamma|the beta]], [[Projects/Alpha#Top]] and [x](Projects/Alpha.md).\n");
+    expect(v.resolvedLinks()["Home.md"]["Archive/Gamma.md"]).toBe(1);
+    const r2 = await v.rename("Projects", "Work/Now");
+    expect(r2.linksUpdated).toBeGreaterThanOrEqual(2);
+    const home = fs.readFileSync(path.join(root, "Home.md"), "utf8");
+    expect(home).toContain("[[Work/Now/Alpha#Top]]");
+    expect(home).toContain("(Work/Now/Alpha.md)");
+    const alpha = fs.readFileSync(path.join(root, "Work/Now/Alpha.md"), "utf8");
+    expect(alpha).toContain("(../../Home.md)");
+    expect(v.resolvedLinks()["Work/Now/Alpha.md"]).toEqual({ "Home.md": 1, "Archive/Gamma.md": 1 });
+    expect(v.unresolvedLinks()["Home.md"]).toEqual({});
+  });
+});

@@ -5,6 +5,7 @@ import { Document, isMap, parseDocument } from "yaml";
 import { VaultError, isVaultError } from "../../core/errors";
 import { splitFrontmatter } from "../../core/frontmatter";
 import { LinkResolver, computeLinkMaps } from "../../core/links/resolver";
+import { renameContext, rewriteLinks } from "../../core/links/rewrite";
 import { splitLinkpath, type NoteMetadata } from "../../core/metadata";
 import { parseNote } from "../../core/parser";
 import { isUnder } from "../../core/paths";
@@ -23,6 +24,13 @@ export interface FsVaultOptions {
 }
 
 type LinkMap = Record<string, Record<string, number>>;
+
+interface LinkPlan {
+  renames: Map<string, string>;
+  /** Notes (old paths) whose text may need rewriting. */
+  sources: string[];
+  context: ReturnType<typeof renameContext> | null;
+}
 
 interface ScanEntry {
   kind: "file" | "folder";
@@ -324,7 +332,7 @@ export class FsVault implements VaultPort {
     if (isUnder(newPath, path)) {
       throw new VaultError("invalid_argument", `Cannot move "${path}" into itself ("${newPath}"); pick a destination outside it.`);
     }
-    const renames = await this.withLocks([path, newPath], async () => {
+    const plan = await this.withLocks([path, newPath], async () => {
       const isFile = this.files.has(path);
       if (!isFile && !this.folders.has(path)) throw notFound(path);
       const src = await this.realFor(path);
@@ -332,6 +340,10 @@ export class FsVault implements VaultPort {
       if (this.files.has(newPath) || this.folders.has(newPath)) {
         if (!(await sameEntry(src, dst))) throw existsError(newPath);
       } else if ((await exists(dst)) && !(await sameEntry(src, dst))) throw existsError(newPath);
+      const map = new Map<string, string>();
+      if (isFile) map.set(path, newPath);
+      else for (const f of this.files.keys()) if (isUnder(f, path)) map.set(f, newPath + f.slice(path.length));
+      const linkPlan = this.planLinkUpdates(map);
       const events = await this.ensureParents(parentOf(newPath));
       await this.checkParentReal(dst, newPath);
       try {
@@ -341,9 +353,7 @@ export class FsVault implements VaultPort {
       }
       const oldDp = this.diskOf(path);
       const newDp = this.diskOfNew(newPath);
-      const map = new Map<string, string>();
       if (isFile) {
-        map.set(path, newPath);
         events.push(...this.moveLocal(map, new Map(), oldDp, newDp));
         const st = await fsp.stat(dst);
         this.files.set(newPath, toVaultFile(newPath, st));
@@ -351,27 +361,65 @@ export class FsVault implements VaultPort {
       } else {
         const folderMap = new Map<string, string>([[path, newPath]]);
         for (const f of this.folders) if (f !== path && isUnder(f, path)) folderMap.set(f, newPath + f.slice(path.length));
-        for (const f of this.files.keys()) if (isUnder(f, path)) map.set(f, newPath + f.slice(path.length));
         this.watcher?.unwatchUnder(oldDp);
         events.push(...this.moveLocal(map, folderMap, oldDp, newDp));
         for (const f of folderMap.values()) this.watcher?.watchDir(this.diskOf(f));
       }
       this.emitAll(events);
-      return map;
+      return linkPlan;
     });
-    const { linksUpdated, notesUpdated } = await this.updateLinksAfterRename(renames);
+    const { linksUpdated, notesUpdated } = await this.updateLinksAfterRename(plan);
     return { path: newPath, linksUpdated, notesUpdated };
   }
 
   /**
-   * SEAM (lead): rewrite links in other notes after files moved (old path → new path), with
-   * `rewriteLinks` from `src/core/links/rewrite.ts` once it exists, writing each changed note through
-   * `this.process` (never while holding the renamed paths' locks — this runs after they are released).
-   * Until then nothing is rewritten and the counts are 0.
+   * Before a move: which notes have links to the moving files (plus the moving notes themselves, whose
+   * relative links may need recomputing), and how links resolved before the move.
    */
-  private updateLinksAfterRename(renames: Map<string, string>): Promise<{ linksUpdated: number; notesUpdated: number }> {
-    void renames;
-    return Promise.resolve({ linksUpdated: 0, notesUpdated: 0 });
+  private planLinkUpdates(renames: Map<string, string>): LinkPlan {
+    const sources = new Set<string>();
+    for (const [src, targets] of Object.entries(this.resolved)) {
+      for (const t in targets) {
+        if (renames.has(t)) {
+          sources.add(src);
+          break;
+        }
+      }
+    }
+    for (const p of renames.keys()) if (this.meta.has(p)) sources.add(p);
+    return { renames, sources: [...sources], context: sources.size ? renameContext(new LinkResolver(this.resolver.paths()), renames) : null };
+  }
+
+  /**
+   * After files moved: rewrites every link that pointed at a moved file (and a moved note's own relative
+   * links) with `rewriteLinks`, each note through `this.process` — after the renamed paths' locks are
+   * released. A note that fails to update is logged and skipped; the rename itself stands.
+   */
+  private async updateLinksAfterRename(plan: LinkPlan): Promise<{ linksUpdated: number; notesUpdated: number }> {
+    let linksUpdated = 0;
+    let notesUpdated = 0;
+    const ctx = plan.context;
+    if (!ctx) return { linksUpdated, notesUpdated };
+    for (const oldSource of plan.sources) {
+      const newSource = plan.renames.get(oldSource) ?? oldSource;
+      if (!this.files.has(newSource)) continue;
+      let count = 0;
+      try {
+        await this.process(newSource, (text) => {
+          const r = rewriteLinks(text, parseNote(text), oldSource, newSource, plan.renames, ctx.resolveOld, ctx.resolveNewShortest);
+          count = r.count;
+          return r.text;
+        });
+      } catch (e) {
+        this.log("warn", `Could not update links in "${newSource}" after a rename: ${(e as Error).message}`);
+        continue;
+      }
+      if (count > 0) {
+        linksUpdated += count;
+        notesUpdated++;
+      }
+    }
+    return { linksUpdated, notesUpdated };
   }
 
   processFrontMatter(path: string, fn: (fm: Record<string, unknown>) => void): Promise<void> {
