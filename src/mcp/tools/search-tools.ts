@@ -17,9 +17,7 @@ const waitForPendingWrites = z
   .describe("Wait (up to 5 s) until recent changes to the vault are indexed before answering.");
 
 function searchOf(services: CoreServices): SearchService {
-  const s = (services as CoreServices & { search?: SearchService }).search;
-  if (!s) throw new VaultError("unavailable", "Search is not available on this server; use grep or find_notes instead.");
-  return s;
+  return services.search;
 }
 
 /** Waits for pending index work when asked to; returns whether the index is still behind the vault. */
