@@ -753,6 +753,8 @@ export interface TestAppOptions {
   config?: Record<string, unknown>;
   /** The vault's name (default: the folder's name). */
   name?: string;
+  /** Notice changes made by other programs (like Obsidian's file watcher); stop with `vault.stopWatching()`. */
+  watch?: boolean;
 }
 
 const DEFAULT_CONFIG: Record<string, unknown> = { trashOption: "system", userIgnoreFilters: null, alwaysUpdateLinks: true };
@@ -777,6 +779,63 @@ export class Vault extends Events {
     this.files.set("/", this.root);
     this.systemTrashDir = fs.mkdtempSync(nodePath.join(os.tmpdir(), "stand-in-system-trash-"));
     this.scan("", this.root);
+    if (opts.watch) this.startWatching();
+  }
+
+  private watcher: fs.FSWatcher | null = null;
+  private syncTimer: ReturnType<typeof setTimeout> | null = null;
+
+  private startWatching(): void {
+    this.watcher = fs.watch(this.basePath, { recursive: true }, () => {
+      if (this.syncTimer) clearTimeout(this.syncTimer);
+      this.syncTimer = setTimeout(() => {
+        this.syncTimer = null;
+        this.syncFromDisk();
+      }, 30);
+    });
+    this.watcher.on("error", () => {});
+  }
+
+  /** Test helper: stops the watcher started by the `watch` option. */
+  stopWatching(): void {
+    if (this.syncTimer) clearTimeout(this.syncTimer);
+    this.watcher?.close();
+    this.watcher = null;
+  }
+
+  /** Brings the tree in line with the folder: what other programs created, changed or removed. */
+  syncFromDisk(): void {
+    if (!fs.existsSync(this.basePath)) return;
+    const seen = new Set<string>(["/"]);
+    const walk = (rel: string, folder: TFolder) => {
+      for (const e of fs.readdirSync(this.abs(rel), { withFileTypes: true })) {
+        if (hiddenName(e.name)) continue;
+        const p = rel ? `${rel}/${e.name}` : e.name;
+        seen.add(p);
+        const known = this.files.get(p);
+        if (e.isDirectory()) {
+          let f = known instanceof TFolder ? known : null;
+          if (!f) {
+            f = this.attach(new TFolder(this, p), folder) as TFolder;
+            this.trigger("create", f);
+          }
+          walk(p, f);
+        } else if (e.isFile()) {
+          if (known instanceof TFile) {
+            const before = { ...known.stat };
+            this.refreshStat(known);
+            if (known.stat.mtime !== before.mtime || known.stat.size !== before.size) this.modified(known, null);
+          } else {
+            const f = this.attach(new TFile(this, p), folder) as TFile;
+            this.refreshStat(f);
+            this.trigger("create", f);
+            this.metadataCache.fileAdded(f, null);
+          }
+        }
+      }
+    };
+    walk("", this.root);
+    for (const [p, f] of [...this.files]) if (p !== "/" && !seen.has(p) && this.files.get(p) === f) this.removed(f);
   }
 
   private abs(p: string): string {
