@@ -300,3 +300,20 @@ describe("FsVault: rename updates links", () => {
     expect(v.unresolvedLinks()["Home.md"]).toEqual({});
   });
 });
+
+describe("FsVault: moving symbolic links", () => {
+  test("trash and rename move the link, not its target", async () => {
+    const root = tempDir();
+    put(root, "Real.md", "real");
+    fs.symlinkSync(path.join(root, "Real.md"), path.join(root, "Alias.md"));
+    fs.symlinkSync(path.join(root, "Real.md"), path.join(root, "Alias2.md"));
+    const v = await open(root, { watch: false });
+    await v.rename("Alias.md", "Renamed.md");
+    expect(fs.lstatSync(path.join(root, "Renamed.md")).isSymbolicLink()).toBe(true);
+    expect(fs.readFileSync(path.join(root, "Real.md"), "utf8")).toBe("real");
+    await v.trash("Alias2.md");
+    expect(fs.existsSync(path.join(root, "Real.md"))).toBe(true);
+    expect(fs.lstatSync(path.join(root, ".trash", "Alias2.md")).isSymbolicLink()).toBe(true);
+    expect(v.listFiles().map((f) => f.path).sort()).toEqual(["Real.md", "Renamed.md"]);
+  });
+});

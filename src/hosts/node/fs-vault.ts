@@ -302,7 +302,7 @@ export class FsVault implements VaultPort {
     return this.withLocks([path], async () => {
       const isFile = this.files.has(path);
       if (!isFile && !this.folders.has(path)) throw notFound(path);
-      const real = await this.realFor(path);
+      const real = await this.entryFor(path);
       const trashAbs = nodePath.join(this.rootAbs, TRASH);
       await fsp.mkdir(trashAbs, { recursive: true });
       const trashReal = await fsp.realpath(trashAbs);
@@ -335,7 +335,7 @@ export class FsVault implements VaultPort {
     const plan = await this.withLocks([path, newPath], async () => {
       const isFile = this.files.has(path);
       if (!isFile && !this.folders.has(path)) throw notFound(path);
-      const src = await this.realFor(path);
+      const src = await this.entryFor(path);
       const dst = await this.realFor(newPath);
       if (this.files.has(newPath) || this.folders.has(newPath)) {
         if (!(await sameEntry(src, dst))) throw existsError(newPath);
@@ -877,6 +877,17 @@ export class FsVault implements VaultPort {
         cur = nodePath.dirname(cur);
       }
     }
+  }
+
+  /**
+   * The on-disk entry itself (not where a symbolic link points), for moving it: its folder's real path
+   * (checked to be inside the vault) plus its own name. Renaming or trashing an in-vault link moves the link.
+   */
+  private async entryFor(path: string): Promise<string> {
+    const parent = parentOf(path);
+    const dir = parent === "" ? this.rootReal : await this.realFor(parent);
+    const dp = this.diskOf(path);
+    return nodePath.join(dir, dp.slice(dp.lastIndexOf("/") + 1));
   }
 
   /** After creating parents: the folder we will write into must still be inside the vault. */
