@@ -454,6 +454,7 @@ class WriteServiceImpl implements WriteService {
     if (path !== confirmPath) {
       throw new VaultError("invalid_argument", `confirm_path "${confirmPath}" is not the same as path "${path}"; repeat the exact path in confirm_path to delete it.`);
     }
+    if (this.policy.isHidden(path)) throw this.missing(path);
     this.policy.assertWritable(path);
     return this.locks.run([path], async () => {
       await this.port.ready();
@@ -478,6 +479,7 @@ class WriteServiceImpl implements WriteService {
   async rename(req: RenameRequest, actor: Actor): Promise<RenameResultOut> {
     const path = normalizeVaultPath(req.path);
     if (path === "") throw new VaultError("invalid_path", "The path is empty; the vault root cannot be renamed. Give a file or folder path.");
+    if (this.policy.isHidden(path)) throw this.missing(path);
     this.policy.assertWritable(path);
     await this.port.ready();
     const file = this.port.stat(path);
@@ -550,7 +552,7 @@ class WriteServiceImpl implements WriteService {
   private existingFile(input: unknown): VaultFile {
     const path = normalizeVaultPath(input);
     if (path === "") throw new VaultError("invalid_path", `The path is empty; give a note's path such as "Folder/Note.md".`);
-    this.policy.assertVisible(path);
+    if (this.policy.isHidden(path)) throw this.missing(path);
     const file = this.port.stat(path) ?? (isNotePath(path) ? null : this.port.stat(path + ".md"));
     if (!file) {
       if (this.port.isFolder(path)) throw new VaultError("invalid_argument", `"${path}" is a folder, not a file; give a note's path.`);

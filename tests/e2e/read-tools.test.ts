@@ -1,0 +1,194 @@
+import { afterAll, beforeAll, describe, expect, test } from "@jest/globals";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
+import sqlWasm from "sql.js/dist/sql-wasm.wasm";
+import {
+  bodyWithLineNumbers,
+  createReadService,
+  mimeTypeOf,
+  readAttachment,
+  sizeCapMessage,
+  withLineNumbers,
+} from "../../src/core/read";
+import { createCoreServices } from "../../src/core/services";
+import { MemoryStateStore } from "../../src/core/state";
+import { createWriteService, decodeBase64, encodeBase64 } from "../../src/core/write";
+import { FsVault } from "../../src/hosts/node/fs-vault";
+import { createMcpServer } from "../../src/mcp/server";
+import type { ToolDef } from "../../src/mcp/tool";
+import { allTools } from "../../src/mcp/tools";
+import { readTools } from "../../src/mcp/tools/read-tools";
+import { writeTools } from "../../src/mcp/tools/write-tools";
+import { call, fails, makeTempVault, ok, removeTree, startTestServer, textOf, type FileTree } from "../support/harness";
+
+interface Opened {
+  root: string;
+  client: Client;
+  vault?: FsVault;
+  close(): Promise<void>;
+}
+
+/** The real harness once the lead wired the tools; until then the same wiring over an in-memory transport. */
+async function open(files: FileTree, opts: { write?: boolean; hidden?: string[]; protected?: string[] } = {}): Promise<Opened> {
+  const root = makeTempVault(files);
+  if (allTools.some((t) => t.name === "get_outline")) {
+    const s = await startTestServer(root, opts);
+    const client = await s.connect();
+    return { root, client, vault: s.vault, close: () => s.close() };
+  }
+  const vault = await FsVault.open(root, { watch: false });
+  const stateStore = new MemoryStateStore();
+  const base = createCoreServices(vault, { host: "node", writeMode: opts.write ?? false, hiddenFolders: opts.hidden, protectedFolders: opts.protected, stateStore, sqlWasm });
+  const services = Object.assign(base, {
+    writer: createWriteService({ port: vault, policy: base.policy, stateStore }),
+    reader: createReadService({ port: vault, policy: base.policy, vault: base.vault }),
+  });
+  const tools = [...allTools, ...(readTools as unknown as ToolDef[]), ...(writeTools as unknown as ToolDef[])];
+  const server = createMcpServer(services, tools, { name: "test", version: "0", instructions: "" });
+  const [a, b] = InMemoryTransport.createLinkedPair();
+  await server.connect(a);
+  const client = new Client({ name: "vault-mcp-tests", version: "1.0.0" });
+  await client.connect(b);
+  return {
+    root,
+    client,
+    vault,
+    close: async () => {
+      await client.close();
+      await server.close();
+      await vault.close();
+    },
+  };
+}
+
+const PNG = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 1, 2, 3]);
+
+const files: FileTree = {
+  "Home.md": "---\ntags: [start, Shared]\naliases: [Index, Start page]\n---\n# Home\n\nSee [[Projects/Plan]], [[Projects/Plan#Goals]] and [[Missing]]. #shared #inline\n\n## Next\ntext\n",
+  "Projects/Plan.md": "# Plan\n\n## Goals\n\nBack to [[Home]].\n\n### Detail\n\n```\n# not a heading\n```\n",
+  "Projects/Archive/Old.md": "old [[Plan]]\n",
+  "Projects/img.png": PNG,
+  "Private/Diary.md": "[[Home]] secret\n",
+  "Notes/a.md": "a",
+  "Notes/b.md": "b",
+};
+
+describe("read tools over MCP", () => {
+  let s: Opened;
+  beforeAll(async () => {
+    s = await open(files, { hidden: ["Private"] });
+  });
+  afterAll(async () => {
+    await s.close();
+    removeTree(s.root);
+  });
+
+  test("read_multiple: partial results as ok/err; more than 20 paths is refused", async () => {
+    const r = await ok(s.client, "read_multiple", { paths: ["Home.md", "Projects/Plan", "Nope.md", "Private/Diary.md", "../x.md"] });
+    expect(r.ok.map((n: { path: string }) => n.path)).toEqual(["Home.md", "Projects/Plan.md"]);
+    expect(r.ok[0].frontmatter).toMatchObject({ tags: ["start", "Shared"] });
+    expect(r.ok[0].etag).toMatch(/^"[0-9a-f]{20}"$/);
+    expect(r.err.map((e: { path: string }) => e.path)).toEqual(["Nope.md", "Private/Diary.md", "../x.md"]);
+    // Hidden looks missing (the exact wording of the two messages is the lead's VaultService/AccessPolicy).
+    expect(r.err[1].error).toMatch(/^No note or file at "Private\/Diary.md"\./);
+    const tooMany = await call(s.client, "read_multiple", { paths: Array.from({ length: 21 }, (_, i) => `n${i}.md`) });
+    expect(tooMany.isError).toBe(true);
+  });
+
+  test("get_notes_info: metadata, tags (frontmatter + inline), aliases, outline, link counts", async () => {
+    const r = await ok(s.client, "get_notes_info", { paths: ["Home.md", "Projects/Plan.md", "Projects/img.png", "Private/Diary.md"] });
+    const [home, plan, img] = r.ok;
+    expect(home).toMatchObject({
+      path: "Home.md",
+      kind: "note",
+      has_frontmatter: true,
+      aliases: ["Index", "Start page"],
+      links_out: 3,
+      unresolved_out: 1,
+      links_in: 1, // Plan → Home; the hidden Diary does not count
+      backlinking_notes: 1,
+    });
+    expect(home.tags).toEqual(["start", "Shared", "inline"]);
+    expect(home.headings).toEqual([
+      { level: 1, heading: "Home", line: 5 },
+      { level: 2, heading: "Next", line: 9 },
+    ]);
+    expect(plan).toMatchObject({ links_in: 3, backlinking_notes: 2, has_frontmatter: false });
+    expect(img).toMatchObject({ kind: "attachment", size: PNG.length, headings: [] });
+    expect(r.err.map((e: { path: string }) => e.path)).toEqual(["Private/Diary.md"]);
+  });
+
+  test("get_outline: levels and 1-based line numbers, code fences ignored", async () => {
+    const r = await ok(s.client, "get_outline", { path: "Projects/Plan.md" });
+    expect(r.headings).toEqual([
+      { level: 1, heading: "Plan", line: 1 },
+      { level: 2, heading: "Goals", line: 3 },
+      { level: 3, heading: "Detail", line: 7 },
+    ]);
+    expect(await fails(s.client, "get_outline", { path: "Projects/img.png" })).toMatch(/not a note/);
+  });
+
+  test("list_directory: compact indented text, nested structure, depth collapses, hidden folders absent", async () => {
+    const r = await call(s.client, "list_directory", { depth: 1 });
+    const text = textOf(r);
+    expect(text.split("\n")).toEqual(["/ (vault root) — 3 folders, 6 files", "Notes/ (0 folders, 2 files)", "Projects/ (1 folder, 3 files)", "Home.md"]);
+    const deep = await ok(s.client, "list_directory", { path: "Projects", depth: 3 });
+    expect(deep.tree).toMatchObject({
+      path: "Projects",
+      type: "folder",
+      children: [
+        { name: "Archive", type: "folder", children: [{ name: "Old.md", path: "Projects/Archive/Old.md", type: "file" }] },
+        { name: "Plan.md", type: "file" },
+        { name: "img.png", type: "file", size: PNG.length },
+      ],
+    });
+    expect(textOf(await call(s.client, "list_directory", { path: "Projects", depth: 3 }))).toBe(
+      "Projects/ — 1 folder, 3 files\nArchive/\n  Old.md\nPlan.md\nimg.png",
+    );
+    expect(await fails(s.client, "list_directory", { path: "Home.md" })).toMatch(/is a file/);
+    expect(await fails(s.client, "list_directory", { path: "Nowhere" })).toMatch(/No folder/);
+  });
+});
+
+describe("read helpers for the lead's read tool", () => {
+  test("line numbers are file line numbers (after frontmatter)", () => {
+    const text = "---\na: 1\n---\nfirst\nsecond\n";
+    expect(bodyWithLineNumbers(text)).toBe("4| first\n5| second");
+    expect(withLineNumbers("x\r\ny", 10)).toBe("10| x\n11| y");
+    expect(bodyWithLineNumbers("\uFEFFno fm")).toBe("1| no fm");
+  });
+
+  test("size cap message", () => {
+    expect(sizeCapMessage("Notes/Big.md", 412 * 1024, 256 * 1024)).toBe(
+      '"Notes/Big.md" is 412 KB, over the 256 KB cap; read a part with section, or raise the cap in settings.',
+    );
+  });
+
+  test("attachments: mime type, size, base64 under the cap", async () => {
+    const s = await open(files);
+    try {
+      const file = s.vault!.stat("Projects/img.png")!;
+      const a = await readAttachment(s.vault!, file);
+      expect(a).toMatchObject({ mime_type: "image/png", size: PNG.length });
+      expect(decodeBase64(a.base64!)).toEqual(PNG);
+      const capped = await readAttachment(s.vault!, file, 4);
+      expect(capped.base64).toBeUndefined();
+      expect(capped.omitted).toMatch(/over the 4 bytes cap/);
+      expect(mimeTypeOf("x/y.PDF")).toBe("application/pdf");
+      expect(mimeTypeOf("x/y.unknown")).toBe("application/octet-stream");
+    } finally {
+      await s.close();
+      removeTree(s.root);
+    }
+  });
+
+  test("base64 round-trips every length", () => {
+    for (let n = 0; n < 40; n++) {
+      const bytes = Uint8Array.from({ length: n }, (_, i) => (i * 37 + n) & 255);
+      expect(encodeBase64(bytes)).toBe(Buffer.from(bytes).toString("base64"));
+      expect(decodeBase64(Buffer.from(bytes).toString("base64"))).toEqual(bytes);
+    }
+    expect(decodeBase64("a")).toBeNull();
+    expect(decodeBase64("ab$c")).toBeNull();
+  });
+});
