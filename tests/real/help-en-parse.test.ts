@@ -3,7 +3,9 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { computeLinkMaps, LinkResolver } from "../../src/core/links/resolver";
 import { linkSyntax, splitLinkpath, type NoteMetadata } from "../../src/core/metadata";
-import { parseNote } from "../../src/core/parser";
+import { splitFrontmatter } from "../../src/core/frontmatter";
+import { parseFrontmatterSlow, parseNote } from "../../src/core/parser";
+import { fastYaml } from "../../src/core/parser/fast-yaml";
 
 const VAULT = path.resolve(__dirname, "../../../shared/vaults/help-en");
 const present = fs.existsSync(VAULT);
@@ -129,5 +131,24 @@ function walk(root: string): string[] {
     expect(badBlocks).toEqual([]);
     expect(headingRefs).toBeGreaterThan(300);
     expect(badHeadings.length).toBeLessThanOrEqual(headingRefs * 0.01);
+  });
+});
+
+(present ? describe : describe.skip)("help-en vault: fast frontmatter path agrees with the YAML parser", () => {
+  test("every frontmatter block", () => {
+    let fast = 0, slow = 0;
+    for (const f of walk(VAULT).filter((x) => x.endsWith(".md"))) {
+      const yaml = splitFrontmatter(fs.readFileSync(path.join(VAULT, f), "utf8")).yaml;
+      if (yaml === null) continue;
+      const quick = fastYaml(yaml);
+      if (quick === undefined) {
+        slow++;
+        continue;
+      }
+      fast++;
+      expect([f, quick]).toEqual([f, parseFrontmatterSlow(yaml).frontmatter]);
+    }
+    report(`help-en: frontmatter fast path ${fast}, full parser ${slow}`);
+    expect(fast).toBeGreaterThan(100);
   });
 });

@@ -3,7 +3,9 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { computeLinkMaps, LinkResolver } from "../../src/core/links/resolver";
 import { splitLinkpath, type NoteMetadata } from "../../src/core/metadata";
-import { parseNote } from "../../src/core/parser";
+import { splitFrontmatter } from "../../src/core/frontmatter";
+import { parseFrontmatterSlow, parseNote } from "../../src/core/parser";
+import { fastYaml } from "../../src/core/parser/fast-yaml";
 
 const VAULT = path.resolve(__dirname, "../../../shared/vaults/help-ja");
 const present = fs.existsSync(VAULT);
@@ -61,5 +63,24 @@ const ATTACHMENT = /\.(png|jpe?g|gif|svg|webp|mp4|webm|mov|pdf|mp3|ico)$/i;
     expect(settings).toBeDefined();
     const backlinks = Object.values(maps.resolved).filter((r) => (r[settings![0]] ?? 0) > 0).length;
     expect(backlinks).toBeGreaterThan(40);
+  });
+});
+
+(present ? describe : describe.skip)("help-ja vault: fast frontmatter path agrees with the YAML parser", () => {
+  test("every frontmatter block", () => {
+    let fast = 0, slow = 0;
+    for (const f of walk(VAULT).filter((x) => x.endsWith(".md"))) {
+      const yaml = splitFrontmatter(fs.readFileSync(path.join(VAULT, f), "utf8")).yaml;
+      if (yaml === null) continue;
+      const quick = fastYaml(yaml);
+      if (quick === undefined) {
+        slow++;
+        continue;
+      }
+      fast++;
+      expect([f, quick]).toEqual([f, parseFrontmatterSlow(yaml).frontmatter]);
+    }
+    report(`help-ja: frontmatter fast path ${fast}, full parser ${slow}`);
+    expect(fast).toBeGreaterThan(100);
   });
 });

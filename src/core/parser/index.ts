@@ -21,10 +21,25 @@
  */
 import { parseDocument } from "yaml";
 import { splitFrontmatter } from "../frontmatter";
+import { fastYaml } from "./fast-yaml";
 import type { FrontmatterLinkRef, LinkRef, Loc, NoteMetadata, Pos } from "../metadata";
 import { hasScheme, isSpaceOrTab, isTagChar, isWhitespace, parseMarkdownLinkAt, parseWikilinkAt, safeDecode, skipCodeSpan, unescapeMarkdown } from "./inline";
 
 export { parseWikilinkAt, parseMarkdownLinkAt, hasScheme, safeDecode } from "./inline";
+
+/** Parses frontmatter YAML the way `parseNote` does: `{ frontmatter }` or `{ error }`. */
+export function parseFrontmatterText(yaml: string): { frontmatter?: Record<string, unknown>; error?: string } {
+  const m: NoteMetadata = { headings: [], links: [], embeds: [], frontmatterLinks: [], tags: [], blocks: {} };
+  parseFrontmatterYaml(yaml, m);
+  return m.frontmatterError !== undefined ? { error: m.frontmatterError } : { frontmatter: m.frontmatter };
+}
+
+/** The full `yaml`-package parse, without the fast path (exported for tests). */
+export function parseFrontmatterSlow(yaml: string): { frontmatter?: Record<string, unknown>; error?: string } {
+  const m: NoteMetadata = { headings: [], links: [], embeds: [], frontmatterLinks: [], tags: [], blocks: {} };
+  parseFrontmatterYaml(yaml, m, false);
+  return m.frontmatterError !== undefined ? { error: m.frontmatterError } : { frontmatter: m.frontmatter };
+}
 
 export function parseNote(text: string): NoteMetadata {
   const meta: NoteMetadata = { headings: [], links: [], embeds: [], frontmatterLinks: [], tags: [], blocks: {} };
@@ -52,8 +67,13 @@ function frontmatterPos(text: string, bodyOffset: number, lineCount: number): Po
   };
 }
 
-function parseFrontmatterYaml(yaml: string, meta: NoteMetadata): void {
-  let value: unknown;
+function parseFrontmatterYaml(yaml: string, meta: NoteMetadata, fast = true): void {
+  let value: unknown = fast ? fastYaml(yaml) : undefined;
+  if (value !== undefined) {
+    meta.frontmatter = value as Record<string, unknown>;
+    for (const key of Object.keys(meta.frontmatter)) collectFrontmatterLinks(meta.frontmatter[key], key, meta.frontmatterLinks);
+    return;
+  }
   try {
     const doc = parseDocument(yaml, { schema: "core", prettyErrors: false, logLevel: "silent" });
     if (doc.errors.length > 0) {
