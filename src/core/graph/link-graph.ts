@@ -30,10 +30,16 @@ export class LinkGraph {
   readonly out = new Map<string, GraphLink[]>();
   /** Target path → source path → the source's links to it. */
   readonly back = new Map<string, Map<string, GraphLink[]>>();
+  /** Target path → number of links to it (self links included). */
+  readonly backCount = new Map<string, number>();
+  /** Folder → its visible notes (direct children). */
+  readonly byFolder = new Map<string, Set<string>>();
   /** nameKey → notes with a link naming it. */
   private readonly byName = new Map<string, Set<string>>();
   private readonly dirty = new Set<string>();
   private readonly resolveCache = new Map<string, string | null>();
+  private readonly hiddenCache = new Map<string, boolean>();
+  private sorted: string[] | null = null;
   private state: "empty" | "building" | "built" = "empty";
   private buildPromise: Promise<void> | null = null;
   private flushTimer: ReturnType<typeof setTimeout> | null = null;
@@ -103,10 +109,31 @@ export class LinkGraph {
   reset(): void {
     this.out.clear();
     this.back.clear();
+    this.backCount.clear();
+    this.byFolder.clear();
     this.byName.clear();
+    this.hiddenCache.clear();
+    this.sorted = null;
     this.dirty.clear();
     this.resolveCache.clear();
     this.state = "empty";
+  }
+
+  /** Every visible note, sorted by path (cached until the next change). */
+  sortedNotes(): readonly string[] {
+    if (!this.sorted) this.sorted = [...this.out.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    return this.sorted;
+  }
+
+  /** The policy's answer, remembered: it only changes with the excluded-files setting, which resets the graph. */
+  isHidden(path: string): boolean {
+    let h = this.hiddenCache.get(path);
+    if (h === undefined) {
+      h = this.policy.isHidden(path);
+      if (this.hiddenCache.size > 200_000) this.hiddenCache.clear();
+      this.hiddenCache.set(path, h);
+    }
+    return h;
   }
 
   private currentHiddenSig(): string {
@@ -118,15 +145,13 @@ export class LinkGraph {
     this.reset();
     this.state = "building";
     this.hiddenSig = this.currentHiddenSig();
-    const notes = this.port
-      .listFiles()
-      .filter((f) => isNotePath(f.path) && !this.policy.isHidden(f.path))
-      .map((f) => f.path);
     let sliceStart = this.scheduler.now();
-    for (const path of notes) {
+    const files = this.port.listFiles();
+    for (const f of files) {
       if (this.closed) return;
       if (this.state !== "building") return; // reset meanwhile
-      this.recompute(path);
+      if (!isNotePath(f.path)) continue;
+      this.recompute(f.path);
       if (this.scheduler.now() - sliceStart >= this.options.sliceMs) {
         await this.scheduler.yield();
         sliceStart = this.scheduler.now();
@@ -215,10 +240,15 @@ export class LinkGraph {
   /** Re-reads one path's links from its metadata (or removes it when it is gone, hidden or not a note). */
   private recompute(path: string): void {
     this.removeSource(path);
-    if (!isNotePath(path) || this.policy.isHidden(path) || !this.port.stat(path)) return;
+    if (!isNotePath(path) || this.isHidden(path) || !this.port.stat(path)) return;
     const meta = this.port.getMetadata(path);
     const links = meta ? this.linksOf(path, meta) : [];
     this.out.set(path, links);
+    this.sorted = null;
+    const folder = parentOf(path);
+    let peers = this.byFolder.get(folder);
+    if (!peers) this.byFolder.set(folder, (peers = new Set()));
+    peers.add(path);
     for (const l of links) {
       let named = this.byName.get(l.key);
       if (!named) this.byName.set(l.key, (named = new Set()));
@@ -233,12 +263,17 @@ export class LinkGraph {
     const list = sources.get(l.source);
     if (list) list.push(l);
     else sources.set(l.source, [l]);
+    this.backCount.set(l.target!, (this.backCount.get(l.target!) ?? 0) + 1);
   }
 
   private removeSource(path: string): void {
     const links = this.out.get(path);
     if (!links) return;
     this.out.delete(path);
+    this.sorted = null;
+    const peers = this.byFolder.get(parentOf(path));
+    peers?.delete(path);
+    if (peers && peers.size === 0) this.byFolder.delete(parentOf(path));
     for (const l of links) {
       const named = this.byName.get(l.key);
       if (named) {
@@ -246,6 +281,9 @@ export class LinkGraph {
         if (named.size === 0) this.byName.delete(l.key);
       }
       if (l.target === null) continue;
+      const n = (this.backCount.get(l.target) ?? 1) - 1;
+      if (n > 0) this.backCount.set(l.target, n);
+      else this.backCount.delete(l.target);
       const sources = this.back.get(l.target);
       if (!sources) continue;
       sources.delete(path);
@@ -301,7 +339,7 @@ export class LinkGraph {
     const cached = this.resolveCache.get(cacheKey);
     if (cached !== undefined) return cached;
     let target = this.port.resolveLink(linkpath, source);
-    if (target !== null && this.policy.isHidden(target)) target = null;
+    if (target !== null && this.isHidden(target)) target = null;
     this.resolveCache.set(cacheKey, target);
     return target;
   }

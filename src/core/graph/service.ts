@@ -388,10 +388,10 @@ class GraphServiceImpl implements GraphService {
     await this.ready();
     const folder = this.vault.resolveFolder(opts.folder);
     const limit = opts.limit ?? 200;
-    const sources = [...this.graph.out.keys()].filter((p) => isUnder(p, folder)).sort(cmp);
     const found: GraphLink[] = [];
     const reasons: BrokenLink["reason"][] = [];
-    for (const src of sources) {
+    for (const src of this.graph.sortedNotes()) {
+      if (folder && !isUnder(src, folder)) continue;
       for (const l of this.graph.out.get(src)!) {
         if (l.target === null) {
           found.push(l);
@@ -438,10 +438,9 @@ class GraphServiceImpl implements GraphService {
     const folder = this.vault.resolveFolder(opts.folder);
     const limit = opts.limit ?? 100;
     const all: string[] = [];
-    for (const p of this.graph.out.keys()) {
-      if (isUnder(p, folder) && !this.hasLinksOut(p) && !this.hasLinksIn(p)) all.push(p);
+    for (const p of this.graph.sortedNotes()) {
+      if ((!folder || isUnder(p, folder)) && !this.hasLinksOut(p) && !this.hasLinksIn(p)) all.push(p);
     }
-    all.sort(cmp);
     return { notes: all.slice(0, limit).map((p) => ({ path: p, title: basenameOf(p) })), total: all.length, truncated: all.length > limit };
   }
 
@@ -454,16 +453,16 @@ class GraphServiceImpl implements GraphService {
     const better = (a: RankedNote, b: RankedNote) =>
       a.linking_notes !== b.linking_notes ? a.linking_notes > b.linking_notes : a.backlinks !== b.backlinks ? a.backlinks > b.backlinks : a.path < b.path;
     for (const [target, sources] of this.graph.back) {
-      if (!opts.includeAttachments && !isNotePath(target)) continue;
+      if (!opts.includeAttachments && !this.graph.out.has(target)) continue;
       if (folder && !isUnder(target, folder)) continue;
-      let notes = sources.size;
-      let links = 0;
-      for (const [src, list] of sources) {
-        if (src === target) notes--;
-        else links += list.length;
-      }
+      const self = sources.get(target);
+      const notes = sources.size - (self ? 1 : 0);
       if (notes === 0) continue;
-      if (top.length === limit && !better({ path: target, title: "", linking_notes: notes, backlinks: links }, top[top.length - 1])) continue;
+      const links = (this.graph.backCount.get(target) ?? 0) - (self ? self.length : 0);
+      if (top.length === limit) {
+        const last = top[limit - 1];
+        if (notes < last.linking_notes || (notes === last.linking_notes && (links < last.backlinks || (links === last.backlinks && target > last.path)))) continue;
+      }
       const entry: RankedNote = { path: target, title: isNotePath(target) ? basenameOf(target) : target.slice(target.lastIndexOf("/") + 1), linking_notes: notes, backlinks: links };
       let i = top.length;
       while (i > 0 && better(entry, top[i - 1])) i--;
@@ -578,9 +577,7 @@ class GraphServiceImpl implements GraphService {
       });
     }
     const folder = parentOf(path);
-    const peers: string[] = [];
-    for (const p of this.graph.out.keys()) if (p !== path && parentOf(p) === folder) peers.push(p);
-    peers.sort(cmp);
+    const peers = [...(this.graph.byFolder.get(folder) ?? [])].filter((p) => p !== path).sort(cmp);
 
     return {
       path,
