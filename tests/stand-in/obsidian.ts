@@ -1239,10 +1239,67 @@ export class FileManager {
   }
 }
 
+/** A fake editor: the selection and cursor a test sets. */
+export class Editor {
+  selection = "";
+  cursor = { line: 0, ch: 0 };
+  getSelection(): string {
+    return this.selection;
+  }
+  getCursor(): { line: number; ch: number } {
+    return this.cursor;
+  }
+}
+
+export abstract class View extends Component {
+  containerEl = new StandInElement("div", "view-content");
+  constructor(public leaf: WorkspaceLeaf) {
+    super();
+  }
+  abstract getViewType(): string;
+}
+
+export class MarkdownView extends View {
+  file: TFile | null = null;
+  editor = new Editor();
+  /** Test helper: "source" (editing) or "preview" (reading view). */
+  mode: "source" | "preview" = "source";
+  getViewType(): string {
+    return "markdown";
+  }
+  getMode(): "source" | "preview" {
+    return this.mode;
+  }
+}
+
+export class WorkspaceLeaf extends Events {
+  view: View;
+  /** Test helper: the state passed to the last `openFile`. */
+  lastOpenState: unknown = null;
+  constructor(private readonly workspace: Workspace) {
+    super();
+    this.view = new MarkdownView(this);
+  }
+  async openFile(file: TFile, openState?: { active?: boolean; eState?: unknown }): Promise<void> {
+    const view = this.view instanceof MarkdownView ? this.view : (this.view = new MarkdownView(this));
+    (view as MarkdownView).file = file;
+    this.lastOpenState = openState ?? null;
+    if (openState?.active) this.workspace.setActiveLeaf(this);
+  }
+  getViewState(): { type: string } {
+    return { type: this.view.getViewType() };
+  }
+}
+
 export class Workspace extends Events {
   layoutReady = false;
-  /** Test helper: what `getActiveFile` returns. */
+  /** Test helper: what `getActiveFile` returns (defaults to the active leaf's file). */
   activeFile: TFile | null = null;
+  /** Test helper: the leaves in the main area, in order. */
+  leaves: WorkspaceLeaf[] = [];
+  activeLeaf: WorkspaceLeaf | null = null;
+  /** Test helper: the leaf that had focus last, even when a side panel has it now. */
+  mostRecentLeaf: WorkspaceLeaf | null = null;
   onLayoutReady(callback: () => unknown): void {
     setTimeout(() => {
       this.layoutReady = true;
@@ -1250,7 +1307,31 @@ export class Workspace extends Events {
     }, 0);
   }
   getActiveFile(): TFile | null {
-    return this.activeFile;
+    if (this.activeFile) return this.activeFile;
+    const v = this.activeLeaf?.view;
+    return v instanceof MarkdownView ? v.file : null;
+  }
+  getActiveViewOfType<T>(type: abstract new (...args: never[]) => T): T | null {
+    const v = this.activeLeaf?.view;
+    return v instanceof type ? v : null;
+  }
+  getMostRecentLeaf(): WorkspaceLeaf | null {
+    return this.mostRecentLeaf;
+  }
+  getLeavesOfType(viewType: string): WorkspaceLeaf[] {
+    return this.leaves.filter((l) => l.view.getViewType() === viewType);
+  }
+  getLeaf(newLeaf?: boolean | "tab" | "split" | "window"): WorkspaceLeaf {
+    if (!newLeaf && this.mostRecentLeaf) return this.mostRecentLeaf;
+    const leaf = new WorkspaceLeaf(this);
+    this.leaves.push(leaf);
+    this.mostRecentLeaf ??= leaf;
+    return leaf;
+  }
+  /** Sets focus to a leaf (null: focus in a side panel). */
+  setActiveLeaf(leaf: WorkspaceLeaf | null): void {
+    this.activeLeaf = leaf;
+    if (leaf) this.mostRecentLeaf = leaf;
   }
 }
 

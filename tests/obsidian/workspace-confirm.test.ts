@@ -1,0 +1,84 @@
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import type { App } from "obsidian";
+import { ConfirmModal, ModalConfirmer } from "../../src/hosts/obsidian/confirm";
+import { ObsidianWorkspace } from "../../src/hosts/obsidian/workspace";
+import { createTestApp, MarkdownView, settingsIn, type App as StandInApp, type ButtonComponent } from "../stand-in/obsidian";
+
+let root: string;
+let app: StandInApp;
+
+beforeEach(() => {
+  root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "obsidian-ws-")));
+  fs.writeFileSync(path.join(root, "A.md"), "alpha\nline 2\n");
+  fs.mkdirSync(path.join(root, "F"));
+  fs.writeFileSync(path.join(root, "F/B.md"), "beta\n");
+  app = createTestApp(root).app;
+});
+
+afterEach(() => fs.rmSync(root, { recursive: true, force: true }));
+
+describe("ObsidianWorkspace", () => {
+  test("no open note: null and an empty list", () => {
+    const ws = new ObsidianWorkspace(app as unknown as App);
+    expect(ws.activeNote()).toBeNull();
+    expect(ws.openNotes()).toEqual([]);
+  });
+
+  test("openNote opens in the current leaf or a new tab, at a 1-based line; active note and open notes follow", async () => {
+    const ws = new ObsidianWorkspace(app as unknown as App);
+    await ws.openNote("A.md", { line: 2 });
+    const first = app.workspace.leaves[0];
+    expect(first.lastOpenState).toEqual({ eState: { line: 1 }, active: true });
+    await ws.openNote("F/B.md", { newTab: true });
+    await ws.openNote("A.md", { newTab: true });
+    expect(app.workspace.leaves).toHaveLength(3);
+    expect(ws.openNotes()).toEqual(["A.md", "F/B.md"]);
+
+    const view = app.workspace.activeLeaf!.view as MarkdownView;
+    view.editor.selection = "alpha";
+    view.editor.cursor = { line: 1, ch: 0 };
+    expect(ws.activeNote()).toEqual({ path: "A.md", selection: "alpha", cursorLine: 2 });
+    view.mode = "preview";
+    expect(ws.activeNote()).toEqual({ path: "A.md", selection: "", cursorLine: null });
+
+    // Focus in a side panel: the most recent leaf still counts.
+    app.workspace.setActiveLeaf(null);
+    expect(ws.activeNote()?.path).toBe("A.md");
+    await expect(ws.openNote("Nope.md", {})).rejects.toThrow();
+  });
+});
+
+describe("ModalConfirmer", () => {
+  async function answer(click: "Allow" | "Decline" | "close"): Promise<boolean> {
+    const opened: ConfirmModal[] = [];
+    const orig = ConfirmModal.prototype.onOpen;
+    const spy = jest.spyOn(ConfirmModal.prototype, "onOpen").mockImplementation(function (this: ConfirmModal) {
+      opened.push(this);
+      orig.call(this);
+    });
+    const result = new ModalConfirmer(app as unknown as App).confirm({
+      action: "overwrite",
+      path: "A.md",
+      summary: 'Replace the content of "A.md"',
+      diff: "-alpha\n+omega",
+    });
+    spy.mockRestore();
+    const modal = opened[0] as unknown as ConfirmModal & { contentEl: { getText(): string }; close(): void };
+    expect(modal.contentEl.getText()).toContain('Replace the content of "A.md"');
+    expect(modal.contentEl.getText()).toContain("+omega");
+    if (click === "close") modal.close();
+    else {
+      const buttons = settingsIn(modal.contentEl as never).flatMap((s) => s.components) as ButtonComponent[];
+      await buttons.find((b) => b.buttonEl.getText() === click)!.click();
+    }
+    return result;
+  }
+
+  test("Allow says yes, Decline and closing say no", async () => {
+    expect(await answer("Allow")).toBe(true);
+    expect(await answer("Decline")).toBe(false);
+    expect(await answer("close")).toBe(false);
+  });
+});
