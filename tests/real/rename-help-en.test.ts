@@ -73,7 +73,6 @@ d("rename on the help-en vault (links follow, nothing else changes)", () => {
 
     const r = await svc.rename({ path: from, new_path: to }, { client: "real-test" });
     expect(r.new_path).toBe(to);
-    if (process.env.RENAME_DEBUG) console.log(from, "→", to, r);
 
     // Every link that resolved before resolves to the mapped place now.
     expect(vault.resolvedLinks()).toEqual(mapLinks(beforeResolved, map));
