@@ -1,0 +1,49 @@
+import { foldWord, stemEnglish, tokenize } from "../../src/core/search";
+
+describe("tokenize", () => {
+  test("folds case and diacritics", () => {
+    expect(tokenize("Café NAÏVE Résumé Straße Ångström", { language: "none" })).toEqual(["cafe", "naive", "resume", "strasse", "angstrom"]);
+    expect(foldWord("ＯＢＳＩＤＩＡＮ")).toBe("obsidian");
+  });
+
+  test("stems English words (Porter2) and leaves them alone with language none", () => {
+    expect(tokenize("running runs ran connections connected generously")).toEqual(["run", "run", "ran", "connect", "connect", "generous"]);
+    expect(tokenize("running connections", { language: "none" })).toEqual(["running", "connections"]);
+    const cases: Record<string, string> = {
+      caresses: "caress", ponies: "poni", ties: "tie", cats: "cat", agreed: "agre", hopping: "hop", hoping: "hope",
+      relational: "relat", happiness: "happi", skies: "sky", dying: "die", knightly: "knight", generalization: "general",
+      consistency: "consist", notes: "note", searching: "search", linked: "link", tags: "tag",
+    };
+    for (const [w, s] of Object.entries(cases)) expect([w, stemEnglish(w)]).toEqual([w, s]);
+  });
+
+  test("splits on punctuation: hyphens, colons, C++, apostrophes", () => {
+    expect(tokenize("e-mail well-known a:b C++", { language: "none" })).toEqual(["e", "mail", "well", "known", "a", "b", "c"]);
+    expect(tokenize("don't", { language: "none" })).toEqual(["dont"]);
+    expect(tokenize("#tag/nested [[Link]]", { language: "none" })).toEqual(["tag", "nested", "link"]);
+  });
+
+  test("segments Japanese, Chinese and Korean into bigrams", () => {
+    expect(tokenize("東京都に住む")).toEqual(["東京", "京都", "都に", "に住", "住む"]);
+    expect(tokenize("我喜欢学习中文")).toEqual(["我喜", "喜欢", "欢学", "学习", "习中", "中文"]);
+    expect(tokenize("한국어 공부")).toEqual(["한국", "국어", "공부"]);
+    expect(tokenize("猫")).toEqual(["猫"]);
+    // Mixed scripts in one word, half-width katakana folded to full width.
+    expect(tokenize("Obsidianのノート ﾃｽﾄ")).toEqual(["obsidian", "のノ", "ノー", "ート", "テス", "スト"]);
+  });
+
+  test("a query's CJK terms are a subsequence of a document's", () => {
+    const doc = tokenize("ノートを検索する方法について");
+    const q = tokenize("検索");
+    expect(doc).toEqual(expect.arrayContaining(q));
+  });
+
+  test("handles very long lines and junk without trouble", () => {
+    const long = "word ".repeat(50_000) + "日本語".repeat(10_000);
+    const toks = tokenize(long);
+    expect(toks.length).toBe(50_000 + 30_000 - 1);
+    expect(tokenize("x".repeat(500))[0].length).toBeLessThanOrEqual(48);
+    expect(tokenize("")).toEqual([]);
+    expect(tokenize("!!! --- *** ### ")).toEqual([]);
+  });
+});
