@@ -2,13 +2,13 @@ import initSqlJs, { type Database, type SqlJsStatic, type SqlValue, type Stateme
 import type { DocEntry, SerializedPostings, StoredChunk } from "./engine";
 
 /** Bump when the tables change: an older file is rebuilt once. */
-export const SCHEMA_VERSION = 1;
+export const SCHEMA_VERSION = 2;
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT);
 CREATE TABLE IF NOT EXISTS docs(path TEXT PRIMARY KEY, mtime REAL, size INTEGER, hash TEXT, title TEXT, folder TEXT, fm TEXT, tags TEXT, chunks TEXT);
 CREATE TABLE IF NOT EXISTS skipped(path TEXT PRIMARY KEY, mtime REAL, size INTEGER, reason TEXT);
-CREATE TABLE IF NOT EXISTS chunks(id INTEGER PRIMARY KEY, heading TEXT, line_start INTEGER, line_end INTEGER, text TEXT);
+CREATE TABLE IF NOT EXISTS chunks(id INTEGER PRIMARY KEY, heading TEXT, line_start INTEGER, line_end INTEGER, text TEXT, seq BLOB);
 CREATE TABLE IF NOT EXISTS blobs(name TEXT PRIMARY KEY, data BLOB);
 `;
 
@@ -80,11 +80,18 @@ export class SearchDb {
   }
 
   /** Replaces a document's row and chunks. */
-  putDoc(doc: DocEntry, chunks: StoredChunk[], oldChunkIds: number[]): void {
+  putDoc(doc: DocEntry, chunks: StoredChunk[], sequences: Uint8Array[], oldChunkIds: number[]): void {
     for (const id of oldChunkIds) this.run("DELETE FROM chunks WHERE id = ?", [id]);
     for (let i = 0; i < chunks.length; i++) {
       const c = chunks[i];
-      this.run("INSERT OR REPLACE INTO chunks(id, heading, line_start, line_end, text) VALUES (?, ?, ?, ?, ?)", [doc.chunkIds[i], c.heading, c.lineStart, c.lineEnd, c.text]);
+      this.run("INSERT OR REPLACE INTO chunks(id, heading, line_start, line_end, text, seq) VALUES (?, ?, ?, ?, ?, ?)", [
+        doc.chunkIds[i],
+        c.heading,
+        c.lineStart,
+        c.lineEnd,
+        c.text,
+        sequences[i],
+      ]);
     }
     this.putDocRow(doc);
     this.run("DELETE FROM skipped WHERE path = ?", [doc.path]);
@@ -129,6 +136,14 @@ export class SearchDb {
     return out;
   }
 
+  sequence(id: number): Uint8Array | null {
+    const s = this.stmt("SELECT seq FROM chunks WHERE id = ?");
+    s.bind([id]);
+    const v = s.step() ? (s.get()[0] as Uint8Array | null) : null;
+    s.reset();
+    return v;
+  }
+
   *docs(): Generator<Omit<DocEntry, "slot">> {
     const s = this.db.prepare("SELECT path, mtime, size, hash, title, folder, fm, tags, chunks FROM docs");
     try {
@@ -171,6 +186,7 @@ export class SearchDb {
     const enc = new TextEncoder();
     this.run("INSERT OR REPLACE INTO blobs(name, data) VALUES (?, ?)", ["terms", enc.encode(p.terms)]);
     this.run("INSERT OR REPLACE INTO blobs(name, data) VALUES (?, ?)", ["counts", bytesOf(p.counts)]);
+    this.run("INSERT OR REPLACE INTO blobs(name, data) VALUES (?, ?)", ["term_ids", bytesOf(p.termIds)]);
     this.run("INSERT OR REPLACE INTO blobs(name, data) VALUES (?, ?)", ["ids", bytesOf(p.ids)]);
     this.run("INSERT OR REPLACE INTO blobs(name, data) VALUES (?, ?)", ["tfs", bytesOf(p.tfs)]);
   }
@@ -185,13 +201,15 @@ export class SearchDb {
     };
     const terms = get("terms");
     const counts = get("counts");
+    const termIds = get("term_ids");
     const ids = get("ids");
     const tfs = get("tfs");
-    if (!terms || !counts || !ids || !tfs) return null;
-    if (counts.length % 4 || ids.length % 4 || tfs.length % 4) throw new Error("postings blobs have odd sizes");
+    if (!terms || !counts || !ids || !tfs || !termIds) return null;
+    if (counts.length % 4 || ids.length % 4 || tfs.length % 4 || termIds.length % 4) throw new Error("postings blobs have odd sizes");
     return {
       terms: new TextDecoder().decode(terms),
       counts: new Uint32Array(aligned(counts)),
+      termIds: new Int32Array(aligned(termIds)),
       ids: new Int32Array(aligned(ids)),
       tfs: new Float32Array(aligned(tfs)),
     };

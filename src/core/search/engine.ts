@@ -1,5 +1,5 @@
 import { isUnder } from "../paths";
-import { forEachToken, tokenize } from "./tokenize";
+import { forEachToken } from "./tokenize";
 import type { Chunk, ParsedQuery, QueryItem, SearchLanguage, SearchRequest, SearchResponse, SearchSection } from "./types";
 
 /** Field weights (BM25F-style: weighted term frequency). */
@@ -30,6 +30,8 @@ export interface ChunkVector {
   terms: string[];
   tfs: number[];
   len: number;
+  /** The body's terms in order (for phrase checks). */
+  seq: string[];
 }
 
 export interface StoredChunk {
@@ -42,10 +44,13 @@ export interface StoredChunk {
 /** What the index needs from the store at query time. */
 export interface ChunkSource {
   chunk(id: number): StoredChunk | null;
+  /** The chunk's body as term ids (varint-encoded), for phrase checks. */
+  sequence(id: number): Uint8Array | null;
 }
 
 class PostingList {
   constructor(
+    readonly termId: number,
     public ids: Int32Array,
     public tfs: Float32Array,
     public n: number,
@@ -80,12 +85,18 @@ export function chunkVector(chunk: Chunk, language: SearchLanguage): ChunkVector
   for (const a of chunk.aliases) add(a, FIELD_WEIGHTS.aliases);
   for (const h of chunk.headings) add(h, FIELD_WEIGHTS.headings);
   for (const t of chunk.tags) add(t.replace(/[/_-]/g, " "), FIELD_WEIGHTS.tags);
-  add(chunk.text, FIELD_WEIGHTS.body);
-  return { terms: [...tf.keys()], tfs: [...tf.values()], len: Math.max(1, len) };
+  const seq: string[] = [];
+  forEachToken(chunk.text, language, (t) => {
+    tf.set(t, (tf.get(t) ?? 0) + FIELD_WEIGHTS.body);
+    seq.push(t);
+    len++;
+  });
+  return { terms: [...tf.keys()], tfs: [...tf.values()], len: Math.max(1, len), seq };
 }
 
 export interface SerializedPostings {
   terms: string;
+  termIds: Int32Array;
   counts: Uint32Array;
   ids: Int32Array;
   tfs: Float32Array;
@@ -94,6 +105,7 @@ export interface SerializedPostings {
 /** The in-memory inverted index: posting lists in typed arrays, tombstoned deletes, top-k scoring. */
 export class InvertedIndex {
   terms = new Map<string, PostingList>();
+  nextTermId = 1;
   /** First two characters → terms, for prefix expansion. */
   private buckets = new Map<string, Set<string>>();
   chunkDoc = new Int32Array(1024);
@@ -123,6 +135,7 @@ export class InvertedIndex {
     this.chunkLen = new Float32Array(1024);
     this.alive = new Uint8Array(1024);
     this.nextId = 1;
+    this.nextTermId = 1;
     this.liveChunks = 0;
     this.totalLen = 0;
     this.totalPostings = 0;
@@ -163,7 +176,7 @@ export class InvertedIndex {
   private listFor(term: string): PostingList {
     let l = this.terms.get(term);
     if (!l) {
-      l = new PostingList(new Int32Array(2), new Float32Array(2), 0);
+      l = new PostingList(this.nextTermId++, new Int32Array(2), new Float32Array(2), 0);
       this.terms.set(term, l);
       this.addToBucket(term);
     }
@@ -178,10 +191,11 @@ export class InvertedIndex {
   }
 
   /** Adds a document with its chunks' vectors; returns the entry (chunk ids assigned). */
-  addDoc(entry: Omit<DocEntry, "slot" | "chunkIds" | "chunkLens">, vectors: ChunkVector[]): DocEntry {
+  addDoc(entry: Omit<DocEntry, "slot" | "chunkIds" | "chunkLens">, vectors: ChunkVector[]): { doc: DocEntry; sequences: Uint8Array[] } {
     this.removeDoc(entry.path);
     const slot = this.freeSlots.pop() ?? this.slots.length;
     const doc: DocEntry = { ...entry, slot, chunkIds: [], chunkLens: [] };
+    const sequences: Uint8Array[] = [];
     this.slots[slot] = doc;
     this.docs.set(doc.path, doc);
     for (const v of vectors) {
@@ -196,8 +210,9 @@ export class InvertedIndex {
       this.totalPostings += v.terms.length;
       doc.chunkIds.push(id);
       doc.chunkLens.push(v.len);
+      sequences.push(encodeVarints(v.seq.map((t) => this.terms.get(t)!.termId)));
     }
-    return doc;
+    return { doc, sequences };
   }
 
   /** Registers a document loaded from the store (its postings come from `loadPostings`). */
@@ -281,10 +296,12 @@ export class InvertedIndex {
     let total = 0;
     const names: string[] = [];
     const lists: PostingList[] = [];
+    const termIds: number[] = [];
     for (const [t, l] of this.terms) {
       if (l.n === 0) continue;
       names.push(t);
       lists.push(l);
+      termIds.push(l.termId);
       total += l.n;
     }
     const counts = new Uint32Array(lists.length);
@@ -304,18 +321,19 @@ export class InvertedIndex {
       counts[k] = w;
       off += w;
     }
-    return { terms: names.join("\n"), counts, ids: ids.subarray(0, off), tfs: tfs.subarray(0, off) };
+    return { terms: names.join("\n"), termIds: Int32Array.from(termIds), counts, ids: ids.subarray(0, off), tfs: tfs.subarray(0, off) };
   }
 
   /** Loads postings (after `restoreDoc` of every document). Throws when the data is inconsistent. */
   loadPostings(s: SerializedPostings): void {
     const names = s.terms.length ? s.terms.split("\n") : [];
-    if (names.length !== s.counts.length) throw new Error("term count mismatch");
+    if (names.length !== s.counts.length || names.length !== s.termIds.length) throw new Error("term count mismatch");
     let off = 0;
     for (let k = 0; k < names.length; k++) {
       const n = s.counts[k];
       if (off + n > s.ids.length) throw new Error("postings truncated");
-      const l = new PostingList(s.ids.subarray(off, off + n), s.tfs.subarray(off, off + n), n);
+      const l = new PostingList(s.termIds[k], s.ids.subarray(off, off + n), s.tfs.subarray(off, off + n), n);
+      if (l.termId >= this.nextTermId) this.nextTermId = l.termId + 1;
       this.terms.set(names[k], l);
       this.addToBucket(names[k]);
       off += n;
@@ -351,15 +369,9 @@ export class InvertedIndex {
     const touched: number[] = [];
     const docsTouched: number[] = [];
     const excludedDocs: number[] = [];
-    const phraseCache = new Map<number, string[]>();
-    const chunkTerms = (id: number): string[] => {
-      let t = phraseCache.get(id);
-      if (!t) {
-        const c = src.chunk(id);
-        t = c ? tokenize(c.text, { language }) : [];
-        phraseCache.set(id, t);
-      }
-      return t;
+    const hasPhrase = (id: number, needle: number[]): boolean => {
+      const seq = src.sequence(id);
+      return seq ? containsSequence(decodeVarints(seq), needle) : false;
     };
     let verified = 0;
 
@@ -389,6 +401,7 @@ export class InvertedIndex {
       const lists = uniq.map((t) => this.terms.get(t));
       const out = new Set<number>();
       if (lists.some((l) => !l)) return out;
+      const needle = terms.map((t) => this.terms.get(t)!.termId);
       const cnt = this.cnt;
       const seen: number[] = [];
       for (const l of lists as PostingList[]) {
@@ -404,7 +417,7 @@ export class InvertedIndex {
           if (verified >= PHRASE_VERIFY_CAP) out.add(id);
           else {
             verified++;
-            if (containsSequence(chunkTerms(id), terms)) out.add(id);
+            if (hasPhrase(id, needle)) out.add(id);
           }
         }
         cnt[id] = 0;
@@ -467,17 +480,28 @@ export class InvertedIndex {
     };
     let cands = docsTouched.filter((s) => docMask[s] === full && passes(s));
     let relaxed = false;
-    const scoreOf = new Map<number, number>();
     if (cands.length === 0 && clauses.length > 1) {
       relaxed = true;
       cands = docsTouched.filter((s) => docMask[s] !== 0 && passes(s));
-      for (const s of cands) scoreOf.set(s, (docBest[s] * popcount(docMask[s])) / clauses.length);
-    } else for (const s of cands) scoreOf.set(s, docBest[s]);
+      for (const s of cands) docBest[s] = (docBest[s] * popcount(docMask[s])) / clauses.length;
+    }
     if (cands.length === 0) relaxed = false;
-    cands.sort((a, b) => scoreOf.get(b)! - scoreOf.get(a)! || (this.slots[a]!.path < this.slots[b]!.path ? -1 : 1));
-
     const limit = Math.max(0, Math.floor(req.limit));
-    const hits = cands.slice(0, limit).map((slot) => {
+    const better = (a: number, b: number) => docBest[a] > docBest[b] || (docBest[a] === docBest[b] && this.slots[a]!.path < this.slots[b]!.path);
+    // Top-k by insertion: most candidates fall below the current k-th score and cost one comparison.
+    const top: number[] = [];
+    for (const s of cands) {
+      if (top.length === limit && (limit === 0 || !better(s, top[limit - 1]))) continue;
+      let i = top.length < limit ? top.length : limit - 1;
+      if (top.length < limit) top.push(s);
+      while (i > 0 && better(s, top[i - 1])) {
+        top[i] = top[i - 1];
+        i--;
+      }
+      top[i] = s;
+    }
+
+    const hits = top.map((slot) => {
       const doc = this.slots[slot]!;
       const chunkIds = doc.chunkIds.filter((id) => acc[id] > 0).sort((a, b) => acc[b] - acc[a]);
       const sections: SearchSection[] = [];
@@ -493,7 +517,7 @@ export class InvertedIndex {
           line_end: c.lineEnd,
         });
       }
-      return { path: doc.path, title: doc.title, folder: doc.folder, score: round(scoreOf.get(slot)!), frontmatter: doc.frontmatter, sections };
+      return { path: doc.path, title: doc.title, folder: doc.folder, score: round(docBest[slot]), frontmatter: doc.frontmatter, sections };
     });
 
     // Reset scratch space.
@@ -520,7 +544,7 @@ function popcount(x: number): number {
   return n;
 }
 
-export function containsSequence(hay: string[], needle: string[]): boolean {
+export function containsSequence<T>(hay: ArrayLike<T>, needle: ArrayLike<T>): boolean {
   if (needle.length === 0) return true;
   outer: for (let i = 0; i + needle.length <= hay.length; i++) {
     for (let j = 0; j < needle.length; j++) if (hay[i + j] !== needle[j]) continue outer;
@@ -545,6 +569,8 @@ function positiveTermSet(pq: ParsedQuery): TermSet {
     }
   return { exact, prefixes };
 }
+
+const WORD_STOP = /[\s\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\u3000-\u303f\uff01-\uff0f]/u;
 
 /** A window of `words` tokens around the densest cluster of matched terms; the whole text when 0. */
 export function snippet(text: string, want: TermSet, words: number, language: SearchLanguage): string {
@@ -580,11 +606,11 @@ export function snippet(text: string, want: TermSet, words: number, language: Se
     bestAt = Math.max(0, Math.min(n - words, mid - Math.floor(words / 2)));
   }
   const endTok = Math.min(n, bestAt + words) - 1;
-  let a = starts[bestAt];
-  // Keep the word's leading punctuation (`#tag`, `[[link`).
-  while (a > 0 && !/\s/.test(text[a - 1])) a--;
-  let b = ends[endTok];
-  while (b < text.length && !/\s/.test(text[b])) b++;
+  // Whole words: keep leading punctuation (`#tag`, `[[link`), never cut inside unspaced scripts.
+  let a = bestAt === 0 ? 0 : starts[bestAt];
+  while (a > 0 && !WORD_STOP.test(text[a - 1])) a--;
+  let b = endTok === n - 1 ? text.length : ends[endTok];
+  while (b < text.length && !WORD_STOP.test(text[b])) b++;
   return (bestAt > 0 ? "… " : "") + text.slice(a, b).trim() + (endTok < n - 1 ? " …" : "");
 }
 
@@ -607,4 +633,35 @@ export function matchesFilters(doc: DocEntry, filters: Record<string, string | n
     if (!vals.some((x) => (typeof x === "string" || typeof x === "number" || typeof x === "boolean") && String(x).trim().toLowerCase() === want)) return false;
   }
   return true;
+}
+
+export function encodeVarints(values: number[]): Uint8Array {
+  const out = new Uint8Array(values.length * 5);
+  let o = 0;
+  for (let v of values) {
+    while (v >= 0x80) {
+      out[o++] = (v & 0x7f) | 0x80;
+      v >>>= 7;
+    }
+    out[o++] = v;
+  }
+  return out.slice(0, o);
+}
+
+export function decodeVarints(bytes: Uint8Array): Int32Array {
+  const out = new Int32Array(bytes.length);
+  let n = 0;
+  let v = 0;
+  let shift = 0;
+  for (let i = 0; i < bytes.length; i++) {
+    const b = bytes[i];
+    v |= (b & 0x7f) << shift;
+    if (b & 0x80) shift += 7;
+    else {
+      out[n++] = v;
+      v = 0;
+      shift = 0;
+    }
+  }
+  return out.subarray(0, n);
 }

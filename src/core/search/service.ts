@@ -322,14 +322,14 @@ class KeywordSearchService implements SearchService {
     for (const t of meta?.tags ?? []) tags.add(t.tag.replace(/^#/, "").toLowerCase());
     const old = this.index.docs.get(path);
     const oldIds = old ? old.chunkIds : [];
-    const entry = this.index.addDoc(
+    const { doc: entry, sequences } = this.index.addDoc(
       { path, title: basenameOf(path), folder: parentOf(path), mtime: st.mtime, size: st.size, hash, frontmatter: fm, tags: [...tags] },
       vectors,
     );
     const stored: StoredChunk[] = chunks.map((c) => ({ heading: c.heading, text: c.text, lineStart: c.lineStart, lineEnd: c.lineEnd }));
     db.begin();
     try {
-      db.putDoc(entry, stored, oldIds);
+      db.putDoc(entry, stored, sequences, oldIds);
     } finally {
       db.commit();
     }
@@ -429,7 +429,7 @@ class KeywordSearchService implements SearchService {
     if (!this.db) return { hits: [], total_files: 0, relaxed: false };
     const pq = parseQuery(req.query, this.opts.language);
     const db = this.db;
-    return this.index.search(pq, req, { chunk: (id) => db.chunk(id) }, this.opts.language);
+    return this.index.search(pq, req, { chunk: (id) => db.chunk(id), sequence: (id) => db.sequence(id) }, this.opts.language);
   }
 
   status(): IndexStatus {

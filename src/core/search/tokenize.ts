@@ -45,34 +45,54 @@ export function stemWord(w: string, language: SearchLanguage): string {
  * offsets. CJK runs give overlapping bigrams (a single character alone).
  */
 export function forEachToken(text: string, language: SearchLanguage, cb: (term: string, start: number, end: number) => void): void {
+  const cache = language === "en" ? EN_CACHE : NONE_CACHE;
   let m: RegExpExecArray | null;
   const re = new RegExp(WORD_RE.source, "gu");
   while ((m = re.exec(text)) !== null) {
     const word = m[0];
     const start = m.index;
-    if (!HAS_CJK.test(word)) {
-      emitWord(word, start, language, cb);
+    let term = cache.get(word);
+    if (term === undefined) {
+      term = HAS_CJK.test(word) ? CJK_MARK : (termOf(word, language) ?? "");
+      if (cache.size >= CACHE_MAX) cache.clear();
+      cache.set(word, term);
+    }
+    if (term === CJK_MARK) {
+      splitCjkWord(word, start, language, cb);
       continue;
     }
-    // Split the word into CJK runs and the rest.
-    const cjk = new RegExp(CJK_RE.source, "gu");
-    let last = 0;
-    let c: RegExpExecArray | null;
-    while ((c = cjk.exec(word)) !== null) {
-      if (c.index > last) emitWord(word.slice(last, c.index), start + last, language, cb);
-      emitCjk(c[0], start + c.index, cb);
-      last = c.index + c[0].length;
-    }
-    if (last < word.length) emitWord(word.slice(last), start + last, language, cb);
+    if (term) cb(term, start, start + word.length);
   }
+}
+
+/** Word → term caches (words repeat a lot; stemming is the costly part). */
+const EN_CACHE = new Map<string, string>();
+const NONE_CACHE = new Map<string, string>();
+const CACHE_MAX = 200_000;
+const CJK_MARK = "\u0000";
+
+function splitCjkWord(word: string, start: number, language: SearchLanguage, cb: (term: string, start: number, end: number) => void): void {
+  const cjk = new RegExp(CJK_RE.source, "gu");
+  let last = 0;
+  let c: RegExpExecArray | null;
+  while ((c = cjk.exec(word)) !== null) {
+    if (c.index > last) emitWord(word.slice(last, c.index), start + last, language, cb);
+    emitCjk(c[0], start + c.index, cb);
+    last = c.index + c[0].length;
+  }
+  if (last < word.length) emitWord(word.slice(last), start + last, language, cb);
+}
+
+function termOf(raw: string, language: SearchLanguage): string | null {
+  let w = foldWord(raw);
+  if (!w) return null;
+  if (w.length > MAX_TOKEN) w = w.slice(0, MAX_TOKEN);
+  return stemWord(w, language) || null;
 }
 
 function emitWord(raw: string, start: number, language: SearchLanguage, cb: (term: string, start: number, end: number) => void): void {
   if (!/[\p{L}\p{N}]/u.test(raw)) return;
-  let w = foldWord(raw);
-  if (!w) return;
-  if (w.length > MAX_TOKEN) w = w.slice(0, MAX_TOKEN);
-  const term = stemWord(w, language);
+  const term = termOf(raw, language);
   if (term) cb(term, start, start + raw.length);
 }
 
