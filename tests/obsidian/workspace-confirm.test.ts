@@ -4,7 +4,7 @@ import * as path from "node:path";
 import type { App } from "obsidian";
 import { ConfirmModal, ModalConfirmer } from "../../src/hosts/obsidian/confirm";
 import { ObsidianWorkspace } from "../../src/hosts/obsidian/workspace";
-import { createTestApp, MarkdownView, settingsIn, type App as StandInApp, type ButtonComponent } from "../stand-in/obsidian";
+import { createTestApp, MarkdownView, Modal, settingsIn, type App as StandInApp, type ButtonComponent } from "../stand-in/obsidian";
 
 let root: string;
 let app: StandInApp;
@@ -52,20 +52,14 @@ describe("ObsidianWorkspace", () => {
 
 describe("ModalConfirmer", () => {
   async function answer(click: "Allow" | "Decline" | "close"): Promise<boolean> {
-    const opened: ConfirmModal[] = [];
-    const orig = ConfirmModal.prototype.onOpen;
-    const spy = jest.spyOn(ConfirmModal.prototype, "onOpen").mockImplementation(function (this: ConfirmModal) {
-      opened.push(this);
-      orig.call(this);
-    });
     const result = new ModalConfirmer(app as unknown as App).confirm({
       action: "overwrite",
       path: "A.md",
       summary: 'Replace the content of "A.md"',
       diff: "-alpha\n+omega",
     });
-    spy.mockRestore();
-    const modal = opened[0] as unknown as ConfirmModal & { contentEl: { getText(): string }; close(): void };
+    const modal = Modal.opened[Modal.opened.length - 1];
+    expect(modal).toBeInstanceOf(ConfirmModal);
     expect(modal.contentEl.getText()).toContain('Replace the content of "A.md"');
     expect(modal.contentEl.getText()).toContain("+omega");
     if (click === "close") modal.close();

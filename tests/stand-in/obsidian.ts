@@ -571,6 +571,8 @@ export abstract class PluginSettingTab extends SettingTab {
 }
 
 export class Modal {
+  /** Test helper: every modal opened, oldest first. */
+  static opened: Modal[] = [];
   containerEl = new StandInElement("div", "modal-container");
   modalEl = this.containerEl.createDiv("modal");
   titleEl = this.modalEl.createDiv("modal-title");
@@ -579,6 +581,7 @@ export class Modal {
   constructor(public app: App) {}
   open(): void {
     this.isOpen = true;
+    Modal.opened.push(this);
     this.onOpen();
   }
   close(): void {
@@ -1281,8 +1284,9 @@ export class WorkspaceLeaf extends Events {
     this.view = new MarkdownView(this);
   }
   async openFile(file: TFile, openState?: { active?: boolean; eState?: unknown }): Promise<void> {
-    const view = this.view instanceof MarkdownView ? this.view : (this.view = new MarkdownView(this));
-    (view as MarkdownView).file = file;
+    const view = this.view instanceof MarkdownView ? this.view : new MarkdownView(this);
+    this.view = view;
+    view.file = file;
     this.lastOpenState = openState ?? null;
     if (openState?.active) this.workspace.setActiveLeaf(this);
   }
