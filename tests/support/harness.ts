@@ -32,6 +32,9 @@ export interface TestServerOptions {
   stateStore?: StateStore;
   /** Watch the folder for changes by other programs (default false: tests write through tools). */
   watch?: boolean;
+  /** A fixed port (default 0: any free port) and how many following ports to try when taken. */
+  listenPort?: number;
+  portFallback?: number;
 }
 
 export interface TestServer {
@@ -49,19 +52,26 @@ export interface TestServer {
 export async function startTestServer(root: string, opts: TestServerOptions = {}): Promise<TestServer> {
   const token = randomBytes(24).toString("base64url");
   const vault = await FsVault.open(root, { watch: opts.watch ?? false, debounceMs: 30 });
-  const runtime = await startRuntime({
-    port: vault,
-    host: "node",
-    listenPort: 0,
-    token: () => token,
-    allowedOrigins: opts.allowedOrigins ?? [],
-    writeMode: opts.write ?? false,
-    hiddenFolders: opts.hidden,
-    protectedFolders: opts.protected,
-    stateStore: opts.stateStore ?? new MemoryStateStore(),
-    sqlWasm,
-    version: "0.0.0-test",
-  });
+  let runtime: Awaited<ReturnType<typeof startRuntime>>;
+  try {
+    runtime = await startRuntime({
+      port: vault,
+      host: "node",
+      listenPort: opts.listenPort ?? 0,
+      portFallback: opts.portFallback,
+      token: () => token,
+      allowedOrigins: opts.allowedOrigins ?? [],
+      writeMode: opts.write ?? false,
+      hiddenFolders: opts.hidden,
+      protectedFolders: opts.protected,
+      stateStore: opts.stateStore ?? new MemoryStateStore(),
+      sqlWasm,
+      version: "0.0.0-test",
+    });
+  } catch (e) {
+    await vault.close();
+    throw e;
+  }
   const clients: Client[] = [];
   return {
     root,

@@ -28,6 +28,11 @@ export interface RuntimeOptions {
   /** Plugin/server version, reported at initialize. */
   version: string;
   log?: (level: LogLevel, message: string) => void;
+  /**
+   * When `listenPort` is taken, how many following ports to try (several vaults open at once each
+   * run their own server). Default 9 (28765 → up to 28774); 0 = exactly `listenPort`.
+   */
+  portFallback?: number;
   /** Which tools clients see (default: full). */
   tools?: ToolProfile;
   /** Size caps of read (defaults: notes 256 KB, attachments 1 MB). */
@@ -44,10 +49,28 @@ export interface Runtime {
   close(): Promise<void>;
 }
 
+export const DEFAULT_PORT_FALLBACK = 9;
+
+/** Tries `first`, then up to `tries` following ports; rethrows the last `AddressInUseError` (with `first`). */
+async function listenWithFallback<T>(tries: number, listen: (port: number) => Promise<T>, first: number, log: (level: LogLevel, m: string) => void): Promise<T> {
+  for (let i = 0; ; i++) {
+    try {
+      const r = await listen(first + i);
+      if (i > 0) log("warn", `port ${first} was taken; listening on ${first + i} instead (copy the client configuration again)`);
+      return r;
+    } catch (e) {
+      if (!(e instanceof AddressInUseError) || i >= tries || first + i >= 65535) {
+        if (e instanceof AddressInUseError) throw new AddressInUseError(first);
+        throw e;
+      }
+    }
+  }
+}
+
 /** Thrown by `startRuntime` when the port is taken; hosts show a notice rather than a stack trace. */
 export class PortInUseError extends Error {
   constructor(readonly listenPort: number) {
-    super(`Port ${listenPort} is already in use on 127.0.0.1. Another program (or another vault's server) holds it; pick another port in the settings.`);
+    super(`Port ${listenPort} and the ports after it are already in use on 127.0.0.1. Another program (or other vaults' servers) holds them; pick another port in the settings.`);
     this.name = "PortInUseError";
   }
 }
@@ -71,10 +94,11 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime & { se
   });
   await opts.port.ready();
   const instructions = await serverInstructions(opts.port, services.policy, opts.writeMode);
+  const tries = opts.listenPort === 0 ? 0 : Math.max(0, opts.portFallback ?? DEFAULT_PORT_FALLBACK);
   let http;
   try {
-    http = await startHttpServer({
-      port: opts.listenPort,
+    http = await listenWithFallback(tries, (port) => startHttpServer({
+      port,
       token: opts.token,
       allowedOrigins: opts.allowedOrigins,
       tokenHint:
@@ -84,7 +108,7 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime & { se
       createServer: () =>
         createMcpServer(services, allTools, { name: `vault-mcp (${opts.port.name})`, version: opts.version, instructions, log, tools: opts.tools }),
       log,
-    });
+    }), opts.listenPort, log);
   } catch (e) {
     await services.close();
     if (e instanceof AddressInUseError) throw new PortInUseError(e.port);
