@@ -525,8 +525,11 @@ class WriteServiceImpl implements WriteService {
     });
   }
 
-  activity(limit: number): Promise<ActivityEntry[]> {
-    return this.log.recent(limit);
+  /** Newest first; entries about paths hidden now (the owner may have hidden a folder since) are left out. */
+  async activity(limit: number): Promise<ActivityEntry[]> {
+    const all = await this.log.recent(Math.max(limit * 4, 200));
+    const visible = all.filter((e) => !this.policy.isHidden(e.path) && !(e.new_path !== undefined && this.policy.isHidden(e.new_path)));
+    return visible.slice(0, limit);
   }
 
   // ------------------------------------------------------------------ helpers
