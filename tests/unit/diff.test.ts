@@ -1,3 +1,4 @@
+import { describe, expect, it } from "@jest/globals";
 import { diffLines, unifiedDiff } from "../../src/core/write/diff";
 
 function apply(a: string[], ops: ReturnType<typeof diffLines>): string[] {

@@ -1,3 +1,4 @@
+import { describe, expect, it } from "@jest/globals";
 import { describeMiss, findMatches, normalizeForMatch } from "../../src/core/write/edit-match";
 
 describe("edit matching", () => {

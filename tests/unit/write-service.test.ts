@@ -1,3 +1,4 @@
+import { afterEach, describe, expect, it } from "@jest/globals";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { etagOf } from "../../src/core/hash";
@@ -63,11 +64,12 @@ afterEach(async () => {
 async function rejects(p: Promise<unknown>, code: string, re?: RegExp): Promise<string> {
   try {
     await p;
-  } catch (e: any) {
-    expect(e.name).toBe("VaultError");
-    expect(e.code).toBe(code);
-    if (re) expect(e.message).toMatch(re);
-    return e.message as string;
+  } catch (e: unknown) {
+    const err = e as { name: string; code: string; message: string };
+    expect(err.name).toBe("VaultError");
+    expect(err.code).toBe(code);
+    if (re) expect(err.message).toMatch(re);
+    return err.message;
   }
   throw new Error("expected a rejection");
 }
