@@ -69,6 +69,21 @@ async function freePort(): Promise<number> {
   return port;
 }
 
+/** Binds `count` consecutive ports (retrying from another base when one is taken). */
+async function blockRange(count: number): Promise<{ base: number; servers: net.Server[] }> {
+  for (let attempt = 0; ; attempt++) {
+    const base = 20000 + Math.floor(Math.random() * 40000);
+    const servers: net.Server[] = [];
+    try {
+      for (let p = base; p < base + count; p++) servers.push(await listen(p));
+      return { base, servers };
+    } catch (e) {
+      for (const s of servers) await closeServer(s);
+      if (attempt > 20) throw e;
+    }
+  }
+}
+
 async function portIsFree(port: number): Promise<boolean> {
   try {
     await closeServer(await listen(port));
@@ -210,18 +225,32 @@ describe("the built plugin under the Obsidian stand-in", () => {
     expect(portSetting.descEl.getText()).toContain("1024 to 65535");
   });
 
-  test("a port already in use gives a notice and the error status, without throwing", async () => {
+  test("a taken port falls back to the next free one, with a notice", async () => {
     const port = await freePort();
     blockers.push(await listen(port));
     const root = makeVault({ "A.md": "alpha\n" }, { port });
+    const { plugin, status } = await loadPlugin(root);
+    await until(() => /^MCP: listening on :\d+$/.test(status()), "the server to listen");
+    const actual = Number(/:(\d+)$/.exec(status())![1]);
+    expect(actual).toBeGreaterThan(port);
+    expect(Notice.messages.some((m) => m.includes(`port ${port} was in use`) && m.includes(String(actual)))).toBe(true);
+    const client = await connect(actual, plugin.settings.token);
+    await client.close();
+  });
+
+  test("when the port and the fallback range are taken: a notice and the error status, without throwing; Restart server recovers", async () => {
+    const { base, servers } = await blockRange(10);
+    blockers.push(...servers);
+    const root = makeVault({ "A.md": "alpha\n" }, { port: base });
     const { app, status } = await loadPlugin(root);
     await until(() => status() === "MCP: error", "the error status");
-    expect(Notice.messages.some((m) => m.includes(`port ${port} is already in use`))).toBe(true);
+    expect(Notice.messages.some((m) => m.includes(`port ${base} and the ports after it are already in use`))).toBe(true);
 
     // Once the port is free again, "Restart server" recovers.
-    await closeServer(blockers.pop()!);
+    await closeServer(servers[0]);
+    blockers.splice(blockers.indexOf(servers[0]), 1);
     app.commands.executeCommandById("vault-mcp:restart-server");
-    await until(() => status() === `MCP: listening on :${port}`, "the server to listen after restart");
+    await until(() => status() === `MCP: listening on :${base}`, "the server to listen after restart");
   });
 
   test("first run generates a token and saves it; the next load keeps it", async () => {

@@ -98,6 +98,13 @@ export class ServerController {
       });
       this.vault = vault;
       this.setState({ kind: "listening", listenPort: this.runtime.listenPort, url: this.runtime.url });
+      if (this.runtime.listenPort !== settings.port) {
+        // Another program (often another vault's server) holds the port; the runtime took the next free one.
+        new Notice(
+          `Vault MCP: port ${settings.port} was in use, so the server listens on ${this.runtime.listenPort}. Copy the client configuration again, or choose another port in the settings.`,
+          10000,
+        );
+      }
     } catch (e) {
       await vault.close();
       const message = startErrorMessage(e, settings.port);
@@ -131,7 +138,7 @@ function log(level: LogLevel, message: string): void {
 /** One clear sentence for the notice and the status. */
 export function startErrorMessage(e: unknown, port: number): string {
   if (isPortInUse(e)) {
-    return `Vault MCP could not start: port ${port} is already in use by another program or another vault. Choose another port in Settings → Vault MCP.`;
+    return `Vault MCP could not start: port ${port} and the ports after it are already in use by other programs or other vaults. Choose another port in Settings → Vault MCP.`;
   }
   const detail = e instanceof Error ? e.message : String(e);
   return `Vault MCP could not start its server: ${detail}`;
