@@ -178,7 +178,7 @@ export function chunkNote(path: string, text: string, meta: NoteMetadata | null,
       emit(seg.start, seg.end, seg.path);
       return;
     }
-    const inner = headings.filter((h) => h.line > seg.start && h.line < seg.end && h.level > seg.level);
+    const inner = headings.filter((h) => (h.line > seg.start || (seg.level === 0 && h.line === seg.start)) && h.line < seg.end && h.level > seg.level);
     if (inner.length === 0) {
       paragraphSplit(seg);
       return;

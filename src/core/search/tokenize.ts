@@ -12,6 +12,7 @@ const MAX_TOKEN = 48;
 
 // A word: letters/digits/marks, with inner apostrophes (don't, l'été).
 const WORD_RE = /[\p{L}\p{N}][\p{L}\p{N}\p{M}]*(?:['’][\p{L}\p{N}\p{M}]+)*/gu;
+const ASCII_WORD_RE = /[A-Za-z0-9]+(?:'[A-Za-z0-9]+)*/g;
 // Scripts written without spaces (segmented into overlapping bigrams) and Hangul (bigrams too:
 // Korean attaches particles to words, so bigrams find a word whatever follows it).
 const CJK_RE = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\u30fc\u3005]+/gu;
@@ -47,7 +48,8 @@ export function stemWord(w: string, language: SearchLanguage): string {
 export function forEachToken(text: string, language: SearchLanguage, cb: (term: string, start: number, end: number) => void): void {
   const cache = language === "en" ? EN_CACHE : NONE_CACHE;
   let m: RegExpExecArray | null;
-  const re = new RegExp(WORD_RE.source, "gu");
+  // Pure-ASCII text (most notes in Latin script) takes a faster, non-Unicode regex.
+  const re = NON_ASCII.test(text) ? new RegExp(WORD_RE.source, "gu") : new RegExp(ASCII_WORD_RE.source, "g");
   while ((m = re.exec(text)) !== null) {
     const word = m[0];
     const start = m.index;

@@ -1,0 +1,258 @@
+import sqlWasm from "sql.js/dist/sql-wasm.wasm";
+import { createSearchService, type SearchRequest, type SearchService, type SearchServiceDeps } from "../../src/core/search";
+import { MemoryVault } from "../../src/core/search/memory-vault";
+import { AccessPolicy } from "../../src/core/policy";
+import { MemoryStateStore } from "../../src/core/state";
+
+const FILE = "search-index.sqlite";
+
+function make(vault: MemoryVault, store = new MemoryStateStore(), extra: Partial<SearchServiceDeps> = {}) {
+  const logs: string[] = [];
+  const svc = createSearchService({
+    port: vault,
+    policy: new AccessPolicy({ configDir: ".obsidian", hiddenFolders: ["Private"] }),
+    store,
+    sqlWasm,
+    log: (l, m) => logs.push(`${l}: ${m}`),
+    options: { debounceMs: 5, persistDebounceMs: 20 },
+    ...extra,
+  });
+  return { svc, store, logs };
+}
+
+const req = (query: string, more: Partial<SearchRequest> = {}): SearchRequest => ({ query, limit: 10, chunksPerFile: 2, snippetWords: 0, ...more });
+const paths = (svc: SearchService, q: string, more: Partial<SearchRequest> = {}) => svc.search(req(q, more)).hits.map((h) => h.path);
+
+async function started(vault: MemoryVault, store?: MemoryStateStore, extra?: Partial<SearchServiceDeps>) {
+  const r = make(vault, store, extra);
+  await r.svc.start();
+  expect(await r.svc.waitForIdle(10_000)).toBe(true);
+  return r;
+}
+
+const notes = {
+  "Garden/Roses.md": "---\ntags: [plants, craft/wood]\naliases: [Rosa]\nstatus: Done\n---\n# Roses\n\nPruning roses in early spring keeps them healthy.\n",
+  "Garden/Tools.md": "# Tools\n\nA sharp pruning saw and gloves. Send an e-mail to the well-known shop.\n\nSee #craft for more.",
+  "Kitchen/Bread.md": "# Bread\n\nKneading dough by hand; the oven must be hot. Sourdough starter needs feeding.",
+  "Private/Secret.md": "pruning secrets nobody may see",
+  "日本語/ノート.md": "# 検索\n\n東京都で庭の手入れをする方法について書きます。",
+  "Korean.md": "한국어 문서입니다. 정원 가꾸기에 대하여.",
+};
+
+describe("keyword search service", () => {
+  test("ranks, groups per file, filters, and hides hidden folders", async () => {
+    const { svc } = await started(new MemoryVault(notes));
+    expect(svc.status()).toMatchObject({ state: "queryable", documents_indexed: 5, queue_depth: 0 });
+    expect(paths(svc, "pruning").sort()).toEqual(["Garden/Roses.md", "Garden/Tools.md"]);
+    expect(paths(svc, "secrets")).toEqual([]);
+    // Title/alias weight: "roses" in the title ranks first; alias is searchable.
+    expect(paths(svc, "roses")[0]).toBe("Garden/Roses.md");
+    expect(paths(svc, "rosa")).toEqual(["Garden/Roses.md"]);
+    // Stemming: "prune" finds "pruning".
+    expect(paths(svc, "prune").length).toBe(2);
+    // Filters and folder.
+    expect(paths(svc, "pruning", { filters: { tags: "craft" } }).sort()).toEqual(["Garden/Roses.md", "Garden/Tools.md"]);
+    expect(paths(svc, "pruning", { filters: { tags: "plants" } })).toEqual(["Garden/Roses.md"]);
+    expect(paths(svc, "pruning", { filters: { status: "done" } })).toEqual(["Garden/Roses.md"]);
+    expect(paths(svc, "pruning", { filters: { status: "open" } })).toEqual([]);
+    expect(paths(svc, "dough", { folder: "Garden" })).toEqual([]);
+    expect(paths(svc, "dough", { folder: "Kitchen/" })).toEqual(["Kitchen/Bread.md"]);
+    // Hit shape.
+    const hit = svc.search(req("pruning roses")).hits[0];
+    expect(hit).toMatchObject({ path: "Garden/Roses.md", title: "Roses", folder: "Garden", frontmatter: { status: "Done" } });
+    expect(hit.sections[0]).toMatchObject({ line_start: 6, line_end: 8 });
+    await svc.close();
+  });
+
+  test("query semantics: AND, OR, phrase, prefix, exclude, relaxed fallback, odd input", async () => {
+    const { svc } = await started(new MemoryVault(notes));
+    expect(paths(svc, "pruning gloves")).toEqual(["Garden/Tools.md"]);
+    expect(paths(svc, "dough OR gloves").sort()).toEqual(["Garden/Tools.md", "Kitchen/Bread.md"]);
+    expect(paths(svc, '"pruning saw"')).toEqual(["Garden/Tools.md"]);
+    expect(paths(svc, '"saw pruning"')).toEqual([]);
+    expect(paths(svc, "sourd*")).toEqual(["Kitchen/Bread.md"]);
+    expect(paths(svc, "pruning -gloves")).toEqual(["Garden/Roses.md"]);
+    expect(svc.search(req("-pruning")).hits).toEqual([]);
+    expect(paths(svc, "e-mail")).toEqual(["Garden/Tools.md"]);
+    expect(paths(svc, "well-known")).toEqual(["Garden/Tools.md"]);
+    expect(paths(svc, "tag:plants")).toEqual(["Garden/Roses.md"]);
+    const relaxed = svc.search(req("dough zebra"));
+    expect(relaxed.relaxed).toBe(true);
+    expect(relaxed.hits.map((h) => h.path)).toEqual(["Kitchen/Bread.md"]);
+    expect(svc.search(req("dough")).relaxed).toBe(false);
+    for (const q of ["", "OR", "-", "*", '"', "(", "C++", "a:b", '"unbalanced', "[x]", "NOT", "- -", "**"]) {
+      expect(() => svc.search(req(q))).not.toThrow();
+    }
+    // Snippets centre on the matches.
+    const snip = svc.search(req("feeding", { snippetWords: 3 })).hits[0].sections[0].content;
+    expect(snip).toContain("feeding");
+    expect(snip.startsWith("…")).toBe(true);
+    await svc.close();
+  });
+
+  test("Japanese, Chinese-style and Korean queries find their notes", async () => {
+    const { svc } = await started(new MemoryVault(notes));
+    expect(paths(svc, "東京都")).toEqual(["日本語/ノート.md"]);
+    expect(paths(svc, "手入れ")).toEqual(["日本語/ノート.md"]);
+    expect(paths(svc, "検索")).toEqual(["日本語/ノート.md"]);
+    expect(paths(svc, "정원")).toEqual(["Korean.md"]);
+    expect(paths(svc, "大阪")).toEqual([]);
+    await svc.close();
+  });
+
+  test("incremental: create, modify, rename, delete (and hidden moves)", async () => {
+    const vault = new MemoryVault(notes);
+    const { svc } = await started(vault);
+    vault.set("New.md", "A fresh note about zeppelins.");
+    expect(await svc.waitForIdle(5000)).toBe(true);
+    expect(paths(svc, "zeppelin")).toEqual(["New.md"]);
+    vault.set("New.md", "Now it is about submarines.");
+    await svc.waitForIdle(5000);
+    expect(paths(svc, "zeppelin")).toEqual([]);
+    expect(paths(svc, "submarine")).toEqual(["New.md"]);
+    vault.move("New.md", "Archive/Old.md");
+    await svc.waitForIdle(5000);
+    expect(paths(svc, "submarine")).toEqual(["Archive/Old.md"]);
+    vault.move("Archive/Old.md", "Private/Old.md");
+    await svc.waitForIdle(5000);
+    expect(paths(svc, "submarine")).toEqual([]);
+    vault.delete("Kitchen/Bread.md");
+    await svc.waitForIdle(5000);
+    expect(paths(svc, "dough")).toEqual([]);
+    expect(svc.status().documents_indexed).toBe(4);
+    await svc.close();
+  });
+
+  test("reconciles changes made while closed, without a full rebuild", async () => {
+    const vault = new MemoryVault(notes);
+    const store = new MemoryStateStore();
+    const first = await started(vault, store);
+    await first.svc.close();
+    expect(store.files.get(FILE)?.length).toBeGreaterThan(0);
+
+    vault.emitEvents = false;
+    vault.set("Kitchen/Bread.md", "Now about pancakes.");
+    vault.delete("Garden/Tools.md");
+    vault.set("Added.md", "Brand new zucchini note.");
+    vault.emitEvents = true;
+
+    let reads = 0;
+    const read = vault.read.bind(vault);
+    vault.read = (p: string) => {
+      reads++;
+      return read(p);
+    };
+    const second = make(vault, store);
+    await second.svc.start();
+    // Queryable at once from the persisted index.
+    expect(second.svc.status().state).toBe("queryable");
+    expect(await second.svc.waitForIdle(5000)).toBe(true);
+    expect(reads).toBe(2); // only the modified and the added note were read
+    expect(paths(second.svc, "pancake")).toEqual(["Kitchen/Bread.md"]);
+    expect(paths(second.svc, "dough")).toEqual([]);
+    expect(paths(second.svc, "gloves")).toEqual([]);
+    expect(paths(second.svc, "zucchini")).toEqual(["Added.md"]);
+    expect(paths(second.svc, "roses")[0]).toBe("Garden/Roses.md");
+    await second.svc.close();
+  });
+
+  test("unchanged content (same hash) is not re-indexed", async () => {
+    const vault = new MemoryVault(notes);
+    const { svc } = await started(vault);
+    const before = svc.search(req("dough")).hits[0];
+    vault.set("Kitchen/Bread.md", notes["Kitchen/Bread.md"]);
+    await svc.waitForIdle(5000);
+    expect(svc.search(req("dough")).hits[0]).toEqual(before);
+    await svc.close();
+  });
+
+  test("corrupt database bytes and a schema change rebuild from the notes", async () => {
+    const vault = new MemoryVault(notes);
+    const store = new MemoryStateStore();
+    await store.write(FILE, new TextEncoder().encode("this is not a database at all".repeat(100)));
+    const a = await started(vault, store);
+    expect(paths(a.svc, "dough")).toEqual(["Kitchen/Bread.md"]);
+    expect(a.logs.some((l) => /rebuilding/i.test(l))).toBe(true);
+    await a.svc.close();
+
+    // Truncated file.
+    store.files.set(FILE, store.files.get(FILE)!.slice(0, 3000));
+    const b = await started(vault, store);
+    expect(paths(b.svc, "dough")).toEqual(["Kitchen/Bread.md"]);
+    await b.svc.close();
+
+    // Another index version (e.g. a tokenizer change): rebuilt once.
+    const c = await started(vault, store, { options: { debounceMs: 5, persistDebounceMs: 20, chunkWords: 123 } });
+    expect(c.logs.some((l) => /format changed/.test(l))).toBe(true);
+    expect(paths(c.svc, "dough")).toEqual(["Kitchen/Bread.md"]);
+    await c.svc.close();
+    const d = await started(vault, store, { options: { debounceMs: 5, persistDebounceMs: 20, chunkWords: 123 } });
+    expect(d.logs.some((l) => /format changed|rebuilding/.test(l))).toBe(false);
+    await d.svc.close();
+  });
+
+  test("oversize, binary and invalid UTF-8 notes are skipped with reasons", async () => {
+    const vault = new MemoryVault({
+      ...notes,
+      "Big.md": "big ".repeat(400),
+      "Binary.md": "abc\u0000def",
+      "Bad.md": new Uint8Array([0x68, 0x69, 0xff, 0xfe, 0x20, 0x6f, 0x6b]),
+    });
+    const { svc } = await started(vault, undefined, { options: { maxNoteBytes: 1000, debounceMs: 5, persistDebounceMs: 20 } });
+    const reasons = Object.fromEntries(svc.status().skipped.map((s) => [s.path, s.reason]));
+    expect(reasons["Big.md"]).toMatch(/larger than/);
+    expect(reasons["Binary.md"]).toMatch(/binary/);
+    expect(reasons["Bad.md"]).toMatch(/UTF-8/);
+    expect(svc.status().state).toBe("queryable");
+    expect(paths(svc, "dough")).toEqual(["Kitchen/Bread.md"]);
+    // Fixing a skipped note indexes it.
+    vault.set("Binary.md", "now clean text about walruses");
+    await svc.waitForIdle(5000);
+    expect(paths(svc, "walrus")).toEqual(["Binary.md"]);
+    expect(svc.status().skipped.map((s) => s.path)).not.toContain("Binary.md");
+    await svc.close();
+  });
+
+  test("the first build runs in many slices and reports progress", async () => {
+    const files: Record<string, string> = {};
+    const words = ["alpha", "beta", "gamma", "delta", "omega", "sigma", "kappa", "lambda"];
+    for (let i = 0; i < 3000; i++) {
+      const body: string[] = [];
+      for (let j = 0; j < 120; j++) body.push(words[(i * 7 + j * 3) % words.length] + (j % 13));
+      files[`F${i % 10}/n${i}.md`] = `# Note ${i}\n\n${body.join(" ")} unique${i}\n`;
+    }
+    let yields = 0;
+    let t = 0;
+    // A fake clock: every call advances 1 ms, so a 12 ms slice ends after a dozen steps.
+    const scheduler = { now: () => t++, yield: () => { yields++; return new Promise<void>((r) => setTimeout(r, 0)); } };
+    const progress: number[] = [];
+    const r = make(new MemoryVault(files), new MemoryStateStore(), { scheduler });
+    r.svc.onProgress((s) => progress.push(s.documents_indexed));
+    await r.svc.start();
+    expect(r.svc.status().state).toBe("building");
+    expect(r.svc.hasPendingWork()).toBe(true);
+    expect(await r.svc.waitForIdle(60_000)).toBe(true);
+    expect(r.svc.status()).toMatchObject({ state: "queryable", documents_indexed: 3000 });
+    expect(yields).toBeGreaterThan(100);
+    expect(progress.length).toBeGreaterThan(2);
+    expect(paths(r.svc, "unique2999")).toEqual(["F9/n2999.md"]);
+    await r.svc.close();
+  });
+
+  test("reindex re-reconciles; close persists", async () => {
+    const vault = new MemoryVault(notes);
+    const store = new MemoryStateStore();
+    const { svc } = await started(vault, store);
+    vault.emitEvents = false;
+    vault.set("Silent.md", "quietly added platypus");
+    vault.emitEvents = true;
+    expect(paths(svc, "platypus")).toEqual([]);
+    svc.reindex();
+    expect(await svc.waitForIdle(5000)).toBe(true);
+    expect(paths(svc, "platypus")).toEqual(["Silent.md"]);
+    await svc.close();
+    const again = await started(vault, store);
+    expect(paths(again.svc, "platypus")).toEqual(["Silent.md"]);
+    await again.svc.close();
+  });
+});
