@@ -53,7 +53,7 @@ export class AccessPolicy {
 
   /** Throws `not_found` for hidden paths: a hidden file must look exactly like a missing one. */
   assertVisible(path: string): void {
-    if (this.isHidden(path)) throw new VaultError("not_found", `No note or file at "${path}". Use list_documents or find_notes to see what exists.`);
+    if (this.isHidden(path)) throw notFoundError(path);
   }
 
   assertWritable(path: string): void {
@@ -62,4 +62,12 @@ export class AccessPolicy {
       throw new VaultError("read_only", `"${path}" is in a protected folder; the vault owner made it read-only. Write somewhere else.`);
     }
   }
+}
+
+/** The one message for a path that does not exist — or is hidden, which must look the same. */
+export function notFoundError(path: string): VaultError {
+  return new VaultError(
+    "not_found",
+    `No note or file at "${path}". Paths are relative to the vault root and include the extension; use find_notes or list_documents to find it.`,
+  );
 }

@@ -1,5 +1,8 @@
 import { createLookupService, type LookupService } from "../lookup";
+import { createReadService, type ReadService } from "../read";
 import { DEFAULT_ATTACHMENT_CAP_BYTES, DEFAULT_NOTE_CAP_BYTES } from "../read/format";
+import { createWriteService, type Confirmer, type WriteService } from "../write";
+
 import { AccessPolicy, type PolicyOptions } from "../policy";
 import { createSearchService, type SearchOptions, type SearchService } from "../search";
 import type { StateStore } from "../state";
@@ -22,6 +25,8 @@ export interface CoreOptions {
   search?: Partial<SearchOptions>;
   /** Size caps of read. */
   readLimits?: Partial<ReadLimits>;
+  /** Asks the owner before delete, rename and overwrite (Obsidian: a modal); default: approve. */
+  confirmer?: Confirmer;
 }
 
 /**
@@ -38,6 +43,10 @@ export interface CoreServices {
   readonly lookup: LookupService;
   /** The keyword index (search, get_index_status, reindex). */
   readonly search: SearchService;
+  /** Changes (write mode) and the activity log (always: get_activity_log is a read tool). */
+  readonly writer: WriteService;
+  /** read_multiple, get_notes_info, get_outline, list_directory. */
+  readonly reader: ReadService;
   /** The owner's read-only folders (shown to clients so they do not try). */
   readonly protectedFolders: readonly string[];
   /** True while any index (search, names, graph) has work queued: answers may be stale. */
@@ -63,6 +72,8 @@ export function createCoreServices(port: VaultPort, opts: CoreOptions): CoreServ
     maxAttachmentBytes: opts.readLimits?.maxAttachmentBytes ?? DEFAULT_ATTACHMENT_CAP_BYTES,
   });
   const lookup = createLookupService({ port, policy });
+  const writer = createWriteService({ port, policy, stateStore: opts.stateStore, confirmer: opts.confirmer, log: opts.log });
+  const reader = createReadService({ port, policy, vault, noteCapBytes: () => vault.limits.maxNoteBytes });
   const search = createSearchService({ port, policy, store: opts.stateStore, sqlWasm: opts.sqlWasm, log: opts.log, options: opts.search });
   return {
     host: opts.host,
@@ -72,6 +83,8 @@ export function createCoreServices(port: VaultPort, opts: CoreOptions): CoreServ
     vault,
     lookup,
     search,
+    writer,
+    reader,
     protectedFolders: opts.protectedFolders ?? [],
     pendingWork: () => lookup.hasPendingWork() || search.hasPendingWork(),
     searchModes: () => (search.status().state === "failed" ? [] : ["keyword"]),

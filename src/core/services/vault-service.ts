@@ -3,7 +3,7 @@ import { makePathMatcher } from "../glob";
 import { etagOf } from "../hash";
 import { frontmatterAliases, frontmatterTags } from "../metadata";
 import { isUnder, normalizeVaultPath } from "../paths";
-import type { AccessPolicy } from "../policy";
+import { notFoundError, type AccessPolicy } from "../policy";
 import { splitFrontmatter } from "../frontmatter";
 import { extractSection } from "../lookup/section";
 import { readAttachment, type AttachmentRead } from "../read/attachment";
@@ -106,7 +106,7 @@ export class VaultService {
     const file = this.port.stat(path) ?? (isNotePath(path) ? null : this.port.stat(path + ".md"));
     if (!file) {
       if (this.port.isFolder(path)) throw new VaultError("invalid_argument", `"${path}" is a folder, not a file. Use list_documents with folder "${path}".`);
-      throw new VaultError("not_found", `No note or file at "${path}". Paths are relative to the vault root and include the extension; use find_notes or list_documents to find it.`);
+      throw notFoundError(path);
     }
     return file;
   }
@@ -153,7 +153,7 @@ export class VaultService {
       kind: "note" as const,
       title: basenameOf(file.path),
       folder: parentOf(file.path),
-      frontmatter: (meta?.frontmatter as Record<string, unknown> | undefined) ?? {},
+      frontmatter: meta?.frontmatter ?? {},
       modified_at: new Date(file.mtime).toISOString(),
       size: file.size,
       etag: await etagOf(text),
