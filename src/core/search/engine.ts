@@ -291,37 +291,69 @@ export class InvertedIndex {
     return this.terms.entries();
   }
 
-  /** Serializes live postings (call after a full compaction for exact sizes). */
+  /** Serializes live postings in one go. */
   serialize(): SerializedPostings {
-    let total = 0;
+    const job = this.serializer();
+    while (!job.step(() => false));
+    return job.result();
+  }
+
+  /**
+   * Serializes live postings in steps: `step(deadline)` returns true when done. The index must not
+   * change between steps (the service runs it inside its exclusive worker).
+   */
+  serializer(): { step(deadline: () => boolean): boolean; result(): SerializedPostings } {
     const names: string[] = [];
     const lists: PostingList[] = [];
     const termIds: number[] = [];
-    for (const [t, l] of this.terms) {
-      if (l.n === 0) continue;
-      names.push(t);
-      lists.push(l);
-      termIds.push(l.termId);
-      total += l.n;
-    }
-    const counts = new Uint32Array(lists.length);
-    const ids = new Int32Array(total);
-    const tfs = new Float32Array(total);
+    let total = 0;
+    const it = this.terms.entries();
+    let phase = 0;
+    let k = 0;
     let off = 0;
-    for (let k = 0; k < lists.length; k++) {
-      const l = lists[k];
-      let w = 0;
-      for (let i = 0; i < l.n; i++) {
-        const id = l.ids[i];
-        if (!this.alive[id]) continue;
-        ids[off + w] = id;
-        tfs[off + w] = l.tfs[i];
-        w++;
-      }
-      counts[k] = w;
-      off += w;
-    }
-    return { terms: names.join("\n"), termIds: Int32Array.from(termIds), counts, ids: ids.subarray(0, off), tfs: tfs.subarray(0, off) };
+    let ids = new Int32Array(0);
+    let tfs = new Float32Array(0);
+    let counts = new Uint32Array(0);
+    return {
+      step: (deadline) => {
+        let n = 0;
+        while (phase === 0) {
+          const r = it.next();
+          if (r.done) {
+            phase = 1;
+            counts = new Uint32Array(lists.length);
+            ids = new Int32Array(total);
+            tfs = new Float32Array(total);
+            break;
+          }
+          const [t, l] = r.value;
+          if (l.n > 0) {
+            names.push(t);
+            lists.push(l);
+            termIds.push(l.termId);
+            total += l.n;
+          }
+          if (++n % 256 === 0 && deadline()) return false;
+        }
+        while (k < lists.length) {
+          const l = lists[k];
+          let w = 0;
+          for (let i = 0; i < l.n; i++) {
+            const id = l.ids[i];
+            if (!this.alive[id]) continue;
+            ids[off + w] = id;
+            tfs[off + w] = l.tfs[i];
+            w++;
+          }
+          counts[k] = w;
+          off += w;
+          k++;
+          if (++n % 256 === 0 && deadline()) return false;
+        }
+        return true;
+      },
+      result: () => ({ terms: names.join("\n"), termIds: Int32Array.from(termIds), counts, ids: ids.subarray(0, off), tfs: tfs.subarray(0, off) }),
+    };
   }
 
   /** Loads postings (after `restoreDoc` of every document). Throws when the data is inconsistent. */

@@ -417,7 +417,9 @@ class KeywordSearchService implements SearchService {
     await this.maybeYield();
     this.commit();
     const t0 = this.sched.now();
-    const postings = this.index.serialize();
+    const job = this.index.serializer();
+    while (!job.step(() => this.sched.now() - this.sliceStart >= this.opts.sliceMs)) await this.maybeYield();
+    const postings = job.result();
     db.begin();
     try {
       db.putPostings(postings);
