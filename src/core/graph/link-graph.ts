@@ -63,6 +63,10 @@ export class LinkGraph {
     return this.state === "built";
   }
 
+  get isBuilding(): boolean {
+    return this.state === "building";
+  }
+
   /** Changes received and not yet applied. */
   pendingCount(): number {
     return this.dirty.size;

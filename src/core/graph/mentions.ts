@@ -25,7 +25,7 @@ export interface UnlinkedMention {
 
 export interface MentionsResult {
   mentions: UnlinkedMention[];
-  /** Every mention found; null when the scan stopped early at the limit (no search index). */
+  /** Every mention found, or null when there are more than `limit` (reading stopped there). */
   total: number | null;
   truncated: boolean;
   /** `search`: candidates from the keyword index, then verified; `scan`: every note read. */
@@ -87,23 +87,33 @@ function clipAround(line: string, index: number, length: number): string {
   return (start > 0 ? "…" : "") + l.slice(start, end).trim() + (end < l.length ? "…" : "");
 }
 
-/** Candidate notes from the search index, or null when the index cannot be trusted to find them all. */
-function searchCandidates(search: MentionSearch | undefined, names: string[]): Set<string> | null {
+/**
+ * Notes the keyword index says hold one of the names as a phrase (stemmed: a superset of the exact
+ * mentions), at most `cap` per name; `complete` when no name had more. Null when the index cannot be
+ * used (absent, not ready, a name it cannot match on, or an error).
+ */
+function searchCandidates(search: MentionSearch | undefined, names: string[], cap: number): { paths: Set<string>; complete: boolean } | null {
   if (!search) return null;
   try {
     if (search.status && search.status().state !== "queryable") return null;
-    const out = new Set<string>();
+    const paths = new Set<string>();
+    let complete = true;
     for (const name of names) {
       if (!/[\p{L}\p{N}]/u.test(name)) return null; // nothing the keyword index could match on
-      const res = search.search({ query: `"${name.replace(/"/g, " ")}"`, limit: SEARCH_CANDIDATES, chunksPerFile: 1, snippetWords: 1 });
-      if (res.hits.length >= SEARCH_CANDIDATES) return null; // too common a name to trust a capped list
-      for (const h of res.hits) out.add(h.path);
+      const res = search.search({ query: `"${name.replace(/"/g, " ")}"`, limit: cap, chunksPerFile: 1, snippetWords: 1 });
+      if (res.total_files > res.hits.length) complete = false;
+      for (const h of res.hits) paths.add(h.path);
     }
-    return out;
+    return { paths, complete };
   } catch {
     return null;
   }
 }
+
+/** How many candidates the index is asked for: a few first (most names are rare), then many. */
+const SEARCH_TIERS = [100, SEARCH_CANDIDATES];
+/** Notes read at once while verifying. */
+const READ_BATCH = 8;
 
 export interface MentionsRequest {
   port: VaultPort;
@@ -133,48 +143,70 @@ export async function findUnlinkedMentions(req: MentionsRequest): Promise<Mentio
     const re = mentionPattern(name);
     if (re) patterns.push({ name: name.trim(), re });
   }
-  const fromSearch = searchCandidates(req.search, patterns.map((p) => p.name));
-  const method: MentionsResult["method"] = fromSearch ? "search" : "scan";
-  const stale = !!(fromSearch && req.search?.hasPendingWork?.());
-  const candidates = [...(fromSearch ?? graph.out.keys())].filter((p) => p !== target && graph.out.has(p)).sort();
-
   const mentions: UnlinkedMention[] = [];
-  let total = 0;
-  let stoppedEarly = false;
+  const checked = new Set<string>([target]);
+  let stopped = false;
   let sliceStart = req.scheduler.now();
-  for (const path of candidates) {
-    if (patterns.length === 0) break;
-    let text: string;
-    try {
-      text = await port.read(path);
-    } catch {
-      continue; // deleted meanwhile
+
+  /** Reads and checks notes (a few at a time) until `limit` + 1 mentions are known. */
+  const verify = async (paths: string[]): Promise<void> => {
+    const todo = paths.filter((p) => !checked.has(p) && graph.out.has(p)).sort();
+    for (let i = 0; i < todo.length && !stopped; i += READ_BATCH) {
+      const batch = todo.slice(i, i + READ_BATCH);
+      const texts = await Promise.all(batch.map((p) => port.read(p).catch(() => null)));
+      for (let j = 0; j < batch.length && !stopped; j++) {
+        checked.add(batch[j]);
+        const text = texts[j];
+        if (text !== null) scanNote(batch[j], text);
+      }
+      if (req.scheduler.now() - sliceStart >= req.sliceMs) {
+        await req.scheduler.yield();
+        sliceStart = req.scheduler.now();
+      }
     }
+  };
+
+  const scanNote = (path: string, text: string): void => {
     const meta = port.getMetadata(path);
     const linkedLines = new Set<number>();
     for (const l of graph.out.get(path) ?? []) if (l.target === target && l.line !== null) linkedLines.add(l.line);
     const { lines, firstBodyLine } = maskedLines(text, meta);
-    const original = text.split("\n");
+    let original: string[] | null = null;
     for (let i = firstBodyLine; i < lines.length; i++) {
       if (linkedLines.has(i + 1)) continue;
       for (const p of patterns) {
         const m = p.re.exec(lines[i]);
         if (!m) continue;
-        total++;
-        if (mentions.length < req.limit) {
-          mentions.push({ path, title: basenameOf(path), line: i + 1, text: clipAround(original[i] ?? "", m.index, m[0].length), matched: p.name });
+        if (mentions.length >= req.limit) {
+          stopped = true;
+          return;
         }
+        original ??= text.split("\n");
+        mentions.push({ path, title: basenameOf(path), line: i + 1, text: clipAround(original[i] ?? "", m.index, m[0].length), matched: p.name });
         break;
       }
     }
-    if (method === "scan" && total > req.limit) {
-      stoppedEarly = true;
-      break;
+  };
+
+  let method: MentionsResult["method"] = "scan";
+  let stale = false;
+  let complete = false;
+  if (patterns.length === 0) complete = true;
+  else {
+    for (const cap of SEARCH_TIERS) {
+      const found = searchCandidates(req.search, patterns.map((p) => p.name), cap);
+      if (!found) break;
+      method = "search";
+      stale = !!req.search?.hasPendingWork?.();
+      await verify([...found.paths]);
+      if (stopped || found.complete) {
+        complete = true;
+        break;
+      }
     }
-    if (req.scheduler.now() - sliceStart >= req.sliceMs) {
-      await req.scheduler.yield();
-      sliceStart = req.scheduler.now();
-    }
+    // No index, or a name too common for it: read the remaining notes.
+    if (!complete) await verify([...graph.out.keys()]);
   }
-  return { mentions, total: stoppedEarly ? null : total, truncated: total > mentions.length, method, stale };
+  mentions.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : a.line - b.line));
+  return { mentions, total: stopped ? null : mentions.length, truncated: stopped, method, stale };
 }

@@ -172,7 +172,7 @@ export interface GraphService {
   /** Starts the background build (returns at once). */
   start(): void;
   close(): void;
-  /** Changes received and not yet applied to the graph. */
+  /** True while the graph is being built or has changes not yet applied (false before the first use: nothing is owed yet). */
   hasPendingWork(): boolean;
   /** Builds if needed and applies pending changes (waiting up to a bound when `wait`); returns `stale`. */
   sync(wait?: boolean): Promise<{ stale: boolean }>;
@@ -227,7 +227,7 @@ class GraphServiceImpl implements GraphService {
   }
 
   hasPendingWork(): boolean {
-    return !this.graph.isBuilt || this.graph.pendingCount() > 0;
+    return this.graph.isBuilding || this.graph.pendingCount() > 0;
   }
 
   async sync(wait = false): Promise<{ stale: boolean }> {
