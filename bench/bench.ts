@@ -16,6 +16,7 @@ import { monitorEventLoopDelay, performance } from "node:perf_hooks";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import sqlWasm from "sql.js/dist/sql-wasm.wasm";
+import { createLookupService } from "../src/core/lookup";
 import { AccessPolicy } from "../src/core/policy";
 import { chunkNote, createSearchService, FIELD_WEIGHTS, tokenize, type SearchService } from "../src/core/search";
 import { isNotePath } from "../src/core/vault";
@@ -90,6 +91,8 @@ interface SizeResult {
     rssMB: number;
     indexBytes: number;
   };
+  findNotes: { firstMs: number; search: Latency; hit3: number };
+  grep: Latency;
   fts5: { buildMs: number; buildCpuMs: number; searchCpuMeanMs: number; prepMs: number; insertMs: number; search: Latency; dbBytes: number; chunks: number } | null;
   brute: { search: Latency } | null;
   agreement: { top1: number; overlap10: number } | null;
@@ -147,6 +150,36 @@ async function measure(label: string, root: string, queries: string[], args: Arg
   const megabytes = mb(notePaths.reduce((s, p) => s + (vault.stat(p)?.size ?? 0), 0));
   log(`  vault open (list + parse ${notePaths.length} notes): ${vaultOpenMs.toFixed(0)} ms`);
   const policy = new AccessPolicy({ configDir: vault.configDir, excludedFilters: () => vault.excludedFilters() });
+
+  // find_notes (MiniSearch over titles and aliases, built on first use) and grep (reads every note).
+  const lookup = createLookupService({ port: vault, policy });
+  const nameQueries = notePaths.slice(0, 200).map((p, i) => {
+    const title = p.slice(p.lastIndexOf("/") + 1, -3).toLowerCase();
+    // Every other lookup is a prefix, every third has a typo (a dropped letter).
+    const cut = i % 2 ? title.slice(0, Math.max(3, Math.ceil(title.length * 0.6))) : title;
+    return i % 3 === 0 && cut.length > 5 ? cut.slice(0, 2) + cut.slice(3) : cut;
+  });
+  t = performance.now();
+  lookup.findNotes(nameQueries[0], 10);
+  const findFirstMs = performance.now() - t;
+  const fn: number[] = [];
+  let found = 0;
+  nameQueries.forEach((q, i) => {
+    const s = performance.now();
+    const hits = lookup.findNotes(q, 10);
+    fn.push(performance.now() - s);
+    if (hits.slice(0, 3).some((h) => h.path === notePaths[i])) found++;
+  });
+  const findNotes = { firstMs: findFirstMs, search: latency(fn), hit3: found / nameQueries.length };
+  const gr: number[] = [];
+  for (const q of queries.slice(0, 5)) {
+    const s = performance.now();
+    await lookup.grep({ pattern: q.split(" ")[0], limit: 100 });
+    gr.push(performance.now() - s);
+  }
+  const grep = latency(gr);
+  lookup.close();
+  log(`  find_notes: first call (builds the name index) ${findFirstMs.toFixed(0)} ms, then p50 ${findNotes.search.p50.toFixed(2)} ms, p99 ${findNotes.search.p99.toFixed(2)} ms, target in top 3 for ${(findNotes.hit3 * 100).toFixed(0)}%; grep p50 ${grep.p50.toFixed(0)} ms`);
   const stateDir = path.join(work, `state-${label}`);
   const newService = () => createSearchService({ port: vault, policy, store: new FsStateStore(stateDir), sqlWasm });
 
@@ -351,6 +384,8 @@ async function measure(label: string, root: string, queries: string[], args: Arg
       rssMB: mb(mem.rss),
       indexBytes,
     },
+    findNotes,
+    grep,
     fts5,
     brute,
     agreement,
@@ -404,6 +439,9 @@ function table(results: SizeResult[], mainJsBytes: number | null): string {
     ["write → searchable p50 / max (ms)", (r) => `${f(r.ours.writeToSearchable.p50, 0)} / ${f(r.ours.writeToSearchable.max, 0)}`],
     ["longest event-loop block in build (ms)", (r) => f(r.ours.maxEventLoopBlockMs, 1)],
     ["RSS growth / RSS / heap used (MB)", (r) => `${f(r.ours.rssGrowthMB, 0)} / ${f(r.ours.rssMB, 0)} / ${f(r.ours.heapUsedMB, 0)}`],
+    ["find_notes: first call / p50 / p99 (ms)", (r) => `${f(r.findNotes.firstMs, 0)} / ${f(r.findNotes.search.p50, 2)} / ${f(r.findNotes.search.p99, 2)}`],
+    ["find_notes: title (prefix, typo) in top 3", (r) => `${(r.findNotes.hit3 * 100).toFixed(0)}%`],
+    ["grep, whole vault, p50 (ms)", (r) => f(r.grep.p50, 0)],
     ["index on disk (MB)", (r) => f(mb(r.ours.indexBytes), 1)],
     ["FTS5 db on disk (MB)", (r) => f(r.fts5 ? mb(r.fts5.dbBytes) : null, 1)],
     ["ranking vs FTS5: same top-1 / top-10 overlap", (r) => (r.agreement ? `${(r.agreement.top1 * 100).toFixed(0)}% / ${(r.agreement.overlap10 * 100).toFixed(0)}%` : "n/a")],

@@ -109,7 +109,8 @@ export class NoteFinder {
     const q = query.trim();
     if (!q) return [];
     const hits = ms.search(q, {
-      prefix: (term) => term.length >= 2 || !CJK.test(term),
+      // One-letter prefixes would expand to most of the vocabulary; CJK characters are words on their own.
+      prefix: (term) => term.length >= 2 || CJK.test(term),
       fuzzy: (term) => (CJK.test(term) ? false : term.length > 7 ? 0.25 : term.length > 3 ? 1 : false),
       boost: { name: 3, folder: 1 },
       combineWith: "OR",
