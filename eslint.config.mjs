@@ -2,6 +2,7 @@
 import { defineConfig, globalIgnores } from "eslint/config";
 import obsidianmd from "eslint-plugin-obsidianmd";
 import { builtinModules } from "node:module";
+import globals from "globals";
 
 const nodeBuiltins = [...builtinModules, ...builtinModules.map((m) => `node:${m}`)];
 const hostOnly = ["obsidian", "express", "electron", ...nodeBuiltins];
@@ -38,6 +39,7 @@ export default defineConfig([
   },
   {
     files: ["tests/**/*.ts", "bench/**/*.ts"],
+    languageOptions: { globals: { ...globals.jest, ...globals.node } },
     rules: {
       "@typescript-eslint/no-unsafe-assignment": "off",
       "@typescript-eslint/no-unsafe-member-access": "off",

@@ -65,10 +65,10 @@ export function createMcpServer(services: CoreServices, tools: readonly ToolDef[
           signal: extra.signal,
         };
         try {
-          const result = await def.handler(args as never, ctx);
+          const result = await def.handler(args, ctx);
           return {
             content: [{ type: "text", text: result.text ?? JSON.stringify(result.structured) }],
-            structuredContent: result.structured as Record<string, unknown>,
+            structuredContent: result.structured,
             ...(result.meta ? { _meta: result.meta } : {}),
           };
         } catch (e) {

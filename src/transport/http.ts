@@ -151,7 +151,7 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
   });
   // Malformed JSON and other body errors: a JSON-RPC parse error, not an HTML page.
   app.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => {
-    const status = typeof err === "object" && err && "status" in err ? Number((err as { status: unknown }).status) : 500;
+    const status = typeof err === "object" && err && "status" in err ? Number((err).status) : 500;
     if (status === 413) jsonRpcError(res, 413, -32600, "Request too large.");
     else if (status === 400) jsonRpcError(res, 400, -32700, "Parse error: the body is not valid JSON.");
     else jsonRpcError(res, 500, -32603, "Internal server error.");

@@ -6,6 +6,7 @@ import { createWriteService, type Confirmer, type WriteService } from "../write"
 import { AccessPolicy, type PolicyOptions } from "../policy";
 import { createSearchService, type SearchOptions, type SearchService } from "../search";
 import type { StateStore } from "../state";
+import type { WorkspacePort } from "../workspace";
 import type { VaultPort } from "../vault";
 import { VaultService, type ReadLimits } from "./vault-service";
 
@@ -27,6 +28,8 @@ export interface CoreOptions {
   readLimits?: Partial<ReadLimits>;
   /** Asks the owner before delete, rename and overwrite (Obsidian: a modal); default: approve. */
   confirmer?: Confirmer;
+  /** The live editor (Obsidian only): active note, open notes, open a note. */
+  workspace?: WorkspacePort;
 }
 
 /**
@@ -47,6 +50,8 @@ export interface CoreServices {
   readonly writer: WriteService;
   /** read_multiple, get_notes_info, get_outline, list_directory. */
   readonly reader: ReadService;
+  /** Obsidian's workspace; absent headless. */
+  readonly workspace?: WorkspacePort;
   /** The owner's read-only folders (shown to clients so they do not try). */
   readonly protectedFolders: readonly string[];
   /** True while any index (search, names, graph) has work queued: answers may be stale. */
@@ -85,6 +90,7 @@ export function createCoreServices(port: VaultPort, opts: CoreOptions): CoreServ
     search,
     writer,
     reader,
+    workspace: opts.workspace,
     protectedFolders: opts.protectedFolders ?? [],
     pendingWork: () => lookup.hasPendingWork() || search.hasPendingWork(),
     searchModes: () => (search.status().state === "failed" ? [] : ["keyword"]),

@@ -3,6 +3,8 @@ import { serverInstructions } from "../../core/services/instructions";
 import { createMcpServer, type ToolProfile } from "../../mcp/server";
 import type { SearchOptions } from "../../core/search";
 import type { ReadLimits } from "../../core/services/vault-service";
+import type { WorkspacePort } from "../../core/workspace";
+import type { Confirmer } from "../../core/write";
 import { allTools } from "../../mcp/tools";
 import { AddressInUseError, startHttpServer } from "../../transport/http";
 import type { StateStore } from "../../core/state";
@@ -39,6 +41,10 @@ export interface RuntimeOptions {
   readLimits?: Partial<ReadLimits>;
   /** Search index settings. */
   search?: Partial<SearchOptions>;
+  /** Asks the owner before delete, rename and overwrite (Obsidian: a modal). Default: approve. */
+  confirmer?: Confirmer;
+  /** Obsidian's live workspace (active note, open notes). Absent headless. */
+  workspace?: WorkspacePort;
 }
 
 export interface Runtime {
@@ -91,6 +97,8 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime & { se
     log,
     readLimits: opts.readLimits,
     search: opts.search,
+    confirmer: opts.confirmer,
+    workspace: opts.workspace,
   });
   await opts.port.ready();
   const instructions = await serverInstructions(opts.port, services.policy, opts.writeMode);
