@@ -1,0 +1,108 @@
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
+import type { Tool } from "@modelcontextprotocol/sdk/types.js";
+import sqlWasm from "sql.js/dist/sql-wasm.wasm";
+import { createCoreServices, type CoreServices } from "../../src/core/services";
+import { MemoryStateStore } from "../../src/core/state";
+import type { WorkspacePort } from "../../src/core/workspace";
+import { FsVault } from "../../src/hosts/node/fs-vault";
+import { createMcpServer, CORE_TOOLS, type ToolProfile } from "../../src/mcp/server";
+import { allTools } from "../../src/mcp/tools";
+import { makeTempVault, removeTree } from "../support/harness";
+
+const workspace: WorkspacePort = { activeNote: () => null, openNotes: () => [], openNote: async () => {} };
+
+/**
+ * Every tool's wire schema is held to a committed snapshot: a schema change fails here until the
+ * snapshot is updated on purpose (`npx jest tests/unit/tool-schemas.test.ts -u`), so clients are never
+ * surprised. The size of tools/list is measured too: it is paid in every conversation's context.
+ */
+describe("tool schemas", () => {
+  let root: string;
+  let vault: FsVault;
+  const services: CoreServices[] = [];
+
+  beforeAll(async () => {
+    root = makeTempVault({ "Note.md": "# Note\n" });
+    vault = await FsVault.open(root, { watch: false });
+  });
+  afterAll(async () => {
+    for (const s of services) await s.close();
+    await vault.close();
+    removeTree(root);
+  });
+
+  async function listTools(opts: { write: boolean; host: "obsidian" | "node"; profile?: ToolProfile }): Promise<Tool[]> {
+    const core = createCoreServices(vault, {
+      host: opts.host,
+      writeMode: opts.write,
+      stateStore: new MemoryStateStore(),
+      sqlWasm,
+      workspace: opts.host === "obsidian" ? workspace : undefined,
+    });
+    services.push(core);
+    const server = createMcpServer(core, allTools, { name: "vault-mcp (test)", version: "0", instructions: "", tools: opts.profile });
+    const [a, b] = InMemoryTransport.createLinkedPair();
+    const client = new Client({ name: "schema-test", version: "1" });
+    await Promise.all([server.connect(a), client.connect(b)]);
+    const { tools } = await client.listTools();
+    await client.close();
+    return tools;
+  }
+
+  test("each tool's schema matches its snapshot", async () => {
+    const tools = await listTools({ write: true, host: "obsidian" });
+    for (const t of tools) expect(t).toMatchSnapshot(t.name);
+  });
+
+  test("write tools exist only in write mode; workspace tools only in Obsidian", async () => {
+    const full = (await listTools({ write: true, host: "obsidian" })).map((t) => t.name);
+    const readOnly = (await listTools({ write: false, host: "obsidian" })).map((t) => t.name);
+    const headless = (await listTools({ write: true, host: "node" })).map((t) => t.name);
+    const writeNames = allTools.filter((t) => t.access === "write").map((t) => t.name);
+    expect(writeNames.length).toBeGreaterThan(0);
+    for (const w of writeNames) {
+      expect(full).toContain(w);
+      expect(readOnly).not.toContain(w);
+    }
+    const obsidianOnly = allTools.filter((t) => t.hosts && !t.hosts.includes("node")).map((t) => t.name);
+    for (const o of obsidianOnly) {
+      expect(full).toContain(o);
+      expect(headless).not.toContain(o);
+    }
+  });
+
+  test("every tool has annotations, an output schema and a concise description", async () => {
+    for (const t of await listTools({ write: true, host: "obsidian" })) {
+      expect(t.annotations).toEqual(
+        expect.objectContaining({ readOnlyHint: expect.any(Boolean), destructiveHint: expect.any(Boolean), idempotentHint: expect.any(Boolean), openWorldHint: false }),
+      );
+      expect(t.outputSchema?.type).toBe("object");
+      expect(t.description!.length).toBeLessThanOrEqual(320);
+    }
+  });
+
+  test("profiles: core is a small subset; custom is exactly the chosen tools", async () => {
+    const core = (await listTools({ write: true, host: "obsidian", profile: { profile: "core" } })).map((t) => t.name);
+    expect(core.every((n) => CORE_TOOLS.includes(n))).toBe(true);
+    expect(core).toEqual(expect.arrayContaining(["search", "read", "find_notes"]));
+    const custom = (await listTools({ write: false, host: "node", profile: { profile: "custom", enabled: ["read", "search", "write"] } })).map((t) => t.name);
+    expect(custom.sort()).toEqual(["read", "search"]); // write needs write mode even when enabled
+  });
+
+  test("tools/list stays small (bytes are paid in every conversation)", async () => {
+    const sizes: Record<string, number> = {};
+    for (const [name, opts] of [
+      ["full, write, obsidian", { write: true, host: "obsidian" as const }],
+      ["full, read-only, node", { write: false, host: "node" as const }],
+      ["core, write, obsidian", { write: true, host: "obsidian" as const, profile: { profile: "core" as const } }],
+    ] as const) {
+      const tools = await listTools(opts);
+      sizes[`${name} (${tools.length} tools)`] = Buffer.byteLength(JSON.stringify({ tools }));
+    }
+    console.log("tools/list size in bytes:", sizes);
+    const [full, , core] = Object.values(sizes);
+    expect(full).toBeLessThan(64 * 1024);
+    expect(core).toBeLessThan(full / 1.5);
+  });
+});
