@@ -110,7 +110,10 @@ function searchCandidates(search: MentionSearch | undefined, names: string[], ca
   }
 }
 
-/** How many candidates the index is asked for: a few first (most names are rare), then many. */
+/**
+ * How many candidates the index is asked for: a few first (most names are rare and fit), then many
+ * (a common name usually reaches the limit among them); past that the remaining notes are read.
+ */
 const SEARCH_TIERS = [100, SEARCH_CANDIDATES];
 /** Notes read at once while verifying. */
 const READ_BATCH = 8;
