@@ -1,3 +1,4 @@
+import { createGraphService, type GraphService } from "../graph";
 import { createLookupService, type LookupService } from "../lookup";
 import { createReadService, type ReadService } from "../read";
 import { DEFAULT_ATTACHMENT_CAP_BYTES, DEFAULT_NOTE_CAP_BYTES } from "../read/format";
@@ -50,6 +51,8 @@ export interface CoreServices {
   readonly writer: WriteService;
   /** read_multiple, get_notes_info, get_outline, list_directory. */
   readonly reader: ReadService;
+  /** The in-memory link graph: backlinks, outlinks, mentions, paths, context dossiers. */
+  readonly graph: GraphService;
   /** Obsidian's workspace; absent headless. */
   readonly workspace?: WorkspacePort;
   /** The owner's read-only folders (shown to clients so they do not try). */
@@ -80,6 +83,7 @@ export function createCoreServices(port: VaultPort, opts: CoreOptions): CoreServ
   const writer = createWriteService({ port, policy, stateStore: opts.stateStore, confirmer: opts.confirmer, log: opts.log });
   const reader = createReadService({ port, policy, vault, noteCapBytes: () => vault.limits.maxNoteBytes });
   const search = createSearchService({ port, policy, store: opts.stateStore, sqlWasm: opts.sqlWasm, log: opts.log, options: opts.search });
+  const graph = createGraphService({ port, policy, search });
   return {
     host: opts.host,
     writeMode: opts.writeMode,
@@ -90,12 +94,17 @@ export function createCoreServices(port: VaultPort, opts: CoreOptions): CoreServ
     search,
     writer,
     reader,
+    graph,
     workspace: opts.workspace,
     protectedFolders: opts.protectedFolders ?? [],
-    pendingWork: () => lookup.hasPendingWork() || search.hasPendingWork(),
+    pendingWork: () => lookup.hasPendingWork() || search.hasPendingWork() || graph.hasPendingWork(),
     searchModes: () => (search.status().state === "failed" ? [] : ["keyword"]),
-    start: () => search.start(),
+    start: async () => {
+      graph.start();
+      await search.start();
+    },
     close: async () => {
+      graph.close();
       lookup.close();
       await search.close();
     },
