@@ -60,8 +60,8 @@ describe("graph tools over MCP", () => {
     await core.search.waitForIdle(20_000);
     graph = createGraphService({ port: vault, policy: core.policy, search: core.search });
     graph.start();
-    node = await serve({ ...core, graph } as CoreServices);
-    obsidian = await serve({ ...core, host: "obsidian", graph, workspace } as CoreServices);
+    node = await serve({ ...core, graph });
+    obsidian = await serve({ ...core, host: "obsidian", graph, workspace });
   });
 
   afterAll(async () => {
