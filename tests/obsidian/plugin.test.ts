@@ -3,139 +3,10 @@
  * with the Obsidian stand-in: lifecycle, settings, status bar, commands, and a real MCP client talking
  * to the server it starts.
  */
-import * as fs from "node:fs";
-import * as net from "node:net";
-import * as os from "node:os";
-import * as path from "node:path";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { clipboard, createTestApp, Notice, settingsIn, type App, type ButtonComponent, type Plugin, type TextComponent } from "../stand-in/obsidian";
+import { clipboard, Notice, settingsIn, type ButtonComponent, type TextComponent } from "../stand-in/obsidian";
+import { blockers, blockRange, closeServer, connect, freePort, installHooks, listen, loadPlugin, makeVault, portIsFree, readData, textOf, until } from "./harness";
 
-const MAIN_JS = path.resolve(__dirname, "../../main.js");
-if (!fs.existsSync(MAIN_JS)) throw new Error("main.js is missing: run `npm run build` (npm test does it) before these tests.");
-
-interface VaultMcpPlugin extends Plugin {
-  settings: {
-    version: number;
-    enabled: boolean;
-    port: number;
-    token: string;
-    writeMode: boolean;
-    allowedOrigins: string[];
-    hiddenFolders: string[];
-    protectedFolders: string[];
-  };
-  shutdown(): Promise<void>;
-}
-
-// eslint-disable-next-line @typescript-eslint/no-require-imports -- the built bundle is CommonJS; jest maps its `obsidian` import to the stand-in
-const PluginClass = (require(MAIN_JS) as { default: new (app: App, manifest: object) => VaultMcpPlugin }).default;
-
-const roots: string[] = [];
-const plugins: VaultMcpPlugin[] = [];
-const blockers: net.Server[] = [];
-
-function makeVault(files: Record<string, string>, data?: unknown): string {
-  const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "vault-mcp-plugin-")));
-  roots.push(root);
-  for (const [rel, text] of Object.entries(files)) {
-    fs.mkdirSync(path.dirname(path.join(root, rel)), { recursive: true });
-    fs.writeFileSync(path.join(root, rel), text);
-  }
-  fs.mkdirSync(path.join(root, ".obsidian/plugins/vault-mcp"), { recursive: true });
-  if (data !== undefined) fs.writeFileSync(dataPath(root), JSON.stringify(data));
-  return root;
-}
-
-const dataPath = (root: string) => path.join(root, ".obsidian/plugins/vault-mcp/data.json");
-const readData = (root: string) => JSON.parse(fs.readFileSync(dataPath(root), "utf8"));
-
-function listen(port: number): Promise<net.Server> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once("error", reject);
-    s.listen(port, "127.0.0.1", () => resolve(s));
-  });
-}
-
-function closeServer(s: net.Server): Promise<void> {
-  return new Promise((resolve) => s.close(() => resolve()));
-}
-
-async function freePort(): Promise<number> {
-  const s = await listen(0);
-  const port = (s.address() as net.AddressInfo).port;
-  await closeServer(s);
-  return port;
-}
-
-/** Binds `count` consecutive ports (retrying from another base when one is taken). */
-async function blockRange(count: number): Promise<{ base: number; servers: net.Server[] }> {
-  for (let attempt = 0; ; attempt++) {
-    const base = 20000 + Math.floor(Math.random() * 40000);
-    const servers: net.Server[] = [];
-    try {
-      for (let p = base; p < base + count; p++) servers.push(await listen(p));
-      return { base, servers };
-    } catch (e) {
-      for (const s of servers) await closeServer(s);
-      if (attempt > 20) throw e;
-    }
-  }
-}
-
-async function portIsFree(port: number): Promise<boolean> {
-  try {
-    await closeServer(await listen(port));
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-async function until(check: () => boolean, what: string, ms = 10000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
-async function loadPlugin(root: string): Promise<{ app: App; plugin: VaultMcpPlugin; status: () => string }> {
-  const { app, createPlugin } = createTestApp(root);
-  const plugin = createPlugin(PluginClass, { id: "vault-mcp", version: "0.1.0" });
-  plugins.push(plugin);
-  await plugin.load();
-  const status = () => plugin.statusBarItems[0]?.getText() ?? "";
-  return { app, plugin, status };
-}
-
-async function connect(port: number, token: string): Promise<Client> {
-  const client = new Client({ name: "plugin-test", version: "1.0.0" });
-  const transport = new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`), {
-    requestInit: { headers: { Authorization: `Bearer ${token}` } },
-  });
-  await client.connect(transport);
-  return client;
-}
-
-function textOf(result: unknown): string {
-  const content = (result as { content?: { type: string; text?: string }[] }).content ?? [];
-  return content.map((c) => c.text ?? "").join("\n");
-}
-
-beforeEach(() => {
-  Notice.messages.length = 0;
-});
-
-afterEach(async () => {
-  for (const p of plugins.splice(0)) {
-    void p.unload();
-    await p.shutdown();
-  }
-  for (const b of blockers.splice(0)) await closeServer(b);
-  for (const r of roots.splice(0)) fs.rmSync(r, { recursive: true, force: true });
-});
+installHooks();
 
 describe("the built plugin under the Obsidian stand-in", () => {
   test("starts on layout ready, serves a real MCP client, stops on unload and frees the port", async () => {
@@ -148,7 +19,7 @@ describe("the built plugin under the Obsidian stand-in", () => {
 
     // Lifecycle: the server waits for the layout; commands and the settings tab exist at once.
     expect(plugin.commands.map((c) => c.id).sort()).toEqual(
-      ["vault-mcp:copy-client-configuration", "vault-mcp:copy-server-url", "vault-mcp:restart-server"].sort(),
+      ["vault-mcp:copy-client-configuration", "vault-mcp:copy-server-url", "vault-mcp:restart-server", "vault-mcp:show-activity-log"].sort(),
     );
     expect(plugin.commands.map((c) => c.name)).toContain("Copy MCP server URL");
     expect(plugin.settingTabs).toHaveLength(1);
@@ -201,7 +72,7 @@ describe("the built plugin under the Obsidian stand-in", () => {
     const settings = settingsIn(tab.containerEl);
     const names = settings.map((s) => s.nameEl.getText());
     expect(names).toEqual(expect.arrayContaining(["Server", "Port", "Access token", "Write mode", "Hidden folders", "Protected folders", "Allowed origins", "Connect a client"]));
-    expect(settings.filter((s) => s.isHeading).map((s) => s.nameEl.getText())).toEqual(["Server", "Access", "Connect a client"]);
+    expect(settings.filter((s) => s.isHeading).map((s) => s.nameEl.getText())).toEqual(["Server", "Access", "Tools", "Reading and search", "Connect a client"]);
     // The token is masked everywhere in the tab.
     expect(tab.containerEl.getText()).not.toContain(oldToken);
 
@@ -258,11 +129,11 @@ describe("the built plugin under the Obsidian stand-in", () => {
     const first = await loadPlugin(root);
     const token = first.plugin.settings.token;
     expect(token).toMatch(/^[A-Za-z0-9_-]{43}$/);
-    expect(readData(root)).toMatchObject({ version: 1, token, port: 28765, enabled: true, writeMode: false });
+    expect(readData(root)).toMatchObject({ version: 2, token, port: 28765, enabled: true, writeMode: false, confirmDestructive: true, toolProfile: "full" });
     // Do not actually start on the default port here.
     void first.plugin.unload();
     await first.plugin.shutdown();
-    plugins.splice(plugins.indexOf(first.plugin), 1);
+    first.forget();
 
     const second = await loadPlugin(root);
     expect(second.plugin.settings.token).toBe(token);
@@ -277,7 +148,7 @@ describe("the built plugin under the Obsidian stand-in", () => {
     );
     const { plugin, status } = await loadPlugin(root);
     expect(plugin.settings).toMatchObject({
-      version: 1,
+      version: 2,
       enabled: false,
       port: 31999,
       writeMode: true,

@@ -234,6 +234,10 @@ export class StandInElement {
       if (o.href) this.attrs.href = o.href;
     }
   }
+  /** The element's window (Obsidian's `Node.win`): here just the timers. */
+  get win(): { setTimeout: typeof setTimeout; clearTimeout: typeof clearTimeout; setInterval: typeof setInterval; clearInterval: typeof clearInterval } {
+    return { setTimeout, clearTimeout, setInterval, clearInterval };
+  }
   createEl(tag: string, o?: ElOptions | string, callback?: (el: StandInElement) => void): StandInElement {
     const el = new StandInElement(tag, o);
     this.appendChild(el);
@@ -269,9 +273,12 @@ export class StandInElement {
     for (const c of this.children.splice(0)) c.parent = null;
     this.ownText = "";
   }
+  /** Test helper: every text set with `setText`, oldest first. */
+  readonly textHistory: string[] = [];
   setText(text: string): void {
     this.empty();
     this.ownText = text;
+    this.textHistory.push(text);
   }
   getText(): string {
     return this.textContent;
@@ -412,6 +419,33 @@ export class TextAreaComponent extends AbstractTextComponent {
   }
 }
 
+export class DropdownComponent extends ValueComponent<string> {
+  selectEl: StandInElement;
+  constructor(containerEl: StandInElement) {
+    super();
+    this.selectEl = containerEl.createEl("select", "dropdown");
+  }
+  addOption(value: string, display: string): this {
+    this.selectEl.createEl("option", { value, text: display });
+    return this;
+  }
+  addOptions(options: Record<string, string>): this {
+    for (const [value, display] of Object.entries(options)) this.addOption(value, display);
+    return this;
+  }
+  /** Test helper: the option values, in order. */
+  get options(): string[] {
+    return this.selectEl.children.map((o) => o.value);
+  }
+  getValue(): string {
+    return this.selectEl.value;
+  }
+  setValue(value: string): this {
+    this.selectEl.value = value;
+    return this;
+  }
+}
+
 export class ButtonComponent extends BaseComponent {
   buttonEl: StandInElement;
   private handlers: ((evt: unknown) => unknown)[] = [];
@@ -532,6 +566,9 @@ export class Setting {
   }
   addTextArea(cb: (component: TextAreaComponent) => unknown): this {
     return this.add(new TextAreaComponent(this.controlEl), cb);
+  }
+  addDropdown(cb: (component: DropdownComponent) => unknown): this {
+    return this.add(new DropdownComponent(this.controlEl), cb);
   }
   then(cb: (setting: this) => unknown): this {
     cb(this);

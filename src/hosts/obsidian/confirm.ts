@@ -1,28 +1,54 @@
 import { Modal, Setting, type App } from "obsidian";
+import { VaultError } from "../../core/errors";
 import type { ConfirmRequest, Confirmer } from "../../core/write/confirm";
 
-/** Asks the vault owner, in a modal, before a destructive change. Closing the modal declines. */
+/** How long a confirmation waits for the owner before the change is refused. */
+export const CONFIRM_TIMEOUT_MS = 2 * 60 * 1000;
+
+export type ConfirmOutcome = "allow" | "decline" | "timeout";
+
+/**
+ * Asks the vault owner, in a modal, before a destructive change; the tool call waits for the answer.
+ * Decline (or closing the modal) → `false`, which the write service reports as "declined". No answer
+ * within the timeout → the modal closes and a `VaultError` tells the assistant nobody answered.
+ */
 export class ModalConfirmer implements Confirmer {
-  constructor(private readonly app: App) {}
+  constructor(
+    private readonly app: App,
+    private readonly timeoutMs = CONFIRM_TIMEOUT_MS,
+  ) {}
 
   confirm(req: ConfirmRequest): Promise<boolean> {
-    return new Promise((resolve) => new ConfirmModal(this.app, req, resolve).open());
+    return new Promise((resolve, reject) => {
+      new ConfirmModal(this.app, req, this.timeoutMs, (outcome) => {
+        if (outcome === "timeout") {
+          reject(
+            new VaultError(
+              "declined",
+              `Nobody answered the confirmation in Obsidian within ${formatDuration(this.timeoutMs)} (${req.summary}); nothing was changed. Ask the user to watch for the dialog in Obsidian, then retry.`,
+            ),
+          );
+        } else resolve(outcome === "allow");
+      }).open();
+    });
   }
 }
 
 const TITLES: Record<ConfirmRequest["action"], string> = {
-  delete: "An assistant wants to delete a note",
-  rename: "An assistant wants to move a note",
-  overwrite: "An assistant wants to replace a note's content",
+  delete: "An assistant wants to delete a file",
+  rename: "An assistant wants to move a file",
+  overwrite: "An assistant wants to replace a file's content",
 };
 
 export class ConfirmModal extends Modal {
   private answered = false;
+  private timer: number | null = null;
 
   constructor(
     app: App,
     private readonly req: ConfirmRequest,
-    private readonly answer: (yes: boolean) => void,
+    private readonly timeoutMs: number,
+    private readonly answer: (outcome: ConfirmOutcome) => void,
   ) {
     super(app);
   }
@@ -31,30 +57,48 @@ export class ConfirmModal extends Modal {
     const { contentEl, req } = this;
     this.setTitle(TITLES[req.action]);
     contentEl.createEl("p", { text: req.summary });
+    if (req.action === "rename" && req.target) contentEl.createEl("p", { text: `New path: ${req.target}` });
     if (req.diff) contentEl.createEl("pre", { text: req.diff, cls: "vault-mcp-diff" });
+    contentEl.createEl("p", {
+      text: `Without an answer within ${formatDuration(this.timeoutMs)}, the change is refused.`,
+      cls: "setting-item-description",
+    });
     new Setting(contentEl)
-      .addButton((b) => b.setButtonText("Decline").onClick(() => this.finish(false)))
+      .addButton((b) => b.setButtonText("Decline").onClick(() => this.finish("decline")))
       .addButton((b) =>
         b
           .setButtonText("Allow")
           .setCta()
-          .onClick(() => this.finish(true)),
+          .onClick(() => this.finish("allow")),
       );
+    // The modal's own window (popout-safe); the owner may be away, so the request does not wait forever.
+    this.timer = this.modalEl.win.setTimeout(() => this.finish("timeout"), this.timeoutMs);
   }
 
   override onClose(): void {
     this.contentEl.empty();
+    this.settle("decline");
+  }
+
+  private settle(outcome: ConfirmOutcome): void {
+    if (this.timer !== null) {
+      this.modalEl.win.clearTimeout(this.timer);
+      this.timer = null;
+    }
     if (!this.answered) {
       this.answered = true;
-      this.answer(false);
+      this.answer(outcome);
     }
   }
 
-  private finish(yes: boolean): void {
-    if (!this.answered) {
-      this.answered = true;
-      this.answer(yes);
-    }
+  private finish(outcome: ConfirmOutcome): void {
+    this.settle(outcome);
     this.close();
   }
+}
+
+function formatDuration(ms: number): string {
+  if (ms >= 60_000 && ms % 60_000 === 0) return ms === 60_000 ? "1 minute" : `${ms / 60_000} minutes`;
+  const s = Math.max(1, Math.round(ms / 1000));
+  return s === 1 ? "1 second" : `${s} seconds`;
 }

@@ -1,4 +1,5 @@
 import { debounce, Notice, Plugin } from "obsidian";
+import type { ActivityEntry } from "../../core/write";
 import { registerCommands } from "./commands";
 import { ServerController } from "./server";
 import { migrateSettings, type VaultMcpSettings } from "./settings";
@@ -66,6 +67,15 @@ export default class VaultMcpPlugin extends Plugin {
 
   async restartServer(): Promise<void> {
     if (!this.unloaded) await this.server.restart();
+  }
+
+  /** "Ask before destructive changes" applies to the running server at once. */
+  applyConfirmations(): void {
+    this.server.updateConfirmer();
+  }
+
+  activity(limit: number): Promise<ActivityEntry[]> {
+    return this.server.activity(limit);
   }
 
   serverState(): ServerState {

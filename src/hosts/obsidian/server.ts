@@ -1,10 +1,15 @@
 import { Notice, normalizePath, type App, type EventRef, type PluginManifest } from "obsidian";
 import wasm from "sql.js/dist/sql-wasm.wasm";
+import type { CoreServices } from "../../core/services";
+import type { IndexStatus } from "../../core/search";
+import { ActivityLog, AutoApprove, type ActivityEntry, type Confirmer } from "../../core/write";
 import { PortInUseError, startRuntime, type LogLevel, type Runtime } from "../common/runtime";
 import { ObsidianVault } from "./adapter";
-import type { VaultMcpSettings } from "./settings";
+import { ModalConfirmer } from "./confirm";
+import { toolProfileOf, type VaultMcpSettings } from "./settings";
 import { ObsidianStateStore } from "./state-store";
 import type { ServerState } from "./status";
+import { ObsidianWorkspace } from "./workspace";
 
 export interface ServerHost {
   app: App;
@@ -23,8 +28,9 @@ export interface ServerHost {
  * Failures become a notice and the `error` state; nothing is thrown into the plugin lifecycle.
  */
 export class ServerController {
-  private runtime: Runtime | null = null;
+  private runtime: (Runtime & { services: CoreServices }) | null = null;
   private vault: ObsidianVault | null = null;
+  private stopProgress: (() => void) | null = null;
   private queue: Promise<void> = Promise.resolve();
   private current: ServerState = { kind: "stopped" };
 
@@ -43,6 +49,29 @@ export class ServerController {
   get dataDir(): string {
     const { app, manifest } = this.host;
     return normalizePath(manifest.dir ?? `${app.vault.configDir}/plugins/${manifest.id}`);
+  }
+
+  /** The running server's core services (null when stopped). */
+  get services(): CoreServices | null {
+    return this.runtime?.services ?? null;
+  }
+
+  /**
+   * The latest changes made through the server, newest first. While stopped, read from the log file
+   * (the owner may see entries about folders hidden from assistants).
+   */
+  async activity(limit: number): Promise<ActivityEntry[]> {
+    if (this.runtime) return this.runtime.services.writer.activity(limit);
+    return new ActivityLog(new ObsidianStateStore(this.host.app.vault.adapter, this.dataDir)).recent(limit);
+  }
+
+  /** Applies "Ask before destructive changes" to the running server at once (no restart). */
+  updateConfirmer(): void {
+    if (this.runtime) this.runtime.services.writer.confirmer = this.confirmer();
+  }
+
+  private confirmer(): Confirmer {
+    return this.host.settings().confirmDestructive ? new ModalConfirmer(this.host.app) : new AutoApprove();
   }
 
   start(): Promise<void> {
@@ -95,9 +124,16 @@ export class ServerController {
         sqlWasm: wasm,
         version: this.host.manifest.version,
         log,
+        tools: toolProfileOf(settings),
+        readLimits: { maxNoteBytes: settings.maxReadKB * 1024, maxAttachmentBytes: settings.maxAttachmentKB * 1024 },
+        search: { language: settings.searchLanguage },
+        confirmer: this.confirmer(),
+        workspace: new ObsidianWorkspace(app),
       });
       this.vault = vault;
-      this.setState({ kind: "listening", listenPort: this.runtime.listenPort, url: this.runtime.url });
+      const search = this.runtime.services.search;
+      this.showListening(search.status());
+      this.stopProgress = search.onProgress((status) => this.showListening(status));
       if (this.runtime.listenPort !== settings.port) {
         // Another program (often another vault's server) holds the port; the runtime took the next free one.
         new Notice(
@@ -114,9 +150,21 @@ export class ServerController {
     }
   }
 
+  /** "MCP: indexing 1234/10000" while the index is first built, then "MCP: listening on :PORT". */
+  private showListening(index: IndexStatus): void {
+    const runtime = this.runtime;
+    if (!runtime) return;
+    const indexing = index.state === "building" ? { indexed: index.documents_indexed, total: index.documents_total } : undefined;
+    const cur = this.current;
+    if (cur.kind === "listening" && cur.listenPort === runtime.listenPort && cur.indexing?.indexed === indexing?.indexed && cur.indexing?.total === indexing?.total) return;
+    this.setState({ kind: "listening", listenPort: runtime.listenPort, url: runtime.url, ...(indexing ? { indexing } : {}) });
+  }
+
   private async doStop(): Promise<void> {
     const runtime = this.runtime;
     const vault = this.vault;
+    this.stopProgress?.();
+    this.stopProgress = null;
     this.runtime = null;
     this.vault = null;
     try {

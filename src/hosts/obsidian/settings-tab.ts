@@ -1,6 +1,20 @@
 import { Notice, PluginSettingTab, Setting, type App, type Plugin } from "obsidian";
+import { CORE_TOOLS } from "../../mcp/server";
+import { allTools } from "../../mcp/tools";
 import { clientConfigs } from "../common/client-config";
-import { generateToken, maskToken, parseFolderList, parseOriginList, parsePort, type VaultMcpSettings } from "./settings";
+import {
+  ATTACHMENT_KB_RANGE,
+  generateToken,
+  maskToken,
+  parseFolderList,
+  parseKB,
+  parseOriginList,
+  parsePort,
+  READ_KB_RANGE,
+  type SearchLanguage,
+  type ToolProfileName,
+  type VaultMcpSettings,
+} from "./settings";
 import { statusDescription, type ServerState } from "./status";
 
 /** What the settings tab needs from the plugin. */
@@ -13,6 +27,8 @@ export interface SettingsHost extends Plugin {
   restartSoon(): void;
   serverState(): ServerState;
   serverUrl(): string;
+  /** Applies "Ask before destructive changes" to the running server. */
+  applyConfirmations(): void;
   copyToClipboard(text: string, what: string): Promise<void>;
 }
 
@@ -103,6 +119,19 @@ export class VaultMcpSettingTab extends PluginSettingTab {
       );
 
     new Setting(containerEl)
+      .setName("Ask before destructive changes")
+      .setDesc(
+        "In write mode, deleting, moving or replacing a file waits until you allow it in a dialog that shows what will change. Without an answer within 2 minutes the change is refused. Turn off to let assistants make these changes without asking.",
+      )
+      .addToggle((t) =>
+        t.setValue(s.confirmDestructive).onChange(async (v) => {
+          s.confirmDestructive = v;
+          await this.host.saveSettings();
+          this.host.applyConfirmations();
+        }),
+      );
+
+    new Setting(containerEl)
       .setName("Hidden folders")
       .setDesc("One folder per line. Assistants cannot see, search or change anything in them.")
       .addTextArea((t) =>
@@ -144,7 +173,14 @@ export class VaultMcpSettingTab extends PluginSettingTab {
           }),
       );
 
+    this.displayTools(containerEl);
+    this.displayLimits(containerEl);
+
     new Setting(containerEl).setName("Connect a client").setHeading();
+    containerEl.createEl("p", {
+      text: "Paste one of these into your assistant's configuration. They contain your access token: keep them private.",
+      cls: "setting-item-description",
+    });
 
     const url = this.host.serverUrl();
     const vaultName = this.app.vault.getName();
@@ -156,5 +192,98 @@ export class VaultMcpSettingTab extends PluginSettingTab {
         .addButton((b) => b.setButtonText("Copy").onClick(() => this.host.copyToClipboard(config.text, config.label)));
       setting.descEl.createEl("pre", { text: display, cls: "vault-mcp-client-config" });
     }
+  }
+
+  private displayTools(containerEl: HTMLElement): void {
+    const s = this.host.settings;
+    new Setting(containerEl).setName("Tools").setHeading();
+    new Setting(containerEl)
+      .setName("Tool set")
+      .setDesc(
+        "Which tools assistants see. Fewer tools leave more of the assistant's context for your notes. Tools that change the vault appear only in write mode.",
+      )
+      .addDropdown((d) =>
+        d
+          .addOptions({ full: "All tools", core: "Core tools", custom: "Custom" })
+          .setValue(s.toolProfile)
+          .onChange(async (v) => {
+            const next = v as ToolProfileName;
+            if (next === "custom" && s.enabledTools.length === 0) {
+              // Start from what was offered until now.
+              s.enabledTools = allTools.map((t) => t.name).filter((n) => s.toolProfile === "full" || CORE_TOOLS.includes(n));
+            }
+            s.toolProfile = next;
+            await this.host.applyAndRestart();
+            this.display();
+          }),
+      );
+    if (s.toolProfile !== "custom") return;
+    for (const tool of allTools) {
+      const notes = [tool.name];
+      if (tool.access !== "read") notes.push("changes the vault; write mode only");
+      new Setting(containerEl)
+        .setName(tool.title)
+        .setDesc(notes.join(" · "))
+        .addToggle((t) =>
+          t.setValue(s.enabledTools.includes(tool.name)).onChange(async (on) => {
+            const others = s.enabledTools.filter((n) => n !== tool.name);
+            s.enabledTools = on ? [...others, tool.name] : others;
+            await this.host.saveSettings();
+            this.host.restartSoon();
+          }),
+        );
+    }
+  }
+
+  private displayLimits(containerEl: HTMLElement): void {
+    const s = this.host.settings;
+    new Setting(containerEl).setName("Reading and search").setHeading();
+    this.kbSetting(containerEl, "Largest note to read (KB)", "Longer notes are read a section at a time.", READ_KB_RANGE, "256", () => s.maxReadKB, (v) => (s.maxReadKB = v));
+    this.kbSetting(
+      containerEl,
+      "Largest attachment to read (KB)",
+      "Images, PDFs and other files up to this size can be read whole.",
+      ATTACHMENT_KB_RANGE,
+      "1024",
+      () => s.maxAttachmentKB,
+      (v) => (s.maxAttachmentKB = v),
+    );
+    new Setting(containerEl)
+      .setName("Search language")
+      .setDesc("English matches word forms (plan, plans, planning). Choose exact words for notes in other languages. Changing it rebuilds the search index once.")
+      .addDropdown((d) =>
+        d
+          .addOptions({ en: "English", none: "Exact words (any language)" })
+          .setValue(s.searchLanguage)
+          .onChange(async (v) => {
+            s.searchLanguage = v as SearchLanguage;
+            await this.host.applyAndRestart();
+          }),
+      );
+  }
+
+  private kbSetting(
+    containerEl: HTMLElement,
+    name: string,
+    desc: string,
+    range: { min: number; max: number },
+    placeholder: string,
+    get: () => number,
+    set: (v: number) => void,
+  ): void {
+    const setting = new Setting(containerEl).setName(name).setDesc(desc);
+    setting.addText((t) =>
+      t
+        .setPlaceholder(placeholder)
+        .setValue(String(get()))
+        .onChange(async (v) => {
+          const kb = parseKB(v, range);
+          setting.setDesc(kb === null ? `Enter a whole number from ${range.min} to ${range.max}.` : desc);
+          if (kb === null || kb === get()) return;
+          set(kb);
+          await this.host.saveSettings();
+          this.host.restartSoon();
+        }),
+    );
   }
 }

@@ -1,4 +1,5 @@
 import { normalizePath } from "obsidian";
+import type { ToolProfile } from "../../mcp/server";
 
 /** The plugin's settings as stored in `data.json`. */
 export interface VaultMcpSettings {
@@ -18,9 +19,25 @@ export interface VaultMcpSettings {
   hiddenFolders: string[];
   /** Folders that can be read but never changed. */
   protectedFolders: string[];
+  /** Ask the owner (a modal) before an assistant deletes, moves or overwrites; off: changes go through. */
+  confirmDestructive: boolean;
+  /** Which tools clients see: the everyday set, all of them, or the owner's own choice. */
+  toolProfile: ToolProfileName;
+  /** The tools offered with the `custom` profile. */
+  enabledTools: string[];
+  /** Largest note returned whole by read, in KB. */
+  maxReadKB: number;
+  /** Largest attachment returned by read, in KB. */
+  maxAttachmentKB: number;
+  /** Word stemming of the search index ("en": English; "none": exact words, any language). */
+  searchLanguage: SearchLanguage;
 }
 
-export const SETTINGS_VERSION = 1;
+export type ToolProfileName = "full" | "core" | "custom";
+export type SearchLanguage = "en" | "none";
+
+/** 1: the first release. 2: confirmations, tool profiles, read limits, search language. */
+export const SETTINGS_VERSION = 2;
 
 /**
  * 28765: no well-known Obsidian plugin uses it (Local REST API uses 27123/27124; others 3000/3001/22360/8080).
@@ -38,7 +55,39 @@ export const DEFAULT_SETTINGS: Readonly<VaultMcpSettings> = Object.freeze({
   allowedOrigins: Object.freeze([]) as unknown as string[],
   hiddenFolders: Object.freeze([]) as unknown as string[],
   protectedFolders: Object.freeze([]) as unknown as string[],
+  confirmDestructive: true,
+  toolProfile: "full",
+  enabledTools: Object.freeze([]) as unknown as string[],
+  maxReadKB: 256,
+  maxAttachmentKB: 1024,
+  searchLanguage: "en",
 });
+
+/** Bounds of the size settings (KB). */
+export const READ_KB_RANGE = { min: 1, max: 10 * 1024 } as const;
+export const ATTACHMENT_KB_RANGE = { min: 1, max: 100 * 1024 } as const;
+
+/** A size typed by the user (whole KB within `range`), or null. */
+export function parseKB(input: unknown, range: { min: number; max: number }): number | null {
+  const n = typeof input === "number" ? input : typeof input === "string" && /^\s*\d+\s*$/.test(input) ? Number(input) : NaN;
+  return Number.isInteger(n) && n >= range.min && n <= range.max ? n : null;
+}
+
+/** What the runtime's `tools` option should be for these settings. */
+export function toolProfileOf(s: Pick<VaultMcpSettings, "toolProfile" | "enabledTools">): ToolProfile {
+  return s.toolProfile === "custom" ? { profile: "custom", enabled: [...s.enabledTools] } : { profile: s.toolProfile };
+}
+
+function parseToolNames(input: unknown): string[] {
+  if (!Array.isArray(input)) return [];
+  const out: string[] = [];
+  for (const item of input) if (typeof item === "string" && /^[a-z_]+$/.test(item) && !out.includes(item)) out.push(item);
+  return out;
+}
+
+function oneOf<T extends string>(v: unknown, allowed: readonly T[], fallback: T): T {
+  return typeof v === "string" && (allowed as readonly string[]).includes(v) ? (v as T) : fallback;
+}
 
 /** 32 random bytes from `crypto.getRandomValues`, base64url without padding (43 characters). */
 export function generateToken(): string {
@@ -97,6 +146,7 @@ const TOKEN_RE = /^[A-Za-z0-9_-]{32,}$/;
 export function migrateSettings(raw: unknown): { settings: VaultMcpSettings; changed: boolean } {
   const data: Record<string, unknown> = raw !== null && typeof raw === "object" && !Array.isArray(raw) ? { ...(raw as Record<string, unknown>) } : {};
   // Version 0 (before the `version` field): the same keys, possibly with strings for numbers and lists.
+  // Version 1 → 2: the new keys get their defaults; the old ones keep their values.
   const token = typeof data.token === "string" && TOKEN_RE.test(data.token) ? data.token : generateToken();
   const settings: VaultMcpSettings = {
     version: SETTINGS_VERSION,
@@ -107,6 +157,12 @@ export function migrateSettings(raw: unknown): { settings: VaultMcpSettings; cha
     allowedOrigins: parseOriginList(data.allowedOrigins),
     hiddenFolders: parseFolderList(data.hiddenFolders),
     protectedFolders: parseFolderList(data.protectedFolders),
+    confirmDestructive: parseBool(data.confirmDestructive, DEFAULT_SETTINGS.confirmDestructive),
+    toolProfile: oneOf(data.toolProfile, ["full", "core", "custom"], DEFAULT_SETTINGS.toolProfile),
+    enabledTools: parseToolNames(data.enabledTools),
+    maxReadKB: parseKB(data.maxReadKB, READ_KB_RANGE) ?? DEFAULT_SETTINGS.maxReadKB,
+    maxAttachmentKB: parseKB(data.maxAttachmentKB, ATTACHMENT_KB_RANGE) ?? DEFAULT_SETTINGS.maxAttachmentKB,
+    searchLanguage: oneOf(data.searchLanguage, ["en", "none"], DEFAULT_SETTINGS.searchLanguage),
   };
   const changed = JSON.stringify(sortKeys(settings)) !== JSON.stringify(sortKeys(data));
   return { settings, changed };

@@ -2,14 +2,20 @@
 export type ServerState =
   | { kind: "stopped" }
   | { kind: "starting" }
-  | { kind: "listening"; listenPort: number; url: string }
+  | { kind: "listening"; listenPort: number; url: string; indexing?: IndexProgress }
   | { kind: "error"; message: string };
 
-/** The status bar text: "MCP: listening on :PORT" / "MCP: stopped" / "MCP: error". */
+/** How far the first build of the search index has come (present only while it is being built). */
+export interface IndexProgress {
+  indexed: number;
+  total: number;
+}
+
+/** The status bar text: "MCP: indexing 1234/10000" / "MCP: listening on :PORT" / "MCP: stopped" / "MCP: error". */
 export function statusText(state: ServerState): string {
   switch (state.kind) {
     case "listening":
-      return `MCP: listening on :${state.listenPort}`;
+      return state.indexing ? `MCP: indexing ${state.indexing.indexed}/${state.indexing.total}` : `MCP: listening on :${state.listenPort}`;
     case "starting":
       return "MCP: starting";
     case "error":
@@ -23,7 +29,9 @@ export function statusText(state: ServerState): string {
 export function statusDescription(state: ServerState): string {
   switch (state.kind) {
     case "listening":
-      return `The server is listening at ${state.url}.`;
+      return state.indexing
+        ? `The server is listening at ${state.url}. The search index is being built (${state.indexing.indexed} of ${state.indexing.total} notes); search answers once it is done.`
+        : `The server is listening at ${state.url}.`;
     case "starting":
       return "The server is starting.";
     case "error":

@@ -1,4 +1,5 @@
-import { MarkdownView, normalizePath, TFile, type App } from "obsidian";
+import { MarkdownView, normalizePath, type App } from "obsidian";
+import { VaultError } from "../../core/errors";
 import type { ActiveNote, WorkspacePort } from "../../core/workspace";
 
 /** The live editor state (`app.workspace`), for the workspace tools. */
@@ -37,8 +38,8 @@ export class ObsidianWorkspace implements WorkspacePort {
   }
 
   async openNote(path: string, opts: { line?: number; newTab?: boolean }): Promise<void> {
-    const file = this.app.vault.getAbstractFileByPath(normalizePath(path));
-    if (!(file instanceof TFile)) throw new Error(`No file at "${path}".`);
+    const file = this.app.vault.getFileByPath(normalizePath(path));
+    if (!file) throw new VaultError("not_found", `There is no file at "${path}"; check the path with list_documents or find_notes.`);
     const leaf = this.app.workspace.getLeaf(opts.newTab ? "tab" : false);
     await leaf.openFile(file, { eState: opts.line ? { line: opts.line - 1 } : undefined, active: true });
   }
