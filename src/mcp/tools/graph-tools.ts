@@ -5,15 +5,8 @@ import type { CoreServices } from "../../core/services";
 import type { WorkspacePort } from "../../core/workspace";
 import { defineTool, READ_ONLY, type ToolDef } from "../tool";
 
-/** The graph service, once the lead wires it into CoreServices as `graph`. */
-function graphOf(services: CoreServices): GraphService {
-  const g = (services as CoreServices & { graph?: GraphService }).graph;
-  if (!g) throw new VaultError("unavailable", "The link graph is not available on this server.");
-  return g;
-}
-
 function workspaceOf(services: CoreServices): WorkspacePort {
-  const w = (services as CoreServices & { workspace?: WorkspacePort }).workspace;
+  const w = services.workspace;
   if (!w) throw new VaultError("unavailable", "There is no Obsidian workspace here: the server runs headless. Use read with a path instead.");
   return w;
 }
@@ -21,7 +14,7 @@ function workspaceOf(services: CoreServices): WorkspacePort {
 /** Applies pending vault changes to the graph (waiting a bounded time when asked); `_meta.index_stale` says whether some remain. */
 async function syncGraph(services: CoreServices, wait: boolean): Promise<{ graph: GraphService; meta: { index_stale: boolean } }> {
   await services.port.ready();
-  const graph = graphOf(services);
+  const graph = services.graph;
   const { stale } = await graph.sync(wait);
   return { graph, meta: { index_stale: stale } };
 }
