@@ -69,7 +69,11 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
       return;
     }
     const origin = req.headers.origin;
-    if (origin !== undefined && !opts.allowedOrigins.includes(origin)) {
+    // Our own origin (a page served by this server — we serve none) is same-origin and harmless;
+    // every other origin, other loopback ports included, must be allowed explicitly.
+    const own = origin !== undefined && /^http:\/\/(127\.0\.0\.1|localhost|\[::1\]):(\d+)$/i.exec(origin);
+    const sameOrigin = own ? Number(own[2]) === boundPort : false;
+    if (origin !== undefined && !sameOrigin && !opts.allowedOrigins.includes(origin)) {
       log("warn", `refused a request from Origin "${origin}"`);
       jsonRpcError(res, 403, -32000, `Forbidden: requests from origin "${origin}" are not allowed. Add it to the allowed origins in the settings if you trust it.`);
       return;

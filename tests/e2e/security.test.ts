@@ -78,6 +78,16 @@ describe("transport security", () => {
     expect(r.headers["access-control-allow-origin"]).toBeUndefined();
   });
 
+  test.each(["http://127.0.0.1:PORT", "http://localhost:PORT"])("our own origin %j (same-origin) passes", async (origin) => {
+    const r = await rawRequest(server.port, { method: "POST", headers: { ...JSON_HEADERS, ...auth(), Origin: origin.replace("PORT", String(server.port)) }, body: INIT_BODY });
+    expect(r.status).toBe(200);
+  });
+
+  test.each(["http://127.0.0.1:1", "https://127.0.0.1:PORT", "http://127.0.0.1:PORT.evil.com"])("a loopback origin on another port or scheme %j → 403", async (origin) => {
+    const r = await rawRequest(server.port, { method: "POST", headers: { ...JSON_HEADERS, ...auth(), Origin: origin.replace("PORT", String(server.port)) }, body: INIT_BODY });
+    expect(r.status).toBe(403);
+  });
+
   test("an allowed Origin passes", async () => {
     const r = await rawRequest(server.port, { method: "POST", headers: { ...JSON_HEADERS, ...auth(), Origin: "https://trusted.example" }, body: INIT_BODY });
     expect(r.status).toBe(200);
