@@ -5,8 +5,6 @@ import type { Chunk, ChunkOptions } from "./types";
 
 const HEADING_RE = /^ {0,3}(#{1,6})(?:[ \t]+(.*?))?[ \t]*$/;
 const FENCE_RE = /^ {0,3}(`{3,}|~{3,})/;
-const CJK_CHAR = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/gu;
-const WORDLIKE = /[^\s\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]+/gu;
 
 interface HeadingLine {
   /** Index into the body's lines. */
@@ -23,14 +21,39 @@ interface Segment {
   path: string[];
 }
 
-/** Words in a line, CJK characters counting half a word each. */
+// Per UTF-16 code: 1 space (\s), 2 CJK character, 3 other; 0 not computed yet.
+const WC_CLASS = new Uint8Array(0x10000);
+const SPACE_RE = /^\s$/u;
+const CJK_ONE = /^[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]$/u;
+for (let c = 0; c < 128; c++) WC_CLASS[c] = c === 32 || (c >= 9 && c <= 13) ? 1 : 3;
+
+/** Words in a line, CJK characters counting half a word each (a char-code loop; no regex per line). */
 export function countWords(s: string): number {
   let n = 0;
-  WORDLIKE.lastIndex = 0;
-  while (WORDLIKE.exec(s) !== null) n++;
-  CJK_CHAR.lastIndex = 0;
   let c = 0;
-  while (CJK_CHAR.exec(s) !== null) c++;
+  let inWord = false;
+  for (let i = 0; i < s.length; i++) {
+    const code = s.charCodeAt(i);
+    let k = WC_CLASS[code];
+    if (k === 0) {
+      if (code >= 0xd800 && code <= 0xdbff && i + 1 < s.length) {
+        // An astral character: classify it whole (not cached).
+        const ch = String.fromCodePoint(s.codePointAt(i)!);
+        i++;
+        k = SPACE_RE.test(ch) ? 1 : CJK_ONE.test(ch) ? 2 : 3;
+      } else {
+        const ch = String.fromCharCode(code);
+        k = WC_CLASS[code] = SPACE_RE.test(ch) ? 1 : CJK_ONE.test(ch) ? 2 : 3;
+      }
+    }
+    if (k === 3) {
+      if (!inWord) n++;
+      inWord = true;
+    } else {
+      inWord = false;
+      if (k === 2) c++;
+    }
+  }
   return n + Math.ceil(c / 2);
 }
 

@@ -10,12 +10,8 @@ export const TOKENIZER_VERSION = 1;
 /** Longest token kept; longer runs (hashes, base64) are cut. */
 const MAX_TOKEN = 48;
 
-// A word: letters/digits/marks, with inner apostrophes (don't, l'été).
-const WORD_RE = /[\p{L}\p{N}][\p{L}\p{N}\p{M}]*(?:['’][\p{L}\p{N}\p{M}]+)*/gu;
-const ASCII_WORD_RE = /[A-Za-z0-9]+(?:'[A-Za-z0-9]+)*/g;
 // Scripts written without spaces (segmented into overlapping bigrams) and Hangul (bigrams too:
 // Korean attaches particles to words, so bigrams find a word whatever follows it).
-const CJK_RE = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\u30fc\u3005]+/gu;
 const HAS_CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u;
 // eslint-disable-next-line no-control-regex -- ASCII test
 const NON_ASCII = /[^\u0000-\u007f]/;
@@ -41,48 +37,195 @@ export function stemWord(w: string, language: SearchLanguage): string {
   return w;
 }
 
+// Character classes, computed once per UTF-16 code (lazily) from the Unicode regexes above, so the
+// scanner below runs a char-code loop with no regex per character.
+const C_UNKNOWN = 0;
+const C_OTHER = 1;
+const C_WORD = 2; // \p{L}\p{N}, not CJK
+const C_CJK = 3; // \p{L}\p{N} in a CJK script (bigrams)
+const C_MARK = 4; // \p{M}
+const C_CJKX = 5; // ー: joins CJK runs but alone does not make a word CJK
+const CLASS = new Uint8Array(0x10000);
+const ASTRAL_CLASS = new Map<number, number>();
+const LN_RE = /^[\p{L}\p{N}]$/u;
+const M_RE = /^\p{M}$/u;
+const CJK_CHAR_RE = /^[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\u30fc\u3005]$/u;
+
+function classify(ch: string): number {
+  if (LN_RE.test(ch)) return CJK_CHAR_RE.test(ch) ? (HAS_CJK.test(ch) ? C_CJK : C_CJKX) : C_WORD;
+  return M_RE.test(ch) ? C_MARK : C_OTHER;
+}
+
+for (let c = 0; c < 128; c++) CLASS[c] = (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) ? C_WORD : C_OTHER;
+
+/** The class of the code point at `i` (its length in `len.n`). */
+function classAt(text: string, i: number, len: { n: number }): number {
+  const c = text.charCodeAt(i);
+  if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length) {
+    const d = text.charCodeAt(i + 1);
+    if (d >= 0xdc00 && d <= 0xdfff) {
+      len.n = 2;
+      const cp = ((c - 0xd800) << 10) + (d - 0xdc00) + 0x10000;
+      let k = ASTRAL_CLASS.get(cp);
+      if (k === undefined) {
+        k = classify(String.fromCodePoint(cp));
+        if (ASTRAL_CLASS.size < 10_000) ASTRAL_CLASS.set(cp, k);
+      }
+      return k;
+    }
+  }
+  len.n = 1;
+  let k = CLASS[c];
+  if (k === C_UNKNOWN) k = CLASS[c] = classify(String.fromCharCode(c));
+  return k;
+}
+
+const LEN = { n: 1 };
+
 /**
  * Calls `cb` for each token of `text` in order: its term (folded, stemmed) and its [start, end)
- * offsets. CJK runs give overlapping bigrams (a single character alone).
+ * offsets. CJK runs give overlapping bigrams (a single character alone). A char-code scanner:
+ * words are letters/digits/marks with inner apostrophes (' or ’); terms come from a bounded
+ * word → term cache.
  */
 export function forEachToken(text: string, language: SearchLanguage, cb: (term: string, start: number, end: number) => void): void {
   const cache = language === "en" ? EN_CACHE : NONE_CACHE;
-  let m: RegExpExecArray | null;
-  // Pure-ASCII text (most notes in Latin script) takes a faster, non-Unicode regex.
-  const re = NON_ASCII.test(text) ? new RegExp(WORD_RE.source, "gu") : new RegExp(ASCII_WORD_RE.source, "g");
-  while ((m = re.exec(text)) !== null) {
-    const word = m[0];
-    const start = m.index;
-    let term = cache.get(word);
-    if (term === undefined) {
-      term = HAS_CJK.test(word) ? CJK_MARK : (termOf(word, language) ?? "");
-      if (cache.size >= CACHE_MAX) cache.clear();
-      cache.set(word, term);
+  const ascii = language === "en" ? EN_ASCII : NONE_ASCII;
+  const n = text.length;
+  let i = 0;
+  while (i < n) {
+    const c = text.charCodeAt(i);
+    // ASCII fast path: a run of [A-Za-z0-9] (with inner ') not touching non-ASCII characters. The
+    // word's hash is computed while scanning; a direct-mapped cache answers without slicing.
+    if (c < 128) {
+      if (CLASS[c] !== C_WORD) {
+        i++;
+        continue;
+      }
+      let h = c;
+      let j = i + 1;
+      for (;;) {
+        while (j < n) {
+          const d = text.charCodeAt(j);
+          if (d < 128 && CLASS[d] === C_WORD) {
+            h = (Math.imul(h, 31) + d) | 0;
+            j++;
+          } else break;
+        }
+        if (j + 1 < n && text.charCodeAt(j) === 39) {
+          const d = text.charCodeAt(j + 1);
+          if (d < 128 && CLASS[d] === C_WORD) {
+            h = (Math.imul(h, 31) + 39 * 31 + d) | 0;
+            j += 2;
+            continue;
+          }
+        }
+        break;
+      }
+      const after = j < n ? text.charCodeAt(j) : 0;
+      if (after < 128 && !(after === 39 && j + 1 < n && text.charCodeAt(j + 1) >= 128)) {
+        const slot = (h ^ (h >>> 15)) & ASCII_MASK;
+        const key = ascii.keys[slot];
+        let term: string;
+        if (key !== undefined && key.length === j - i && text.startsWith(key, i)) term = ascii.terms[slot];
+        else {
+          let word = text.slice(i, j);
+          const known = cache.get(word);
+          if (known !== undefined) term = known;
+          else {
+            // Long slices keep their whole source text alive: cache a flat copy.
+            if (word.length >= 13) word = flatCopy(word);
+            term = termOf(word, language) ?? "";
+            if (cache.size >= CACHE_MAX) cache.clear();
+            cache.set(word, term);
+          }
+          ascii.keys[slot] = word;
+          ascii.terms[slot] = term;
+        }
+        if (term) cb(term, i, j);
+        i = j;
+        continue;
+      }
+      // The word goes on with non-ASCII characters: the general scanner below.
     }
-    if (term === CJK_MARK) {
-      splitCjkWord(word, start, language, cb);
+    const k = classAt(text, i, LEN);
+    if (k !== C_WORD && k !== C_CJK && k !== C_CJKX) {
+      i += LEN.n;
       continue;
     }
-    if (term) cb(term, start, start + word.length);
+    // General word: [L N][L N M]* (['’][L N M]+)*
+    let hasCjk = k === C_CJK;
+    let j = i + LEN.n;
+    for (;;) {
+      while (j < n) {
+        const kk = classAt(text, j, LEN);
+        if (kk >= C_WORD) {
+          if (kk === C_CJK) hasCjk = true;
+          j += LEN.n;
+        } else break;
+      }
+      if (j + 1 < n) {
+        const a = text.charCodeAt(j);
+        if (a === 39 || a === 0x2019) {
+          const kk = classAt(text, j + 1, LEN);
+          if (kk >= C_WORD) {
+            if (kk === C_CJK) hasCjk = true;
+            j += 1 + LEN.n;
+            continue;
+          }
+        }
+      }
+      break;
+    }
+    if (hasCjk) splitCjkWord(text, i, j, language, cb);
+    else {
+      const word = text.slice(i, j);
+      let term = cache.get(word);
+      if (term === undefined) {
+        term = termOf(word, language) ?? "";
+        if (cache.size >= CACHE_MAX) cache.clear();
+        cache.set(word.length >= 13 ? flatCopy(word) : word, term);
+      }
+      if (term) cb(term, i, j);
+    }
+    i = j;
   }
+}
+
+/** A copy of `s` that does not share (and keep alive) a larger string's memory. */
+function flatCopy(s: string): string {
+  return (JSON.parse(JSON.stringify(s)) as string) || s;
 }
 
 /** Word → term caches (words repeat a lot; stemming is the costly part). */
 const EN_CACHE = new Map<string, string>();
 const NONE_CACHE = new Map<string, string>();
 const CACHE_MAX = 200_000;
-const CJK_MARK = "\u0000";
+/** Direct-mapped caches for ASCII words (a collision replaces the entry): bounded, no allocation on a hit. */
+const ASCII_MASK = (1 << 16) - 1;
+interface AsciiCache {
+  keys: (string | undefined)[];
+  terms: string[];
+}
+const newAsciiCache = (): AsciiCache => ({ keys: new Array<string | undefined>(ASCII_MASK + 1).fill(undefined), terms: new Array<string>(ASCII_MASK + 1).fill("") });
+const EN_ASCII = newAsciiCache();
+const NONE_ASCII = newAsciiCache();
 
-function splitCjkWord(word: string, start: number, language: SearchLanguage, cb: (term: string, start: number, end: number) => void): void {
-  const cjk = new RegExp(CJK_RE.source, "gu");
-  let last = 0;
-  let c: RegExpExecArray | null;
-  while ((c = cjk.exec(word)) !== null) {
-    if (c.index > last) emitWord(word.slice(last, c.index), start + last, language, cb);
-    emitCjk(c[0], start + c.index, cb);
-    last = c.index + c[0].length;
+/** A word holding CJK characters: CJK runs become bigrams, the other pieces words. */
+function splitCjkWord(text: string, start: number, end: number, language: SearchLanguage, cb: (term: string, start: number, end: number) => void): void {
+  let i = start;
+  while (i < end) {
+    const k0 = classAt(text, i, LEN);
+    const cjk = k0 === C_CJK || k0 === C_CJKX;
+    let j = i + LEN.n;
+    for (; j < end; j += LEN.n) {
+      const k = classAt(text, j, LEN);
+      if ((k === C_CJK || k === C_CJKX) !== cjk) break;
+    }
+    if (cjk) emitCjk(text, i, j, cb);
+    else emitWord(text.slice(i, j), i, language, cb);
+    i = j;
   }
-  if (last < word.length) emitWord(word.slice(last), start + last, language, cb);
 }
 
 function termOf(raw: string, language: SearchLanguage): string | null {
@@ -98,19 +241,48 @@ function emitWord(raw: string, start: number, language: SearchLanguage, cb: (ter
   if (term) cb(term, start, start + raw.length);
 }
 
-function emitCjk(run: string, start: number, cb: (term: string, start: number, end: number) => void): void {
-  const chars = Array.from(run);
-  // Half-width katakana folds to full width; offsets stay those of the original characters.
-  const norm = /[\uff61-\uff9f]/.test(run) ? chars.map((c) => c.normalize("NFKC")) : chars;
-  if (chars.length === 1) {
-    cb(norm[0], start, start + chars[0].length);
+const HALF_WIDTH = /[\uff61-\uff9f]/;
+
+/** Overlapping bigrams of the CJK run text[start, end) (one character alone: itself). */
+function emitCjk(text: string, start: number, end: number, cb: (term: string, start: number, end: number) => void): void {
+  const run = text.slice(start, end);
+  if (HALF_WIDTH.test(run)) {
+    // Half-width katakana folds to full width; offsets stay those of the original characters.
+    const chars = Array.from(run);
+    const norm = chars.map((c) => c.normalize("NFKC"));
+    if (chars.length === 1) {
+      cb(norm[0], start, end);
+      return;
+    }
+    let off = start;
+    for (let i = 0; i + 1 < chars.length; i++) {
+      cb(norm[i] + norm[i + 1], off, off + chars[i].length + chars[i + 1].length);
+      off += chars[i].length;
+    }
     return;
   }
-  let off = start;
-  for (let i = 0; i + 1 < chars.length; i++) {
-    cb(norm[i] + norm[i + 1], off, off + chars[i].length + chars[i + 1].length);
-    off += chars[i].length;
+  let a = start;
+  const la = cpLen(text, a);
+  let b = a + la;
+  if (b >= end) {
+    cb(run, start, end);
+    return;
   }
+  while (b < end) {
+    const e = b + cpLen(text, b);
+    cb(text.slice(a, e), a, e);
+    a = b;
+    b = e;
+  }
+}
+
+function cpLen(text: string, i: number): number {
+  const c = text.charCodeAt(i);
+  if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length) {
+    const d = text.charCodeAt(i + 1);
+    if (d >= 0xdc00 && d <= 0xdfff) return 2;
+  }
+  return 1;
 }
 
 /** The terms of `text`, in order (duplicates kept). */
