@@ -34,6 +34,8 @@ export interface PluginSettings {
 export interface VaultMcpPlugin extends Plugin {
   settings: PluginSettings;
   shutdown(): Promise<void>;
+  /** Saves, cancels a pending restart and restarts now. */
+  applyAndRestart(): Promise<void>;
 }
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports -- the built bundle is CommonJS; jest maps its `obsidian` import to the stand-in

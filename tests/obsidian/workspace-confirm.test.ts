@@ -75,4 +75,21 @@ describe("ModalConfirmer", () => {
     expect(await answer("Decline")).toBe(false);
     expect(await answer("close")).toBe(false);
   });
+
+  test("without an answer the modal closes and the change is refused with a message the assistant can read", async () => {
+    const result = new ModalConfirmer(app as unknown as App, 30).confirm({ action: "delete", path: "A.md", summary: 'Delete "A.md" (moved to the trash)' });
+    const modal = Modal.opened[Modal.opened.length - 1];
+    expect(modal.isOpen).toBe(true);
+    expect(modal.titleEl.getText()).toBe("An assistant wants to delete a file");
+    await expect(result).rejects.toMatchObject({ name: "VaultError", code: "declined", message: expect.stringContaining("Nobody answered") });
+    expect(modal.isOpen).toBe(false);
+  });
+
+  test("the default timeout is 2 minutes, and the modal says so", () => {
+    void new ModalConfirmer(app as unknown as App).confirm({ action: "rename", path: "A.md", target: "B.md", summary: 'Rename "A.md" to "B.md"' });
+    const modal = Modal.opened[Modal.opened.length - 1];
+    expect(modal.contentEl.getText()).toContain("New path: B.md");
+    expect(modal.contentEl.getText()).toContain("within 2 minutes");
+    modal.close();
+  });
 });

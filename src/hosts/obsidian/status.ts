@@ -15,7 +15,9 @@ export interface IndexProgress {
 export function statusText(state: ServerState): string {
   switch (state.kind) {
     case "listening":
-      return state.indexing ? `MCP: indexing ${state.indexing.indexed}/${state.indexing.total}` : `MCP: listening on :${state.listenPort}`;
+      if (!state.indexing) return `MCP: listening on :${state.listenPort}`;
+      // Before the notes are counted there is no total to show yet.
+      return state.indexing.total > 0 ? `MCP: indexing ${state.indexing.indexed}/${state.indexing.total}` : "MCP: indexing";
     case "starting":
       return "MCP: starting";
     case "error":
@@ -30,7 +32,7 @@ export function statusDescription(state: ServerState): string {
   switch (state.kind) {
     case "listening":
       return state.indexing
-        ? `The server is listening at ${state.url}. The search index is being built (${state.indexing.indexed} of ${state.indexing.total} notes); search answers once it is done.`
+        ? `The server is listening at ${state.url}. The search index is being built${state.indexing.total > 0 ? ` (${state.indexing.indexed} of ${state.indexing.total} notes)` : ""}; search answers once it is done.`
         : `The server is listening at ${state.url}.`;
     case "starting":
       return "The server is starting.";

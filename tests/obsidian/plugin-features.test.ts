@@ -1,0 +1,207 @@
+/**
+ * The built plugin's owner-facing features under the stand-in: settings v1 → v2, confirmations for
+ * destructive changes, tool profiles, workspace tools, the activity log, and index progress.
+ */
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { CORE_TOOLS } from "../../src/mcp/server";
+import { allTools } from "../../src/mcp/tools";
+import { Modal, settingsIn, type ButtonComponent, type DropdownComponent, type MarkdownView, type ToggleComponent } from "../stand-in/obsidian";
+import { connect, freePort, installHooks, loadPlugin, makeVault, readData, textOf, until } from "./harness";
+
+installHooks();
+
+const TOKEN = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQ";
+
+function openModal(title: string): Modal | undefined {
+  return Modal.opened.find((m) => m.isOpen && m.titleEl.getText() === title);
+}
+
+async function clickIn(modal: Modal, label: string): Promise<void> {
+  const buttons = settingsIn(modal.contentEl).flatMap((s) => s.components) as ButtonComponent[];
+  const button = buttons.find((b) => b.buttonEl.getText() === label);
+  if (!button) throw new Error(`no "${label}" button`);
+  await button.click();
+}
+
+describe("the built plugin: settings, confirmations, tools, activity, progress", () => {
+  test("v1 settings are migrated to v2 and saved; the tab shows the new settings", async () => {
+    const port = await freePort();
+    const v1 = { version: 1, enabled: true, port, token: TOKEN, writeMode: true, allowedOrigins: [], hiddenFolders: ["Private"], protectedFolders: [] };
+    const root = makeVault({ "A.md": "alpha\n" }, v1);
+    const { plugin, status } = await loadPlugin(root);
+    const expected = { ...v1, version: 2, confirmDestructive: true, toolProfile: "full", enabledTools: [], maxReadKB: 256, maxAttachmentKB: 1024, searchLanguage: "en" };
+    expect(plugin.settings).toEqual(expected);
+    expect(readData(root)).toEqual(expected);
+    await until(() => status() === `MCP: listening on :${port}`, "the server to listen");
+
+    const tab = plugin.settingTabs[0];
+    tab.display();
+    const names = settingsIn(tab.containerEl).map((s) => s.nameEl.getText());
+    expect(names).toEqual(
+      expect.arrayContaining(["Ask before destructive changes", "Tool set", "Largest note to read (KB)", "Largest attachment to read (KB)", "Search language"]),
+    );
+    // The client configurations use the real port and the real token (masked on screen).
+    const shown = tab.containerEl.getText();
+    expect(shown).toContain(`claude mcp add --transport http vault-`);
+    expect(shown).toContain(`http://127.0.0.1:${port}/mcp`);
+    expect(shown).not.toContain(TOKEN);
+  });
+
+  test("with confirmations on, a client's delete waits for the modal: Decline → an error and the file stays; Allow → deleted", async () => {
+    const port = await freePort();
+    const root = makeVault({ "Keep.md": "keep me\n", "Other.md": "other\n" }, { port, token: TOKEN, writeMode: true });
+    const { status } = await loadPlugin(root);
+    await until(() => status() === `MCP: listening on :${port}`, "the server to listen");
+    const client = await connect(port, TOKEN);
+    try {
+      const declined = client.callTool({ name: "delete", arguments: { path: "Keep.md", confirm_path: "Keep.md" } });
+      await until(() => openModal("An assistant wants to delete a file") !== undefined, "the confirmation modal");
+      const modal = openModal("An assistant wants to delete a file")!;
+      expect(modal.contentEl.getText()).toContain("Keep.md");
+      await clickIn(modal, "Decline");
+      const no = await declined;
+      expect(no.isError).toBe(true);
+      expect(textOf(no)).toContain("declined");
+      expect(fs.readFileSync(path.join(root, "Keep.md"), "utf8")).toBe("keep me\n");
+
+      Modal.opened.length = 0;
+      const allowed = client.callTool({ name: "delete", arguments: { path: "Keep.md", confirm_path: "Keep.md" } });
+      await until(() => openModal("An assistant wants to delete a file") !== undefined, "the second confirmation modal");
+      await clickIn(openModal("An assistant wants to delete a file")!, "Allow");
+      const yes = await allowed;
+      expect(yes.isError).toBeFalsy();
+      expect(fs.existsSync(path.join(root, "Keep.md"))).toBe(false);
+    } finally {
+      await client.close();
+    }
+  });
+
+  test("turning confirmations off applies at once: delete goes through without a modal", async () => {
+    const port = await freePort();
+    const root = makeVault({ "Gone.md": "bye\n" }, { port, token: TOKEN, writeMode: true });
+    const { plugin, status } = await loadPlugin(root);
+    await until(() => status() === `MCP: listening on :${port}`, "the server to listen");
+    const tab = plugin.settingTabs[0];
+    tab.display();
+    const toggle = settingsIn(tab.containerEl).find((s) => s.nameEl.getText() === "Ask before destructive changes")!.components[0] as ToggleComponent;
+    await toggle.simulateChange(false);
+    expect(readData(root).confirmDestructive).toBe(false);
+    const client = await connect(port, TOKEN);
+    try {
+      const result = await client.callTool({ name: "delete", arguments: { path: "Gone.md", confirm_path: "Gone.md" } });
+      expect(result.isError).toBeFalsy();
+      expect(Modal.opened).toHaveLength(0);
+      expect(fs.existsSync(path.join(root, "Gone.md"))).toBe(false);
+    } finally {
+      await client.close();
+    }
+  });
+
+  test("the core profile lists only core tools; custom lists exactly the chosen ones", async () => {
+    const port = await freePort();
+    const root = makeVault({ "A.md": "alpha\n" }, { port, token: TOKEN, writeMode: true, toolProfile: "core" });
+    const { plugin, status } = await loadPlugin(root);
+    await until(() => status() === `MCP: listening on :${port}`, "the server to listen");
+    let client = await connect(port, TOKEN);
+    const core = (await client.listTools()).tools.map((t) => t.name);
+    await client.close();
+    expect(core.length).toBeGreaterThan(5);
+    for (const name of core) expect(CORE_TOOLS).toContain(name);
+    expect(core).toEqual(expect.arrayContaining(["read", "search", "write", "edit"]));
+    expect(core).not.toContain("delete");
+    expect(core).not.toContain("list_folders");
+
+    // Custom, through the settings tab: starts from the core set, then one more tool.
+    const tab = plugin.settingTabs[0];
+    tab.display();
+    const dropdown = settingsIn(tab.containerEl).find((s) => s.nameEl.getText() === "Tool set")!.components[0] as DropdownComponent;
+    expect(dropdown.options).toEqual(["full", "core", "custom"]);
+    await dropdown.simulateChange("custom");
+    expect(plugin.settings.enabledTools.sort()).toEqual(allTools.map((t) => t.name).filter((n) => CORE_TOOLS.includes(n)).sort());
+    const toolSettings = settingsIn(tab.containerEl).filter((s) => allTools.some((t) => s.descEl.getText().startsWith(t.name)));
+    expect(toolSettings).toHaveLength(allTools.length);
+    const listFolders = allTools.find((t) => t.name === "list_folders")!;
+    const row = toolSettings.find((s) => s.nameEl.getText() === listFolders.title)!;
+    await (row.components[0] as ToggleComponent).simulateChange(true);
+    expect(readData(root).enabledTools).toContain("list_folders");
+    await plugin.applyAndRestart();
+    await until(() => status() === `MCP: listening on :${port}`, "the server to listen after restart");
+    client = await connect(port, TOKEN);
+    const custom = (await client.listTools()).tools.map((t) => t.name);
+    await client.close();
+    expect(custom.sort()).toEqual([...core, "list_folders"].sort());
+  });
+
+  const hasWorkspaceTools = allTools.some((t) => t.name === "get_active_note");
+  (hasWorkspaceTools ? test : test.skip)("get_active_note, list_open_notes and open_note work with Obsidian's workspace", async () => {
+    const port = await freePort();
+    const root = makeVault({ "A.md": "alpha\nbeta\ngamma\n", "F/B.md": "b\n" }, { port, token: TOKEN });
+    const { app, status } = await loadPlugin(root);
+    await until(() => status() === `MCP: listening on :${port}`, "the server to listen");
+    const client = await connect(port, TOKEN);
+    try {
+      const none = await client.callTool({ name: "get_active_note", arguments: {} });
+      expect(none.structuredContent).toMatchObject({ active: false, path: null });
+
+      const opened = await client.callTool({ name: "open_note", arguments: { path: "A.md", line: 3 } });
+      expect(opened.isError).toBeFalsy();
+      expect(app.workspace.activeLeaf?.lastOpenState).toEqual({ eState: { line: 2 }, active: true });
+      await client.callTool({ name: "open_note", arguments: { path: "F/B.md", new_tab: true } });
+      const list = await client.callTool({ name: "list_open_notes", arguments: {} });
+      expect(list.structuredContent).toEqual({ notes: ["A.md", "F/B.md"] });
+
+      app.workspace.setActiveLeaf(app.workspace.leaves[0]);
+      const view = app.workspace.leaves[0].view as MarkdownView;
+      view.editor.selection = "beta";
+      view.editor.cursor = { line: 1, ch: 4 };
+      const active = await client.callTool({ name: "get_active_note", arguments: {} });
+      expect(active.structuredContent).toMatchObject({ active: true, path: "A.md", selection: "beta", cursor_line: 2 });
+
+      const missing = await client.callTool({ name: "open_note", arguments: { path: "Nope.md" } });
+      expect(missing.isError).toBe(true);
+    } finally {
+      await client.close();
+    }
+  });
+
+  test("Show activity log lists a change a client made", async () => {
+    const port = await freePort();
+    const root = makeVault({ "A.md": "alpha\n" }, { port, token: TOKEN, writeMode: true });
+    const { app, status } = await loadPlugin(root);
+    await until(() => status() === `MCP: listening on :${port}`, "the server to listen");
+    const client = await connect(port, TOKEN, "activity-test-client");
+    try {
+      const r = await client.callTool({ name: "write", arguments: { path: "Notes/New.md", content: "hello\n" } });
+      expect(r.isError).toBeFalsy();
+    } finally {
+      await client.close();
+    }
+    expect(app.commands.executeCommandById("vault-mcp:show-activity-log")).toBe(true);
+    const modal = openModal("Activity log")!;
+    expect(modal).toBeDefined();
+    await until(() => modal.contentEl.getText().includes("Notes/New.md"), "the entry in the modal");
+    const text = modal.contentEl.getText();
+    expect(text).toContain("activity-test-client");
+    expect(text).toContain("write");
+    const headers = modal.contentEl.descendants().filter((e) => e.tagName === "th").map((e) => e.getText());
+    expect(headers).toEqual(["Time", "Client", "Tool", "Path", "Etag before", "Etag after"]);
+    expect(modal.contentEl.descendants().filter((e) => e.tagName === "tr")).toHaveLength(2);
+  });
+
+  test("the status bar shows indexing progress while the index is built, then listening", async () => {
+    const port = await freePort();
+    const files: Record<string, string> = {};
+    for (let i = 0; i < 3000; i++) files[`N/${i}.md`] = `# Note ${i}\n\nSome words about topic ${i % 37} and more words ${i}.\n`;
+    const root = makeVault(files, { port, token: TOKEN });
+    const { plugin, status } = await loadPlugin(root);
+    await until(() => status() === `MCP: listening on :${port}`, "the server to listen after indexing", 60000);
+    const history = plugin.statusBarItems[0].textHistory;
+    const progress = history.filter((t) => t.startsWith("MCP: indexing"));
+    // Before the notes are counted: "MCP: indexing"; then "MCP: indexing N/3000".
+    for (const t of progress) expect(t).toMatch(/^MCP: indexing( \d+\/3000)?$/);
+    expect(progress.some((t) => t.includes("/3000"))).toBe(true);
+    expect(history.indexOf(progress[0])).toBeLessThan(history.lastIndexOf(`MCP: listening on :${port}`));
+    expect(history[history.length - 1]).toBe(`MCP: listening on :${port}`);
+  }, 90000);
+});

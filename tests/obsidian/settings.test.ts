@@ -1,0 +1,85 @@
+import { DEFAULT_SETTINGS, migrateSettings, parseKB, READ_KB_RANGE, SETTINGS_VERSION, toolProfileOf } from "../../src/hosts/obsidian/settings";
+
+const TOKEN = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQ";
+
+const V1 = {
+  version: 1,
+  enabled: true,
+  port: 30001,
+  token: TOKEN,
+  writeMode: true,
+  allowedOrigins: ["https://a.example"],
+  hiddenFolders: ["Private"],
+  protectedFolders: ["Templates"],
+};
+
+describe("settings", () => {
+  test("defaults are frozen, version 2", () => {
+    expect(SETTINGS_VERSION).toBe(2);
+    expect(Object.isFrozen(DEFAULT_SETTINGS)).toBe(true);
+    expect(Object.isFrozen(DEFAULT_SETTINGS.enabledTools)).toBe(true);
+    expect(Object.isFrozen(DEFAULT_SETTINGS.hiddenFolders)).toBe(true);
+    expect(DEFAULT_SETTINGS).toMatchObject({
+      version: 2,
+      confirmDestructive: true,
+      toolProfile: "full",
+      enabledTools: [],
+      maxReadKB: 256,
+      maxAttachmentKB: 1024,
+      searchLanguage: "en",
+    });
+  });
+
+  test("v1 → v2 keeps every v1 value and adds the new defaults; the result is saved", () => {
+    const { settings, changed } = migrateSettings(V1);
+    expect(changed).toBe(true);
+    expect(settings).toEqual({
+      ...V1,
+      version: 2,
+      confirmDestructive: true,
+      toolProfile: "full",
+      enabledTools: [],
+      maxReadKB: 256,
+      maxAttachmentKB: 1024,
+      searchLanguage: "en",
+    });
+    // Migrated settings are stable: loading them again changes nothing.
+    expect(migrateSettings(JSON.parse(JSON.stringify(settings)))).toEqual({ settings, changed: false });
+    // The migrated object shares nothing with the frozen defaults.
+    settings.enabledTools.push("read");
+    expect(DEFAULT_SETTINGS.enabledTools).toEqual([]);
+  });
+
+  test("v2 values are kept; invalid ones fall back to the defaults", () => {
+    const good = migrateSettings({
+      ...V1,
+      version: 2,
+      confirmDestructive: false,
+      toolProfile: "custom",
+      enabledTools: ["read", "search", "read", 3, "Bad Name"],
+      maxReadKB: 512,
+      maxAttachmentKB: "2048",
+      searchLanguage: "none",
+    }).settings;
+    expect(good).toMatchObject({ confirmDestructive: false, toolProfile: "custom", enabledTools: ["read", "search"], maxReadKB: 512, maxAttachmentKB: 2048, searchLanguage: "none" });
+
+    const bad = migrateSettings({ ...V1, version: 2, confirmDestructive: "maybe", toolProfile: "most", enabledTools: "read", maxReadKB: 0, maxAttachmentKB: -5, searchLanguage: "fr" }).settings;
+    expect(bad).toMatchObject({ confirmDestructive: true, toolProfile: "full", enabledTools: [], maxReadKB: 256, maxAttachmentKB: 1024, searchLanguage: "en" });
+  });
+
+  test("a first run (no data) gets the defaults and a new token", () => {
+    const { settings, changed } = migrateSettings(null);
+    expect(changed).toBe(true);
+    expect(settings.token).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect({ ...settings, token: "" }).toEqual({ ...DEFAULT_SETTINGS });
+  });
+
+  test("sizes and tool profiles", () => {
+    expect(parseKB("300", READ_KB_RANGE)).toBe(300);
+    expect(parseKB("0", READ_KB_RANGE)).toBeNull();
+    expect(parseKB("1.5", READ_KB_RANGE)).toBeNull();
+    expect(parseKB(String(READ_KB_RANGE.max + 1), READ_KB_RANGE)).toBeNull();
+    expect(toolProfileOf({ toolProfile: "core", enabledTools: ["read"] })).toEqual({ profile: "core" });
+    expect(toolProfileOf({ toolProfile: "custom", enabledTools: ["read"] })).toEqual({ profile: "custom", enabled: ["read"] });
+  });
+});
