@@ -105,6 +105,11 @@ describe("the built plugin under the Obsidian stand-in", () => {
     const actual = Number(/:(\d+)$/.exec(status())![1]);
     expect(actual).toBeGreaterThan(port);
     expect(Notice.messages.some((m) => m.includes(`port ${port} was in use`) && m.includes(String(actual)))).toBe(true);
+    // The configurations to copy use the port actually listened on.
+    const tab = plugin.settingTabs[0];
+    tab.display();
+    expect(tab.containerEl.getText()).toContain(`http://127.0.0.1:${actual}/mcp`);
+    expect(tab.containerEl.getText()).not.toContain(`http://127.0.0.1:${port}/mcp`);
     const client = await connect(actual, plugin.settings.token);
     await client.close();
   });
