@@ -1,4 +1,25 @@
 import { isCjkTerm, tokenize } from "./tokenize";
+
+/**
+ * Question and function words: never required terms when the query has other words ("what are
+ * callouts" looks for callouts). They still count inside "quoted phrases".
+ */
+export const STOP_WORDS = new Set(
+  (
+    "a an the and or of to in on at by for from with into onto about as is are was were be been being am do does did doing " +
+    "have has had i me my we our you your it its this that these those there here what which who whom whose when where why how " +
+    "can could should would will shall may might must not no so if then than too very just also any some all each " +
+    "please want need get make use using way ways work works"
+  ).split(" "),
+);
+// "use", "make", "get", "work" are dropped only when other words remain, like every stop word
+// ("how does sync work" looks for sync).
+
+/** A CJK run of at least this many bigrams matches loosely when no chunk holds it whole. */
+const LOOSE_MIN_BIGRAMS = 3;
+/** …then a chunk must hold at least this share of its bigrams. */
+const LOOSE_SHARE = 0.4;
+const CJK_PIECES = /([\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\u30fc\u3005\uff66-\uff9f]+)/u;
 import type { ParsedQuery, QueryItem, SearchLanguage } from "./types";
 
 interface RawPart {
@@ -16,9 +37,10 @@ interface RawPart {
  * that tokenizes to several terms (`e-mail`, `a:b`) becomes a phrase.
  */
 export function parseQuery(q: string, language: SearchLanguage = "en"): ParsedQuery {
-  const parts = scan(typeof q === "string" ? q : String(q ?? ""));
+  const parts = splitCjkWords(scan(typeof q === "string" ? q : String(q ?? "")));
   const clauses: QueryItem[][] = [];
   const exclude: QueryItem[] = [];
+  const stop: boolean[] = [];
   let pendingOr = false;
   for (const p of parts) {
     if (p.or) {
@@ -32,11 +54,37 @@ export function parseQuery(q: string, language: SearchLanguage = "en"): ParsedQu
       pendingOr = false;
       continue;
     }
-    if (pendingOr && clauses.length) clauses[clauses.length - 1].push(item);
-    else clauses.push([item]);
+    const isStop = !p.quoted && !p.prefix && STOP_WORDS.has(p.text.toLowerCase().replace(/[’]/g, "'"));
+    if (pendingOr && clauses.length) {
+      clauses[clauses.length - 1].push(item);
+      stop[clauses.length - 1] = stop[clauses.length - 1] && isStop;
+    } else {
+      clauses.push([item]);
+      stop.push(isStop);
+    }
     pendingOr = false;
   }
+  // Stop words are not required when other words remain.
+  if (stop.some((s) => !s)) return { clauses: clauses.filter((_, i) => !stop[i]), exclude };
   return { clauses, exclude };
+}
+
+/** An unquoted word mixing scripts ("PDFを埋め込む方法") is searched as its pieces ("PDF", "を埋め込む方法"). */
+function splitCjkWords(parts: RawPart[]): RawPart[] {
+  const out: RawPart[] = [];
+  for (const p of parts) {
+    if (p.quoted || p.or || p.negated || !CJK_PIECES.test(p.text)) {
+      out.push(p);
+      continue;
+    }
+    const pieces = p.text.split(CJK_PIECES).filter((x) => x.trim() !== "");
+    if (pieces.length <= 1) {
+      out.push(p);
+      continue;
+    }
+    pieces.forEach((text, i) => out.push({ ...p, text, prefix: p.prefix && i === pieces.length - 1 }));
+  }
+  return out;
 }
 
 function toItem(p: RawPart, language: SearchLanguage): QueryItem | null {
@@ -54,6 +102,10 @@ function toItem(p: RawPart, language: SearchLanguage): QueryItem | null {
       return { kind: "term", term: folded, prefix: true };
     }
     return { kind: "term", term: terms[0], prefix: false };
+  }
+  const cjk = terms.filter(isCjkTerm);
+  if (!p.quoted && cjk.length >= LOOSE_MIN_BIGRAMS && cjk.length === terms.length) {
+    return { kind: "phrase", terms, loose: { terms, min: Math.max(2, Math.ceil(terms.length * LOOSE_SHARE)) } };
   }
   return { kind: "phrase", terms };
 }

@@ -2,8 +2,9 @@ import { frontmatterTags } from "../metadata";
 import { isUnder } from "../paths";
 import { basenameOf, isNotePath, parentOf, type VaultEvent } from "../vault";
 import { chunkNote } from "./chunk";
-import { loadSqlJs, SCHEMA_VERSION, SearchDb } from "./db";
-import { chunkVector, InvertedIndex, type ChunkVector, type DocEntry, type StoredChunk } from "./engine";
+import type { SqlJsStatic } from "sql.js";
+import { loadSqlJs, readBlobs, SCHEMA_VERSION, segmentFileName, writeBlobs } from "./db";
+import { InvertedIndex, SEGMENT_COUNT, segmentOf, type ChunkVec, type DocEntry, type SegmentBlobs } from "./engine";
 import { parseQuery } from "./query";
 import { TOKENIZER_VERSION } from "./tokenize";
 import {
@@ -53,7 +54,9 @@ class KeywordSearchService implements SearchService {
   private readonly sched: Scheduler;
   private readonly file: string;
   private readonly index = new InvertedIndex();
-  private db: SearchDb | null = null;
+  private SQL: SqlJsStatic | null = null;
+  /** The main file (format key, skipped notes) needs saving. */
+  private mainDirty = false;
   private state: IndexStatus["state"] = "building";
   private lastError: string | null = null;
   private queue = new Set<string>();
@@ -61,7 +64,6 @@ class KeywordSearchService implements SearchService {
   private readyAwaited = false;
   private busy = false;
   private stopping = false;
-  private dirty = false;
   private persistRequested = false;
   private debounceTimer: ReturnType<typeof setTimeout> | null = null;
   private persistTimer: ReturnType<typeof setTimeout> | null = null;
@@ -73,9 +75,8 @@ class KeywordSearchService implements SearchService {
   private lastProgress = 0;
   private buildTotal = 0;
   private loop: Promise<void> | null = null;
-  private inTx = false;
-  /** Measurements for the bench and the logs. */
-  readonly timings = { loadMs: 0, lastExportMs: 0, lastSerializeMs: 0, lastPersistBytes: 0 };
+  /** Measurements for the bench and the logs (longest single synchronous step of the last save). */
+  readonly timings = { loadMs: 0, lastExportMs: 0, lastSerializeMs: 0, lastPersistBytes: 0, lastPersistMaxStepMs: 0, lastPersistFiles: 0 };
 
   constructor(private readonly deps: SearchServiceDeps) {
     this.opts = { ...DEFAULT_SEARCH_OPTIONS, ...(deps.options ?? {}) };
@@ -91,9 +92,13 @@ class KeywordSearchService implements SearchService {
     return `${SCHEMA_VERSION}/${TOKENIZER_VERSION}/${this.opts.language}/${this.opts.chunkWords}`;
   }
 
+  private get dirty(): boolean {
+    return this.mainDirty || this.index.dirtySegments().length > 0;
+  }
+
   async start(): Promise<void> {
     const t0 = this.sched.now();
-    let SQL;
+    let SQL: SqlJsStatic;
     try {
       SQL = await loadSqlJs(this.deps.sqlWasm);
     } catch (e) {
@@ -102,38 +107,20 @@ class KeywordSearchService implements SearchService {
       this.log("error", this.lastError);
       return;
     }
-    let bytes: Uint8Array | null = null;
-    try {
-      bytes = await this.deps.store.read(this.file);
-    } catch (e) {
-      this.log("warn", `Search index ${this.file} could not be read (${errText(e)}); rebuilding it.`);
-    }
     let loaded = false;
-    if (bytes && bytes.length) {
-      try {
-        const db = SearchDb.create(SQL, bytes);
-        const key = db.getMeta("index_key");
-        if (key !== this.indexKey()) {
-          db.close();
-          this.log("info", `Search index format changed (${key ?? "unknown"} → ${this.indexKey()}); rebuilding it.`);
-        } else {
-          this.loadFrom(db);
-          this.db = db;
-          loaded = true;
-        }
-      } catch (e) {
-        this.index.clear();
-        this.skipped.clear();
-        this.log("warn", `Search index ${this.file} is unreadable (${errText(e)}); rebuilding it from the notes.`);
-      }
+    try {
+      loaded = await this.load(SQL);
+    } catch (e) {
+      this.log("warn", `Search index ${this.file} is unreadable (${errText(e)}); rebuilding it from the notes.`);
     }
     if (!loaded) {
-      this.db = SearchDb.create(SQL, null);
-      this.db.setMeta("index_key", this.indexKey());
       this.index.clear();
       this.skipped.clear();
-      this.dirty = true;
+      // Every segment file is rewritten, so none from an older index survives next to the new main file.
+      this.index.markAllDirty();
+      this.mainDirty = true;
     }
+    this.SQL = SQL;
     this.timings.loadMs = this.sched.now() - t0;
     this.state = loaded ? "queryable" : "building";
     this.unsubscribe = this.deps.port.onChange((ev) => this.onEvent(ev));
@@ -142,14 +129,48 @@ class KeywordSearchService implements SearchService {
     this.emitProgress(true);
   }
 
-  private loadFrom(db: SearchDb): void {
+  /** Loads the persisted index, one segment per task. False when there is none or it has another format. */
+  private async load(SQL: SqlJsStatic): Promise<boolean> {
+    let bytes: Uint8Array | null = null;
+    try {
+      bytes = await this.deps.store.read(this.file);
+    } catch (e) {
+      this.log("warn", `Search index ${this.file} could not be read (${errText(e)}); rebuilding it.`);
+      return false;
+    }
+    if (!bytes || bytes.length === 0) return false;
+    const main = readBlobs(SQL, bytes);
+    const meta = JSON.parse(text(main.get("meta"))) as { key?: string; segments?: number };
+    if (meta.key !== this.indexKey() || meta.segments !== SEGMENT_COUNT) {
+      this.log("info", `Search index format changed (${meta.key ?? "unknown"} → ${this.indexKey()}); rebuilding it.`);
+      return false;
+    }
     this.index.clear();
-    for (const d of db.docs()) this.index.restoreDoc(d);
-    const postings = db.getPostings();
-    if (!postings) {
-      if (this.index.docs.size > 0) throw new Error("postings missing");
-    } else this.index.loadPostings(postings);
-    for (const r of db.skippedRows()) this.skipped.set(r.path, { mtime: r.mtime, size: r.size, reason: r.reason });
+    this.skipped.clear();
+    for (const r of JSON.parse(text(main.get("skipped")) || "[]") as { path: string; mtime: number; size: number; reason: string }[]) {
+      this.skipped.set(r.path, { mtime: r.mtime, size: r.size, reason: r.reason });
+    }
+    for (let k = 0; k < SEGMENT_COUNT; k++) {
+      await this.sched.yield();
+      const name = segmentFileName(this.file, k);
+      try {
+        const b = await this.deps.store.read(name);
+        if (!b || b.length === 0) throw new Error("missing");
+        const blobs = readBlobs(SQL, b);
+        if (text(blobs.get("key")) !== this.indexKey()) throw new Error("another format");
+        const get = (n: keyof SegmentBlobs): Uint8Array => {
+          const v = blobs.get(n);
+          if (!v) throw new Error(`no ${n}`);
+          return v;
+        };
+        this.index.restoreSegment(k, { docs: get("docs"), names: get("names"), sorted: get("sorted"), postings: get("postings"), postOff: get("postOff"), seq: get("seq"), text: get("text") });
+      } catch (e) {
+        // Its notes are not in the index: the reconciliation indexes them again.
+        this.index.segments[k].dirty = true;
+        this.log("warn", `Search index segment ${name} is unusable (${errText(e)}); its notes are indexed again.`);
+      }
+    }
+    return true;
   }
 
   // ---- events ----
@@ -178,7 +199,7 @@ class KeywordSearchService implements SearchService {
   // ---- the background worker ----
 
   private kick(): void {
-    if (this.busy || this.stopping || !this.db) return;
+    if (this.busy || this.stopping || !this.SQL) return;
     this.busy = true;
     this.loop = this.run()
       .catch((e) => {
@@ -199,14 +220,6 @@ class KeywordSearchService implements SearchService {
   }
 
   private async run(): Promise<void> {
-    try {
-      await this.runLoop();
-    } finally {
-      this.commit();
-    }
-  }
-
-  private async runLoop(): Promise<void> {
     this.sliceStart = this.sched.now();
     while (!this.stopping) {
       if (this.reconcilePending) {
@@ -236,7 +249,6 @@ class KeywordSearchService implements SearchService {
       }
       if (this.persistRequested) {
         this.persistRequested = false;
-        this.commit();
         if (this.dirty) await this.persist();
         continue;
       }
@@ -244,22 +256,8 @@ class KeywordSearchService implements SearchService {
     }
   }
 
-  /** Writes of one slice share a transaction (committed before yielding): far fewer page writes. */
-  private tx(): void {
-    if (this.inTx || !this.db) return;
-    this.db.begin();
-    this.inTx = true;
-  }
-
-  private commit(): void {
-    if (!this.inTx || !this.db) return;
-    this.inTx = false;
-    this.db.commit();
-  }
-
   private async maybeYield(): Promise<void> {
     if (this.sched.now() - this.sliceStart < this.opts.sliceMs) return;
-    this.commit();
     this.emitProgress(false);
     await this.sched.yield();
     this.sliceStart = this.sched.now();
@@ -291,7 +289,6 @@ class KeywordSearchService implements SearchService {
   }
 
   private async processPath(path: string): Promise<void> {
-    const db = this.db!;
     const port = this.deps.port;
     const st = port.stat(path);
     if (!st || !isNotePath(path) || this.deps.policy.isHidden(path)) {
@@ -323,17 +320,18 @@ class KeywordSearchService implements SearchService {
       if (doc.mtime !== st.mtime || doc.size !== st.size) {
         doc.mtime = st.mtime;
         doc.size = st.size;
-        this.tx();
-        db.putDocRow(doc);
-        this.dirty = true;
+        this.index.touchDoc(doc);
       }
       return;
     }
     const meta = port.getMetadata(path);
     const chunks = chunkNote(path, text, meta, { maxWords: this.opts.chunkWords });
-    const vectors: ChunkVector[] = [];
+    await this.maybeYield();
+    // A long note is tokenized across several slices (one chunk at a time).
+    const seg = segmentOf(path);
+    const vectors: ChunkVec[] = [];
     for (const c of chunks) {
-      vectors.push(chunkVector(c, this.opts.language));
+      vectors.push(this.index.vectorize(seg, c, this.opts.language));
       await this.maybeYield();
     }
     if (this.stopping) {
@@ -345,17 +343,8 @@ class KeywordSearchService implements SearchService {
     const tags = new Set<string>();
     for (const t of frontmatterTags(meta?.frontmatter)) tags.add(t.slice(1).toLowerCase());
     for (const t of meta?.tags ?? []) tags.add(t.tag.replace(/^#/, "").toLowerCase());
-    const old = this.index.docs.get(path);
-    const oldIds = old ? old.chunkIds : [];
-    const { doc: entry, sequences } = this.index.addDoc(
-      { path, title: basenameOf(path), folder: parentOf(path), mtime: st.mtime, size: st.size, hash, frontmatter: fm, tags: [...tags] },
-      vectors,
-    );
-    const stored: StoredChunk[] = chunks.map((c) => ({ heading: c.heading, text: c.text, lineStart: c.lineStart, lineEnd: c.lineEnd }));
-    this.tx();
-    db.putDoc(entry, stored, sequences, oldIds);
-    this.skipped.delete(path);
-    this.dirty = true;
+    this.index.addDoc({ seg, path, title: basenameOf(path), folder: parentOf(path), mtime: st.mtime, size: st.size, hash, frontmatter: fm, tags: [...tags] }, chunks, vectors);
+    if (this.skipped.delete(path)) this.mainDirty = true;
   }
 
   private async validUtf8(path: string): Promise<boolean> {
@@ -369,30 +358,19 @@ class KeywordSearchService implements SearchService {
   }
 
   private removePath(path: string): void {
-    const old = this.index.removeDoc(path);
-    if (old) {
-      this.tx();
-      this.db!.removeDoc(path, old.chunkIds);
-      this.dirty = true;
-    }
-    if (this.skipped.delete(path)) {
-      this.tx();
-      this.db!.removeSkipped(path);
-      this.dirty = true;
-    }
+    this.index.removeDoc(path);
+    if (this.skipped.delete(path)) this.mainDirty = true;
   }
 
   private skip(path: string, mtime: number, size: number, reason: string): void {
     this.removePath(path);
     this.skipped.set(path, { mtime, size, reason });
-    this.tx();
-    this.db!.putSkipped({ path, mtime, size, reason });
-    this.dirty = true;
+    this.mainDirty = true;
     this.log("info", `Search skips "${path}": ${reason}.`);
   }
 
   private async compact(): Promise<void> {
-    const it = this.index.termIterator();
+    const it = { seg: 0, k: 0 };
     for (;;) {
       const more = this.index.compactSome(it, () => this.sched.now() - this.sliceStart >= this.opts.sliceMs);
       if (!more) break;
@@ -409,49 +387,72 @@ class KeywordSearchService implements SearchService {
     }, this.opts.persistDebounceMs);
   }
 
-  /** Serializes the postings into the database, exports it and writes it through the state store. */
+  /**
+   * Saves the changed segments, then the main file, each as its own small sql.js database written
+   * atomically through the state store. Each segment is serialized and exported in one short step
+   * (a few ms at 10k notes), with the event loop given back between steps.
+   */
   private async persist(): Promise<void> {
-    const db = this.db;
-    if (!db) return;
-    if (this.index.deadPostings > 0) await this.compact();
+    const SQL = this.SQL;
+    if (!SQL) return;
+    if (this.index.deadPostings > 0 && this.index.needsCompaction()) await this.compact();
     await this.maybeYield();
-    this.commit();
-    const t0 = this.sched.now();
-    const job = this.index.serializer();
-    while (!job.step(() => this.sched.now() - this.sliceStart >= this.opts.sliceMs)) await this.maybeYield();
-    const postings = job.result();
-    db.begin();
-    try {
-      db.putPostings(postings);
-      db.setMeta("index_key", this.indexKey());
-    } finally {
-      db.commit();
+    let serializeMs = 0;
+    let exportMs = 0;
+    let bytesTotal = 0;
+    let maxStep = 0;
+    let files = 0;
+    const write = async (name: string, bytes: Uint8Array): Promise<boolean> => {
+      try {
+        await this.deps.store.write(name, bytes);
+        return true;
+      } catch (e) {
+        this.log("warn", `Could not save the search index to ${this.deps.store.description}: ${errText(e)}`);
+        return false;
+      }
+    };
+    for (const k of this.index.dirtySegments()) {
+      await this.sched.yield();
+      const t0 = this.sched.now();
+      const blobs = this.index.serializeSegment(k);
+      const t1 = this.sched.now();
+      const bytes = writeBlobs(SQL, { ...blobs, key: new TextEncoder().encode(this.indexKey()) });
+      const t2 = this.sched.now();
+      serializeMs += t1 - t0;
+      exportMs += t2 - t1;
+      maxStep = Math.max(maxStep, t2 - t0);
+      bytesTotal += bytes.length;
+      files++;
+      await this.sched.yield();
+      if (!(await write(segmentFileName(this.file, k), bytes))) {
+        this.index.segments[k].dirty = true;
+        return;
+      }
     }
-    const t1 = this.sched.now();
-    const bytes = db.export();
-    const t2 = this.sched.now();
-    this.dirty = false;
-    this.timings.lastSerializeMs = t1 - t0;
-    this.timings.lastExportMs = t2 - t1;
-    this.timings.lastPersistBytes = bytes.length;
-    await this.sched.yield();
+    if (this.mainDirty || files > 0) {
+      this.mainDirty = false;
+      const skipped = [...this.skipped].map(([path, s]) => ({ path, ...s }));
+      const enc = new TextEncoder();
+      const bytes = writeBlobs(SQL, { meta: enc.encode(JSON.stringify({ key: this.indexKey(), segments: SEGMENT_COUNT })), skipped: enc.encode(JSON.stringify(skipped)) });
+      bytesTotal += bytes.length;
+      files++;
+      if (!(await write(this.file, bytes))) this.mainDirty = true;
+    }
     this.sliceStart = this.sched.now();
-    try {
-      await this.deps.store.write(this.file, bytes);
-      this.log("debug", `Search index saved (${formatBytes(bytes.length)}; serialize ${Math.round(t1 - t0)} ms, export ${Math.round(t2 - t1)} ms).`);
-    } catch (e) {
-      this.dirty = true;
-      this.log("warn", `Could not save the search index to ${this.deps.store.description}: ${errText(e)}`);
-    }
+    this.timings.lastSerializeMs = serializeMs;
+    this.timings.lastExportMs = exportMs;
+    this.timings.lastPersistBytes = bytesTotal;
+    this.timings.lastPersistMaxStepMs = maxStep;
+    this.timings.lastPersistFiles = files;
+    this.log("debug", `Search index saved (${files} files, ${formatBytes(bytesTotal)}; serialize ${Math.round(serializeMs)} ms, export ${Math.round(exportMs)} ms, longest step ${Math.round(maxStep)} ms).`);
   }
 
   // ---- queries and status ----
 
   search(req: SearchRequest): SearchResponse {
-    if (!this.db) return { hits: [], total_files: 0, relaxed: false };
+    if (!this.SQL) return { hits: [], total_files: 0, relaxed: false };
     const pq = parseQuery(req.query, this.opts.language);
-    const db = this.db;
-    return this.index.search(pq, req, { chunk: (id) => db.chunk(id), sequence: (id) => db.sequence(id) }, this.opts.language);
+    return this.index.search(pq, req, this.opts.language);
   }
 
   status(): IndexStatus {
@@ -527,7 +528,7 @@ class KeywordSearchService implements SearchService {
     this.debounceTimer = null;
     this.persistTimer = null;
     if (this.loop) await this.loop;
-    if (this.db) {
+    if (this.SQL) {
       if (this.dirty) {
         try {
           await this.persist();
@@ -535,8 +536,7 @@ class KeywordSearchService implements SearchService {
           this.log("warn", `Could not save the search index: ${errText(e)}`);
         }
       }
-      this.db.close();
-      this.db = null;
+      this.SQL = null;
     }
     for (const w of [...this.idleWaiters]) w();
     this.listeners.clear();
@@ -544,11 +544,15 @@ class KeywordSearchService implements SearchService {
 
   /** For tests and the bench: the number of entries in the in-memory index. */
   get stats(): { docs: number; chunks: number; terms: number; postings: number } {
-    return { docs: this.index.docs.size, chunks: this.index.liveChunks, terms: this.index.terms.size, postings: this.index.totalPostings };
+    return { docs: this.index.docs.size, chunks: this.index.liveChunks, terms: this.index.termCount, postings: this.index.totalPostings };
   }
 }
 
 export type KeywordSearchServiceStats = { docs: number; chunks: number; terms: number; postings: number };
+
+function text(b: Uint8Array | undefined): string {
+  return b ? new TextDecoder().decode(b) : "";
+}
 
 function errText(e: unknown): string {
   return e instanceof Error ? e.message : String(e);

@@ -136,7 +136,14 @@ export interface TokenizeOptions {
   language?: SearchLanguage;
 }
 
-export type QueryItem = { kind: "term"; term: string; prefix: boolean } | { kind: "phrase"; terms: string[] };
+export type QueryItem =
+  | { kind: "term"; term: string; prefix: boolean }
+  | {
+      kind: "phrase";
+      terms: string[];
+      /** When no chunk holds the phrase: chunks holding at least `min` of these terms match (CJK sentences). */
+      loose?: { terms: string[]; min: number };
+    };
 
 export interface ParsedQuery {
   /** AND of clauses; each clause is an OR of items. */
