@@ -210,3 +210,19 @@ describe("parseNote: block ids", () => {
     expect(Object.keys(m.blocks)).toEqual(["ok"]);
   });
 });
+
+describe("parseNote: inputs that could make a naive scanner quadratic", () => {
+  const N = 200_000;
+  test("one long line of unmatched openers", () => {
+    for (const unit of ["[", "[[", "`", "``x", "$a ", "![", "%", "#", "[a](", "[a](b ", "[a](<b", "<", "\\"]) {
+      const m = parseNote("x " + unit.repeat(N / unit.length) + " [[end]]");
+      expect([unit, m.links.map((l) => l.link)]).toEqual([unit, ["end"]]);
+    }
+  });
+
+  test("many lines inside a long comment, an unclosed fence, and links without closers", () => {
+    expect(parseNote("%%\n" + "[[x]] line\n".repeat(N / 10) + "%%\n[[after]]").links.map((l) => l.link)).toEqual(["after"]);
+    expect(parseNote("```\n" + "[[x]]\n".repeat(N / 5)).links).toEqual([]);
+    expect(parseNote("[[open\n".repeat(N / 7) + "[[closed]]").links.map((l) => l.link)).toEqual(["closed"]);
+  });
+});

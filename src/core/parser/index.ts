@@ -23,7 +23,7 @@ import { parseDocument } from "yaml";
 import { splitFrontmatter } from "../frontmatter";
 import { fastYaml } from "./fast-yaml";
 import type { FrontmatterLinkRef, LinkRef, Loc, NoteMetadata, Pos } from "../metadata";
-import { hasScheme, isSpaceOrTab, isTagChar, isWhitespace, parseMarkdownLinkAt, parseWikilinkAt, safeDecode, skipCodeSpan, unescapeMarkdown } from "./inline";
+import { bracketMatches, hasScheme, isSpaceOrTab, isTagChar, isWhitespace, parseMarkdownLinkAt, parseWikilinkAt, safeDecode, skipCodeSpan, unescapeMarkdown } from "./inline";
 
 export { parseWikilinkAt, parseMarkdownLinkAt, hasScheme, safeDecode } from "./inline";
 
@@ -159,6 +159,18 @@ class BodyParser {
   private fence: Fence | null = null;
   private inComment = false;
   private inMath = false;
+  /** Where the open comment / math block closes (-1: not searched yet). */
+  private closeAt = -1;
+  /** Per line: code-span run lengths known to have no closer, and whether `$…$` can still close. */
+  private codeFailLine = -1;
+  private readonly codeFailFrom: number[] = [];
+  private mathFailFrom = Infinity;
+  private bracketLine = -1;
+  private matchLine = -1;
+  private parenLine = -1;
+  private parenAt = -1;
+  private matches = new Map<number, number>();
+  private bracketAt = -1;
   private cur: Block | null = null;
   private last: Block | null = null;
   private blanksSinceLast = 0;
@@ -413,17 +425,18 @@ class BodyParser {
   private scanInline(p: number, end: number, tagStart: number): void {
     const s = this.s;
     while (p < end) {
-      if (this.inComment) {
-        const q = s.indexOf("%%", p);
-        if (q < 0 || q + 2 > end) return;
+      if (this.inComment || this.inMath) {
+        // The closing `%%` / `$$` is searched once and remembered, so long comments stay linear.
+        const marker = this.inComment ? "%%" : "$$";
+        if (this.closeAt < p) {
+          const q = s.indexOf(marker, p);
+          this.closeAt = q < 0 ? Infinity : q;
+        }
+        const q = this.closeAt;
+        if (q + 2 > end) return;
         this.inComment = false;
-        p = q + 2;
-        continue;
-      }
-      if (this.inMath) {
-        const q = s.indexOf("$$", p);
-        if (q < 0 || q + 2 > end) return;
         this.inMath = false;
+        this.closeAt = -1;
         p = q + 2;
         continue;
       }
@@ -440,9 +453,7 @@ class BodyParser {
       if (c === 92 /* \ */) {
         p += 2;
       } else if (c === 96 /* ` */) {
-        const after = skipCodeSpan(s, p, end);
-        if (after > 0) p = after;
-        else while (p < end && s.charCodeAt(p) === 96) p++;
+        p = this.codeSpan(p, end);
       } else if (c === 37 /* % */) {
         if (s.charCodeAt(p + 1) === 37 && p + 1 < end) {
           this.inComment = true;
@@ -452,7 +463,16 @@ class BodyParser {
         if (s.charCodeAt(p + 1) === 36 && p + 1 < end) {
           this.inMath = true;
           p += 2;
-        } else p = skipInlineMath(s, p, end);
+        } else if (p >= this.mathFailFrom && this.codeFailLine === this.line) {
+          p++;
+        } else {
+          this.touchLine();
+          const next = skipInlineMath(s, p, end);
+          if (next === p + 1 && p + 1 < end && !isWhitespace(s.charCodeAt(p + 1))) this.mathFailFrom = p;
+          p = next;
+        }
+      } else if ((c === 33 || c === 91) && p >= this.lastCloseBracket(end)) {
+        p++; // no `]` left on this line: nothing here can be a link
       } else if (c === 33 /* ! */) {
         if (s.charCodeAt(p + 1) === 91) {
           const next = s.charCodeAt(p + 2) === 91 ? this.wikilink(p + 1, end, true) : this.mdLink(p + 1, end, true);
@@ -473,6 +493,52 @@ class BodyParser {
     }
   }
 
+  /** Position of the last `]` on the current line (-1 when none), computed once per line. */
+  private lastCloseBracket(end: number): number {
+    if (this.bracketLine !== this.line) {
+      this.bracketLine = this.line;
+      let k = end - 1;
+      while (k >= this.lineStart && this.s.charCodeAt(k) !== 93) k--;
+      this.bracketAt = k >= this.lineStart ? k : -1;
+    }
+    return this.bracketAt;
+  }
+
+  /** Position of the last `)` on the current line (-1 when none), computed once per line. */
+  private lastCloseParen(end: number): number {
+    if (this.parenLine !== this.line) {
+      this.parenLine = this.line;
+      let k = end - 1;
+      while (k >= this.lineStart && this.s.charCodeAt(k) !== 41) k--;
+      this.parenAt = k >= this.lineStart ? k : -1;
+    }
+    return this.parenAt;
+  }
+
+  /** Resets the per-line memo when the scanner moves to a new line. */
+  private touchLine(): void {
+    if (this.codeFailLine !== this.line) {
+      this.codeFailLine = this.line;
+      this.codeFailFrom.length = 0;
+      this.mathFailFrom = Infinity;
+    }
+  }
+
+  /** Skips an inline code span (or an unmatched backtick run) at `p`; returns where scanning resumes. */
+  private codeSpan(p: number, end: number): number {
+    const s = this.s;
+    let n = 0;
+    while (p + n < end && s.charCodeAt(p + n) === 96) n++;
+    this.touchLine();
+    const failed = this.codeFailFrom[n];
+    if (failed === undefined || p < failed) {
+      const after = skipCodeSpan(s, p, end);
+      if (after > 0) return after;
+      this.codeFailFrom[n] = p;
+    }
+    return p + n;
+  }
+
   private wikilink(p: number, end: number, embed: boolean): number {
     const w = parseWikilinkAt(this.s, p, end);
     if (!w) return -1;
@@ -490,7 +556,15 @@ class BodyParser {
 
   private mdLink(p: number, end: number, embed: boolean): number {
     const s = this.s;
-    const m = parseMarkdownLinkAt(s, p, end);
+    if (this.matchLine !== this.line) {
+      this.matchLine = this.line;
+      this.matches = bracketMatches(s, this.lineStart, end);
+    }
+    const textEnd = this.matches.get(p);
+    if (textEnd === undefined || textEnd + 1 >= end || s.charCodeAt(textEnd + 1) !== 40) return -1;
+    if (this.lastCloseParen(end) < textEnd) return -1; // no `)` left on the line
+
+    const m = parseMarkdownLinkAt(s, p, end, textEnd);
     if (!m) return -1;
     const dest = s.slice(m.destStart, m.destEnd);
     if (dest === "" || hasScheme(dest)) return m.end;

@@ -19,10 +19,17 @@ export interface WikilinkParts {
  * Returns null when there is no closing `]]` on the line, a nested `[[` comes first, or it is empty.
  */
 export function parseWikilinkAt(s: string, i: number, lineEnd: number): WikilinkParts | null {
-  const close = s.indexOf("]]", i + 2);
-  if (close < 0 || close + 2 > lineEnd) return null;
-  const reopen = s.indexOf("[[", i + 2);
-  if (reopen >= 0 && reopen < close) return null;
+  // Bounded scans (never past the line): the first `]]`, and no `[[` before it.
+  let close = -1;
+  for (let k = i + 2; k + 1 < lineEnd; k++) {
+    const c = s.charCodeAt(k);
+    if (c === 93 && s.charCodeAt(k + 1) === 93) {
+      close = k;
+      break;
+    }
+    if (c === 91 && s.charCodeAt(k + 1) === 91) return null;
+  }
+  if (close < 0) return null;
   const inner = s.slice(i + 2, close);
   if (inner.trim() === "") return null;
   const bar = inner.indexOf("|");
@@ -48,12 +55,14 @@ export interface MarkdownLinkParts {
  * Parses `[text](dest "title")` whose `[` is at `i` (on one line ending at `lineEnd`).
  * Returns null when it is not an inline link.
  */
-export function parseMarkdownLinkAt(s: string, i: number, lineEnd: number): MarkdownLinkParts | null {
+export function parseMarkdownLinkAt(s: string, i: number, lineEnd: number, knownTextEnd?: number): MarkdownLinkParts | null {
   // Link text: balanced brackets, backslash escapes, inline code spans skipped.
   let depth = 0;
   let p = i;
-  let textEnd = -1;
-  while (p < lineEnd) {
+  let textEnd = knownTextEnd ?? -1;
+  // Link text longer than this is not a link; the cap keeps lines full of `[` bounded.
+  const textLimit = knownTextEnd !== undefined ? i : Math.min(lineEnd, i + MAX_LINK_TEXT);
+  while (p < textLimit) {
     const c = s.charCodeAt(p);
     if (c === 92 /* \ */) {
       p += 2;
@@ -103,7 +112,8 @@ export function parseMarkdownLinkAt(s: string, i: number, lineEnd: number): Mark
   } else {
     destStart = p;
     let parens = 0;
-    while (p < lineEnd) {
+    const destLimit = Math.min(lineEnd, p + MAX_DEST);
+    while (p < destLimit) {
       const c = s.charCodeAt(p);
       if (c === 92) {
         p += 2;
@@ -117,6 +127,7 @@ export function parseMarkdownLinkAt(s: string, i: number, lineEnd: number): Mark
       }
       p++;
     }
+    if (p >= destLimit && destLimit < lineEnd) return null; // absurdly long: not a link
     if (p > lineEnd) p = lineEnd;
     destEnd = p;
   }
@@ -140,15 +151,22 @@ export function skipCodeSpan(s: string, i: number, lineEnd: number): number {
   while (i + n < lineEnd && s.charCodeAt(i + n) === 96) n++;
   let p = i + n;
   while (p < lineEnd) {
-    const q = s.indexOf("`", p);
-    if (q < 0 || q >= lineEnd) return -1;
+    if (s.charCodeAt(p) !== 96) {
+      p++;
+      continue;
+    }
     let m = 0;
-    while (q + m < lineEnd && s.charCodeAt(q + m) === 96) m++;
-    if (m === n) return q + m;
-    p = q + m;
+    while (p + m < lineEnd && s.charCodeAt(p + m) === 96) m++;
+    if (m === n) return p + m;
+    p += m;
   }
   return -1;
 }
+
+/** Longest link text (`[…]`) looked at, in UTF-16 units. */
+export const MAX_LINK_TEXT = 2000;
+/** Longest unbracketed link destination looked at (data URIs longer than this are not links anyway). */
+export const MAX_DEST = 1024;
 
 export function isSpaceOrTab(c: number): boolean {
   return c === 32 || c === 9;
@@ -212,4 +230,41 @@ export function safeDecode(s: string): string {
 export function unescapeMarkdown(s: string): string {
   if (s.indexOf("\\") < 0) return s;
   return s.replace(/\\([!-/:-@[-`{-~])/g, "$1");
+}
+
+/**
+ * Matching `]` for every `[` in `[from, end)` in one pass (backslash escapes and code spans
+ * skipped, as `parseMarkdownLinkAt` does). Unmatched `[` are absent from the map.
+ */
+export function bracketMatches(s: string, from: number, end: number): Map<number, number> {
+  const m = new Map<number, number>();
+  const stack: number[] = [];
+  const noCloser: number[] = [];
+  let k = from;
+  while (k < end) {
+    const c = s.charCodeAt(k);
+    if (c === 92) {
+      k += 2;
+      continue;
+    }
+    if (c === 96) {
+      let n = 0;
+      while (k + n < end && s.charCodeAt(k + n) === 96) n++;
+      const failed = noCloser[n];
+      if (failed === undefined || k < failed) {
+        const after = skipCodeSpan(s, k, end);
+        if (after > 0) {
+          k = after;
+          continue;
+        }
+        noCloser[n] = k;
+      }
+      k += n;
+      continue;
+    }
+    if (c === 91) stack.push(k);
+    else if (c === 93 && stack.length > 0) m.set(stack.pop()!, k);
+    k++;
+  }
+  return m;
 }
