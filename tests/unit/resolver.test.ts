@@ -67,6 +67,11 @@ describe("LinkResolver", () => {
     expect(r.resolve("IMAGE.PNG", "Home.md")).toBe("Attachments/image.png");
   });
 
+  test("decomposed (NFD) link text finds the NFC path", () => {
+    const x = new LinkResolver(["People/Tomás Rivera.md"]);
+    expect(x.resolve("Tomás Rivera".normalize("NFD"), "Home.md")).toBe("People/Tomás Rivera.md");
+  });
+
   test("names with .md", () => {
     expect(r.resolve("My Note.md", "Home.md")).toBe("Folder/My Note.md");
     expect(r.resolve("my note", "Home.md")).toBe("Folder/My Note.md");

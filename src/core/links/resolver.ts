@@ -65,6 +65,8 @@ export class LinkResolver {
   resolve(linkpath: string, sourcePath: string): string | null {
     let lp = linkpath.trim();
     if (lp === "") return this.files.has(sourcePath) ? sourcePath : null;
+    // Vault paths are NFC; a link typed on macOS may arrive decomposed.
+    if (NON_ASCII.test(lp)) lp = lp.normalize("NFC");
     if (lp.indexOf("\\") >= 0) lp = lp.replace(/\\/g, "/");
     if (lp.startsWith("./") || lp.startsWith("../")) {
       const rel = joinRelative(folderOf(sourcePath), lp);
@@ -100,6 +102,8 @@ export class LinkResolver {
     return null;
   }
 }
+
+const NON_ASCII = /[^ -~]/;
 
 /** Index keys for a path: the lower-cased file name, plus the basename without `.md` for notes. */
 function nameKeys(path: string): string[] {
