@@ -1,7 +1,6 @@
 /** @type {import('jest').Config} */
-const swc = ["@swc/jest", { jsc: { parser: { syntax: "typescript" }, target: "es2022" }, module: { type: "commonjs" } }];
 const common = {
-  transform: { "^.+\\.ts$": swc },
+  transform: { "^.+\\.ts$": "<rootDir>/tests/support/esbuild-jest.js" },
   // The `obsidian` package ships types only; at run time tests use our stand-in of its API.
   moduleNameMapper: {
     "^obsidian$": "<rootDir>/tests/stand-in/obsidian.ts",
