@@ -32,7 +32,7 @@ const plugin = {
 
 const cli = {
   ...common,
-  entryPoints: { cli: "src/hosts/node/cli.ts" },
+  entryPoints: { cli: "src/hosts/node/cli.ts", bridge: "src/hosts/node/bridge-cli.ts" },
   outdir: "dist",
   external: [...nodeBuiltins, "better-sqlite3"],
   banner: { js: "#!/usr/bin/env node" },

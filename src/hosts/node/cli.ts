@@ -8,8 +8,11 @@ import { FsVault } from "./fs-vault";
 import { resolveStateDir } from "./state-dir";
 import { FsStateStore } from "./state-store";
 import { DEFAULT_PORT, parseArgs, usage, VERSION } from "./args";
+import { bridgeMain } from "./bridge";
 
 function main(): Promise<void> {
+  // `cli.js bridge --url … --token-file …`: the stdio bridge for stdio-only clients (Claude Desktop).
+  if (process.argv[2] === "bridge") return bridgeMain(process.argv.slice(3)).then((code) => process.exit(code));
   let args;
   try {
     args = parseArgs(process.argv.slice(2));
