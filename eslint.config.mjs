@@ -48,6 +48,7 @@ export default defineConfig([
       "@typescript-eslint/no-unsafe-return": "off",
       "@typescript-eslint/no-non-null-assertion": "off",
       "@typescript-eslint/require-await": "off",
+      "no-console": "off",
       "obsidianmd/ui/sentence-case": "off",
       "obsidianmd/hardcoded-config-path": "off",
       "obsidianmd/prefer-file-manager-trash-file": "off",
