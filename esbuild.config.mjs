@@ -1,6 +1,6 @@
 import esbuild from "esbuild";
 import { builtinModules } from "node:module";
-import { statSync, readdirSync } from "node:fs";
+import { readFileSync, statSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 
 const mode = process.argv[2] ?? "dev";
@@ -21,8 +21,21 @@ const common = {
   treeShaking: true,
 };
 
+/** `import source from "virtual:bridge-source"`: dist/bridge.js as text (built first), for the plugin to write beside itself. */
+const bridgeSource = {
+  name: "bridge-source",
+  setup(build) {
+    build.onResolve({ filter: /^virtual:bridge-source$/ }, () => ({ path: "bridge-source", namespace: "bridge-source" }));
+    build.onLoad({ filter: /.*/, namespace: "bridge-source" }, () => ({
+      contents: exists("dist/bridge.js") ? readFileSync("dist/bridge.js", "utf8") : "",
+      loader: "text",
+    }));
+  },
+};
+
 const plugin = {
   ...common,
+  plugins: [bridgeSource],
   entryPoints: ["src/hosts/obsidian/main.ts"],
   outfile: "main.js",
   external: ["obsidian", "electron", "@codemirror/*", "@lezer/*", ...nodeBuiltins],
@@ -60,8 +73,11 @@ if (mode === "bench") {
   const built = exists("dist/cli.js") ? statSync("dist/cli.js").mtimeMs : 0;
   if (built < newestMtime("src")) await esbuild.build(cli);
 } else if (production) {
-  await Promise.all([esbuild.build(plugin), esbuild.build(cli)]);
+  // The CLI (and dist/bridge.js) first: the plugin inlines the bridge.
+  await esbuild.build(cli);
+  await esbuild.build(plugin);
 } else {
+  await esbuild.build({ ...cli, sourcemap: false });
   const contexts = await Promise.all([esbuild.context(plugin), esbuild.context(cli)]);
   await Promise.all(contexts.map((c) => c.watch()));
   console.log("watching src/ — rebuilding main.js and dist/cli.js on change");

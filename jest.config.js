@@ -5,6 +5,7 @@ const common = {
   moduleNameMapper: {
     "^obsidian$": "<rootDir>/tests/stand-in/obsidian.ts",
     "\\.wasm$": "<rootDir>/tests/support/wasm-module.js",
+    "^virtual:bridge-source$": "<rootDir>/tests/support/bridge-source.js",
   },
   transformIgnorePatterns: ["/node_modules/", "/dist/", "<rootDir>/main\\.js$"],
   testEnvironment: "node",

@@ -2,3 +2,9 @@ declare module "*.wasm" {
   const bytes: Uint8Array;
   export default bytes;
 }
+
+/** The bundled stdio bridge's source (dist/bridge.js), inlined into main.js by esbuild.config.mjs. */
+declare module "virtual:bridge-source" {
+  const source: string;
+  export default source;
+}

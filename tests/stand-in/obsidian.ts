@@ -715,6 +715,9 @@ export class FileSystemAdapter {
   getBasePath(): string {
     return this.root;
   }
+  getFullPath(p: string): string {
+    return this.abs(p);
+  }
   private abs(p: string): string {
     const n = normalizePath(p);
     return n === "/" ? this.root : nodePath.join(this.root, ...n.split("/"));

@@ -141,4 +141,13 @@ describe("client configurations", () => {
     expect(configs[0].text).toBe('claude mcp add --transport http vault-my-vault http://127.0.0.1:28765/mcp --header "Authorization: Bearer tok123"');
     expect(JSON.parse(configs[1].text).mcpServers["vault-my-vault"].url).toBe("http://127.0.0.1:28765/mcp");
   });
+
+  test("Claude Desktop runs the stdio bridge with node when its path is known", () => {
+    const configs = clientConfigs("http://127.0.0.1:28765/mcp", "tok123", "My Vault", { bridgePath: "/plugins/vault-mcp/bridge.js" });
+    const desktop = JSON.parse(configs.find((c) => c.id === "claude-desktop")!.text);
+    expect(desktop.mcpServers["vault-my-vault"]).toEqual({
+      command: "node",
+      args: ["/plugins/vault-mcp/bridge.js", "--url", "http://127.0.0.1:28765/mcp", "--token", "tok123"],
+    });
+  });
 });

@@ -10,9 +10,23 @@ export function serverKey(vaultName: string): string {
   return `vault-${slug || "obsidian"}`;
 }
 
-export function clientConfigs(url: string, token: string, vaultName: string): ClientConfig[] {
+export interface ClientConfigOptions {
+  /** Absolute path of the stdio bridge (`bridge.js`), for Claude Desktop and other stdio-only clients. */
+  bridgePath?: string | null;
+}
+
+export function clientConfigs(url: string, token: string, vaultName: string, opts: ClientConfigOptions = {}): ClientConfig[] {
   const key = serverKey(vaultName);
   const headers = { Authorization: `Bearer ${token}` };
+  const desktop: ClientConfig[] = opts.bridgePath
+    ? [
+        {
+          id: "claude-desktop",
+          label: "Claude Desktop (claude_desktop_config.json)",
+          text: JSON.stringify({ mcpServers: { [key]: { command: "node", args: [opts.bridgePath, "--url", url, "--token", token] } } }, null, 2),
+        },
+      ]
+    : [];
   return [
     {
       id: "claude-code",
@@ -34,5 +48,6 @@ export function clientConfigs(url: string, token: string, vaultName: string): Cl
       label: "Any Streamable HTTP client",
       text: JSON.stringify({ mcpServers: { [key]: { type: "streamable-http", url, headers } } }, null, 2),
     },
+    ...desktop,
   ];
 }

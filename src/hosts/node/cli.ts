@@ -70,8 +70,9 @@ async function run(args: ReturnType<typeof parseArgs>): Promise<void> {
   const out = process.stdout;
   out.write(`Vault MCP ${VERSION} serving "${vault.name}"${args.vault ? "" : " (the bundled example vault)"}${args.write ? " with write mode ON" : " read-only"}\n`);
   out.write(`\nEndpoint: ${runtime.url}\nToken:    ${token}\n`);
-  const claude = clientConfigs(runtime.url, token, vault.name);
-  for (const c of claude.filter((c) => c.id === "claude-code" || c.id === "http")) out.write(`\n${c.label}:\n${c.text}\n`);
+  const bridge = path.join(__dirname, "bridge.js");
+  const configs = clientConfigs(runtime.url, token, vault.name, { bridgePath: existsSync(bridge) ? bridge : null });
+  for (const c of configs.filter((c) => ["claude-code", "http", "claude-desktop"].includes(c.id))) out.write(`\n${c.label}:\n${c.text}\n`);
   out.write("\nPress Ctrl+C to stop.\n");
 
   let stopping = false;

@@ -82,6 +82,10 @@ export default class VaultMcpPlugin extends Plugin {
     return this.server.state;
   }
 
+  bridgePath(): string | null {
+    return this.server.bridgePath;
+  }
+
   serverUrl(): string {
     return this.server.url;
   }

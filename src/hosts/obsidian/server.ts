@@ -5,6 +5,7 @@ import type { IndexStatus } from "../../core/search";
 import { ActivityLog, AutoApprove, type ActivityEntry, type Confirmer } from "../../core/write";
 import { PortInUseError, startRuntime, type LogLevel, type Runtime } from "../common/runtime";
 import { ObsidianVault } from "./adapter";
+import { installBridge } from "./bridge-file";
 import { ModalConfirmer } from "./confirm";
 import { toolProfileOf, type VaultMcpSettings } from "./settings";
 import { ObsidianStateStore } from "./state-store";
@@ -50,6 +51,9 @@ export class ServerController {
     const { app, manifest } = this.host;
     return normalizePath(manifest.dir ?? `${app.vault.configDir}/plugins/${manifest.id}`);
   }
+
+  /** Absolute path of `bridge.js` in the plugin's folder (for Claude Desktop), once written. */
+  bridgePath: string | null = null;
 
   /** The running server's core services (null when stopped). */
   get services(): CoreServices | null {
@@ -131,6 +135,11 @@ export class ServerController {
         workspace: new ObsidianWorkspace(app),
       });
       this.vault = vault;
+      try {
+        this.bridgePath = await installBridge(app, this.dataDir);
+      } catch (e) {
+        console.error("[vault-mcp] could not write bridge.js for stdio clients", e);
+      }
       const search = this.runtime.services.search;
       this.showListening(search.status());
       this.stopProgress = search.onProgress((status) => this.showListening(status));

@@ -26,6 +26,7 @@ export interface SettingsHost extends Plugin {
   /** Restarts a little later (for text fields that change on every keystroke). */
   restartSoon(): void;
   serverState(): ServerState;
+  bridgePath(): string | null;
   serverUrl(): string;
   /** Applies "Ask before destructive changes" to the running server. */
   applyConfirmations(): void;
@@ -184,8 +185,9 @@ export class VaultMcpSettingTab extends PluginSettingTab {
 
     const url = this.host.serverUrl();
     const vaultName = this.app.vault.getName();
-    const shown = clientConfigs(url, maskToken(s.token), vaultName);
-    for (const config of clientConfigs(url, s.token, vaultName)) {
+    const opts = { bridgePath: this.host.bridgePath() };
+    const shown = clientConfigs(url, maskToken(s.token), vaultName, opts);
+    for (const config of clientConfigs(url, s.token, vaultName, opts)) {
       const display = shown.find((c) => c.id === config.id)?.text ?? "";
       const setting = new Setting(containerEl)
         .setName(config.label)
