@@ -1,7 +1,7 @@
 import { frontmatterAliases } from "../metadata";
 import { isUnder } from "../paths";
 import { STOP_WORDS } from "./query";
-import { forEachToken, tokenize } from "./tokenize";
+import { forEachToken, TermDict, tokenize } from "./tokenize";
 import type { Chunk, ParsedQuery, QueryItem, SearchLanguage, SearchRequest, SearchResponse, SearchSection } from "./types";
 
 /** Field weights (BM25F-style: weighted term frequency). */
@@ -19,13 +19,16 @@ const PREFIX_EXPANSION_CAP = 64;
 const TITLE_BOOST = 1;
 /** …and this much more again when the title is exactly the query's terms. */
 const TITLE_EXACT_BOOST = 0.5;
+/** Title boosts are computed for about this many of the best candidates (those it could lift into the top). */
+const TITLE_BOOST_POOL = 200;
 
 /**
- * Notes are spread over this many segments by a hash of their path. Each segment has its own term
- * dictionary and posting lists and is persisted as its own small sql.js file, so saving after an edit
- * exports only the segments that changed, each in a few milliseconds.
+ * Notes are spread over this many segments by a hash of their path, for persistence only: each
+ * segment (its notes, their postings, term sequences and chunk texts) is saved as its own small
+ * sql.js file, so saving after an edit exports only the segments that changed, each in one short
+ * step (~0.7 MB at 10k notes), and loading decodes them one task at a time.
  */
-export const SEGMENT_COUNT = 32;
+export const SEGMENT_COUNT = 64;
 
 export function segmentOf(path: string): number {
   let h = 0x811c9dc5;
@@ -76,25 +79,28 @@ export interface ChunkVector {
   seq: string[];
 }
 
+/** Postings of one term: (chunk id, weighted tf) pairs, interleaved in one Int32Array. */
 class PostingList {
-  constructor(
-    public ids: Int32Array,
-    public tfs: Float32Array,
-    public n: number,
-  ) {}
+  data = new Int32Array(4);
+  n = 0;
   push(id: number, tf: number): void {
-    if (this.n === this.ids.length) {
-      const cap = Math.max(4, Math.ceil(this.n * 1.5));
-      const ids = new Int32Array(cap);
-      ids.set(this.ids.subarray(0, this.n));
-      const tfs = new Float32Array(cap);
-      tfs.set(this.tfs.subarray(0, this.n));
-      this.ids = ids;
-      this.tfs = tfs;
+    const i = this.n * 2;
+    if (i + 2 > this.data.length) {
+      const d = new Int32Array(Math.max(8, this.data.length * 2));
+      d.set(this.data);
+      this.data = d;
     }
-    this.ids[this.n] = id;
-    this.tfs[this.n] = tf;
+    this.data[i] = id;
+    this.data[i + 1] = tf;
     this.n++;
+  }
+  /** Room for `more` postings without growing. */
+  reserve(more: number): void {
+    const need = (this.n + more) * 2;
+    if (need <= this.data.length) return;
+    const d = new Int32Array(Math.max(need, 8, Math.ceil(this.data.length * 1.5)));
+    d.set(this.data.subarray(0, this.n * 2));
+    this.data = d;
   }
 }
 
@@ -103,7 +109,7 @@ export function chunkVector(chunk: Chunk, language: SearchLanguage): ChunkVector
   const tf = new Map<string, number>();
   let len = 0;
   const seq: string[] = [];
-  forEachField(chunk, language, (t, w) => {
+  forEachField(chunk, language, undefined, (t, w) => {
     tf.set(t, (tf.get(t) ?? 0) + w);
     len++;
     if (w === 0) seq.push(t);
@@ -111,13 +117,13 @@ export function chunkVector(chunk: Chunk, language: SearchLanguage): ChunkVector
   return { terms: [...tf.keys()], tfs: [...tf.values()], len: Math.max(1, len), seq };
 }
 
-/** Calls `cb(term, weight)` for every token of the chunk's fields; body tokens come last with weight 0 meaning "body". */
-function forEachField(chunk: Chunk, language: SearchLanguage, cb: (t: string, w: number) => void): void {
-  forEachToken(chunk.title, language, (t) => cb(t, FIELD_WEIGHTS.title));
-  for (const a of chunk.aliases) forEachToken(a, language, (t) => cb(t, FIELD_WEIGHTS.aliases));
-  for (const h of chunk.headings) forEachToken(h, language, (t) => cb(t, FIELD_WEIGHTS.headings));
-  for (const t of chunk.tags) forEachToken(t.replace(/[/_-]/g, " "), language, (x) => cb(x, FIELD_WEIGHTS.tags));
-  forEachToken(chunk.text, language, (t) => cb(t, 0));
+/** Calls `cb(term, weight, id)` for every token of the chunk's fields; body tokens come last with weight 0 meaning "body". */
+function forEachField(chunk: Chunk, language: SearchLanguage, dict: TermDict | undefined, cb: (t: string, w: number, id: number) => void): void {
+  forEachToken(chunk.title, language, (t, _s, _e, id) => cb(t, FIELD_WEIGHTS.title, id), dict);
+  for (const a of chunk.aliases) forEachToken(a, language, (t, _s, _e, id) => cb(t, FIELD_WEIGHTS.aliases, id), dict);
+  for (const h of chunk.headings) forEachToken(h, language, (t, _s, _e, id) => cb(t, FIELD_WEIGHTS.headings, id), dict);
+  for (const t of chunk.tags) forEachToken(t.replace(/[/_-]/g, " "), language, (x, _s, _e, id) => cb(x, FIELD_WEIGHTS.tags, id), dict);
+  forEachToken(chunk.text, language, (t, _s, _e, id) => cb(t, 0, id), dict);
 }
 
 /** A growable byte buffer for varints. */
@@ -152,18 +158,37 @@ class ByteWriter {
   }
 }
 
-/** The persisted form of one segment. */
+/** Reads unsigned varints. */
+class VarintReader {
+  private p = 0;
+  constructor(private readonly b: Uint8Array) {}
+  done(): boolean {
+    return this.p >= this.b.length;
+  }
+  next(): number {
+    const b = this.b;
+    let v = 0;
+    let shift = 0;
+    for (;;) {
+      if (this.p >= b.length) throw new Error("postings truncated");
+      const x = b[this.p++];
+      if (shift < 28) v |= (x & 0x7f) << shift;
+      else v += (x & 0x7f) * 2 ** shift;
+      if (x < 0x80) return v >>> 0;
+      shift += 7;
+    }
+  }
+}
+
+const zig = (v: number) => (v >= 0 ? v * 2 : -v * 2 - 1);
+const unzig = (v: number) => (v % 2 === 0 ? v / 2 : -(v + 1) / 2);
+
+/** The persisted form of one segment (its notes; postings hold term ids of the main file's dictionary). */
 export interface SegmentBlobs {
   /** JSON: the segment's documents. */
   docs: Uint8Array;
-  /** Term names in local-id order, "\n"-separated. */
-  names: Uint8Array;
-  /** Local ids sorted by name (Uint32). */
-  sorted: Uint8Array;
-  /** Per term: count, then (id delta, tf) varints. */
+  /** Per term present: term id delta, count, then (zigzag chunk id delta, tf) varints. */
   postings: Uint8Array;
-  /** Uint32 offsets into `postings`, one per term plus one. */
-  postOff: Uint8Array;
   seq: Uint8Array;
   text: Uint8Array;
 }
@@ -185,114 +210,21 @@ interface PersistedDoc {
   to: number[];
 }
 
-/** One segment: a term dictionary and posting lists (decoded from the persisted bytes on first use). */
-class Segment {
-  terms = new Map<string, number>();
-  names: string[] = [];
-  lists: (PostingList | undefined)[] = [];
-  /** Loaded postings still encoded: term k at enc[encOff[k], encOff[k+1]). */
-  enc: Uint8Array | null = null;
-  encOff: Uint32Array | null = null;
-  /** Local ids sorted by name, for the terms known when the segment was last loaded or saved. */
-  sorted: Uint32Array<ArrayBufferLike> = new Uint32Array(0);
-  docs = new Set<DocEntry>();
-  dirty = false;
-  deadPostings = 0;
-
-  termId(t: string): number {
-    let k = this.terms.get(t);
-    if (k === undefined) {
-      k = this.names.length;
-      this.names.push(t);
-      this.terms.set(t, k);
-    }
-    return k;
-  }
-
-  list(k: number): PostingList | undefined {
-    const l = this.lists[k];
-    if (l || !this.enc || !this.encOff || k + 1 >= this.encOff.length) return l;
-    const d = decodePostings(this.enc, this.encOff[k], this.encOff[k + 1]);
-    this.lists[k] = d;
-    return d;
-  }
-
-  lookup(t: string): PostingList | undefined {
-    const k = this.terms.get(t);
-    return k === undefined ? undefined : this.list(k);
-  }
-
-  listForWrite(k: number): PostingList {
-    let l = this.list(k);
-    if (!l) this.lists[k] = l = new PostingList(new Int32Array(2), new Float32Array(2), 0);
-    return l;
-  }
-
-  /** Adds the segment's terms starting with `prefix` to `out`. */
-  expandPrefix(prefix: string, out: Set<string>): void {
-    const names = this.names;
-    const sorted = this.sorted;
-    let lo = 0;
-    let hi = sorted.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (names[sorted[mid]] < prefix) lo = mid + 1;
-      else hi = mid;
-    }
-    for (let i = lo; i < sorted.length; i++) {
-      const t = names[sorted[i]];
-      if (!t.startsWith(prefix)) break;
-      out.add(t);
-    }
-    // Terms added since the last save are not in `sorted`.
-    for (let k = sorted.length; k < names.length; k++) if (names[k].startsWith(prefix)) out.add(names[k]);
-  }
-}
-
-function decodePostings(b: Uint8Array, from: number, to: number): PostingList {
-  let p = from;
-  const rd = (): number => {
-    let v = 0;
-    let shift = 0;
-    for (;;) {
-      const x = b[p++];
-      v += (x & 0x7f) * 2 ** shift;
-      if (x < 0x80) return v;
-      shift += 7;
-    }
-  };
-  const n = from < to ? rd() : 0;
-  const ids = new Int32Array(Math.max(2, n));
-  const tfs = new Float32Array(Math.max(2, n));
-  let id = 0;
-  for (let i = 0; i < n; i++) {
-    id += rd();
-    ids[i] = id;
-    tfs[i] = rd();
-  }
-  return new PostingList(ids, tfs, n);
-}
-
 const utf8 = new TextEncoder();
 const utf8d = new TextDecoder();
 
-function u32Bytes(a: Uint32Array): Uint8Array {
-  return new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
-}
-
-function u32Of(b: Uint8Array): Uint32Array {
-  if (b.byteLength % 4) throw new Error("blob of odd size");
-  const out = new Uint32Array(b.byteLength / 4);
-  new Uint8Array(out.buffer).set(b);
-  return out;
-}
-
-/** The in-memory inverted index: segments of posting lists in typed arrays, tombstoned deletes, top-k scoring. */
+/**
+ * The in-memory inverted index: one term dictionary, posting lists in typed arrays, tombstoned
+ * deletes, top-k scoring. Notes belong to segments (by path hash) only for persistence.
+ */
 export class InvertedIndex {
-  segments: Segment[] = [];
+  dict = new TermDict();
+  lists: (PostingList | undefined)[] = [];
+  dirty = new Uint8Array(SEGMENT_COUNT);
   chunkDoc = new Int32Array(1024);
   chunkLen = new Float32Array(1024);
   chunkOrd = new Int32Array(1024);
+  chunkSeg = new Uint8Array(1024);
   alive = new Uint8Array(1024);
   nextId = 1;
   liveChunks = 0;
@@ -313,16 +245,14 @@ export class InvertedIndex {
   private vecTf = new Float64Array(1024);
   private seqScratch = new Int32Array(1024);
 
-  constructor() {
-    this.clear();
-  }
-
   clear(): void {
-    this.segments = [];
-    for (let i = 0; i < SEGMENT_COUNT; i++) this.segments.push(new Segment());
+    this.dict = new TermDict();
+    this.lists = [];
+    this.dirty = new Uint8Array(SEGMENT_COUNT);
     this.chunkDoc = new Int32Array(1024);
     this.chunkLen = new Float32Array(1024);
     this.chunkOrd = new Int32Array(1024);
+    this.chunkSeg = new Uint8Array(1024);
     this.alive = new Uint8Array(1024);
     this.nextId = 1;
     this.liveChunks = 0;
@@ -332,31 +262,30 @@ export class InvertedIndex {
     this.docs.clear();
     this.slots = [];
     this.freeSlots = [];
+    this.pending = [];
+    this.pendingPaths = new Set();
+    this.loadCounts = new Int32Array(0);
+    this.claimed = new Uint8Array(0);
   }
 
-  /** Number of distinct terms over all segments (a term in several segments counts once per segment). */
   get termCount(): number {
-    let n = 0;
-    for (const s of this.segments) n += s.names.length;
-    return n;
+    return this.dict.names.length;
   }
 
   private ensureChunkCap(id: number): void {
     if (id < this.alive.length) return;
     let cap = this.alive.length;
     while (cap <= id) cap *= 2;
-    const d = new Int32Array(cap);
-    d.set(this.chunkDoc);
-    this.chunkDoc = d;
-    const l = new Float32Array(cap);
-    l.set(this.chunkLen);
-    this.chunkLen = l;
-    const o = new Int32Array(cap);
-    o.set(this.chunkOrd);
-    this.chunkOrd = o;
-    const a = new Uint8Array(cap);
-    a.set(this.alive);
-    this.alive = a;
+    const grow = <T extends Int32Array | Float32Array | Uint8Array>(a: T, make: (n: number) => T): T => {
+      const b = make(cap);
+      b.set(a);
+      return b;
+    };
+    this.chunkDoc = grow(this.chunkDoc, (n) => new Int32Array(n));
+    this.chunkLen = grow(this.chunkLen, (n) => new Float32Array(n));
+    this.chunkOrd = grow(this.chunkOrd, (n) => new Int32Array(n));
+    this.chunkSeg = grow(this.chunkSeg, (n) => new Uint8Array(n));
+    this.alive = grow(this.alive, (n) => new Uint8Array(n));
   }
 
   private ensureScratch(): void {
@@ -372,42 +301,60 @@ export class InvertedIndex {
     }
   }
 
-  /** Tokenizes a chunk into segment `seg`'s term ids (creating terms as needed). */
-  vectorize(seg: number, chunk: Chunk, language: SearchLanguage): ChunkVec {
-    const s = this.segments[seg];
+  private listFor(g: number): PostingList {
+    while (this.lists.length <= g) this.lists.push(undefined);
+    let l = this.lists[g];
+    if (!l) this.lists[g] = l = new PostingList();
+    return l;
+  }
+
+  /** The list of a term, if any posting was ever added. */
+  lookup(t: string): PostingList | undefined {
+    const g = this.dict.map.get(t);
+    return g === undefined ? undefined : this.lists[g];
+  }
+
+  /** Tokenizes a chunk into term ids (creating terms as needed). */
+  vectorize(_seg: number, chunk: Chunk, language: SearchLanguage): ChunkVec {
     const touched: number[] = [];
     const seq = new ByteWriter(Math.max(64, chunk.text.length >> 1));
     let len = 0;
-    forEachField(chunk, language, (t, w) => {
-      const k = s.termId(t);
-      if (k >= this.vecTf.length) {
-        const g = new Float64Array(Math.max(k + 1, this.vecTf.length * 2));
-        g.set(this.vecTf);
-        this.vecTf = g;
+    let tfs = this.vecTf;
+    forEachField(chunk, language, this.dict, (_t, w, k) => {
+      if (k >= tfs.length) {
+        const g = new Float64Array(Math.max(k + 1, tfs.length * 2));
+        g.set(tfs);
+        this.vecTf = tfs = g;
       }
-      if (this.vecTf[k] === 0) touched.push(k);
-      this.vecTf[k] += w === 0 ? FIELD_WEIGHTS.body : w;
+      if (tfs[k] === 0) touched.push(k);
+      tfs[k] += w === 0 ? FIELD_WEIGHTS.body : w;
       len++;
       if (w === 0) seq.varint(k);
     });
     const ids = new Int32Array(touched.length);
-    const tfs = new Float32Array(touched.length);
+    const out = new Float32Array(touched.length);
     for (let i = 0; i < touched.length; i++) {
       ids[i] = touched[i];
-      tfs[i] = this.vecTf[touched[i]];
-      this.vecTf[touched[i]] = 0;
+      out[i] = tfs[touched[i]];
+      tfs[touched[i]] = 0;
     }
-    return { ids, tfs, len: Math.max(1, len), seq: seq.result() };
+    return { ids, tfs: out, len: Math.max(1, len), seq: seq.result() };
   }
 
-  /** Adds a document with its chunks (vectorized into segment `entry.seg`); replaces an older version. */
+  /** Adds a document with its chunks (vectorized); replaces an older version. */
   addDoc(entry: Omit<DocEntry, "slot" | "chunkIds" | "chunkLens" | "headings" | "lines" | "seq" | "seqOff" | "text" | "textOff">, chunks: Chunk[], vecs: ChunkVec[]): DocEntry {
     this.removeDoc(entry.path);
-    const seg = this.segments[entry.seg];
     const slot = this.freeSlots.pop() ?? this.slots.length;
-    const seqW = new ByteWriter(1024);
-    const textW = new ByteWriter(1024);
-    const doc: DocEntry = { ...entry, slot, chunkIds: [], chunkLens: [], headings: [], lines: [], seq: new Uint8Array(0), seqOff: [0], text: new Uint8Array(0), textOff: [0] };
+    let seqBytes = 0;
+    for (const v of vecs) seqBytes += v.seq.length;
+    const seq = new Uint8Array(seqBytes);
+    const texts = chunks.map((c) => utf8.encode(c.text));
+    let textBytes = 0;
+    for (const t of texts) textBytes += t.length;
+    const text = new Uint8Array(textBytes);
+    const doc: DocEntry = { ...entry, slot, chunkIds: [], chunkLens: [], headings: [], lines: [], seq, seqOff: [0], text, textOff: [0] };
+    let so = 0;
+    let to = 0;
     for (let i = 0; i < vecs.length; i++) {
       const v = vecs[i];
       const c = chunks[i];
@@ -416,32 +363,32 @@ export class InvertedIndex {
       this.chunkDoc[id] = slot;
       this.chunkLen[id] = v.len;
       this.chunkOrd[id] = i;
+      this.chunkSeg[id] = entry.seg;
       this.alive[id] = 1;
       this.liveChunks++;
       this.totalLen += v.len;
-      for (let j = 0; j < v.ids.length; j++) seg.listForWrite(v.ids[j]).push(id, v.tfs[j]);
+      for (let j = 0; j < v.ids.length; j++) this.listFor(v.ids[j]).push(id, Math.min(0xffff, Math.round(v.tfs[j])));
       this.totalPostings += v.ids.length;
       doc.chunkIds.push(id);
       doc.chunkLens.push(v.len);
       doc.headings.push(c.heading);
       doc.lines.push(c.lineStart, c.lineEnd);
-      seqW.bytes(v.seq);
-      doc.seqOff.push(seqW.n);
-      textW.bytes(utf8.encode(c.text));
-      doc.textOff.push(textW.n);
+      seq.set(v.seq, so);
+      so += v.seq.length;
+      doc.seqOff.push(so);
+      text.set(texts[i], to);
+      to += texts[i].length;
+      doc.textOff.push(to);
     }
-    doc.seq = seqW.result();
-    doc.text = textW.result();
     this.slots[slot] = doc;
     this.docs.set(doc.path, doc);
-    seg.docs.add(doc);
-    seg.dirty = true;
+    this.dirty[entry.seg] = 1;
     return doc;
   }
 
-  /** Updates a document's stat (same content). */
+  /** A document's stat changed (same content). */
   touchDoc(doc: DocEntry): void {
-    this.segments[doc.seg].dirty = true;
+    this.dirty[doc.seg] = 1;
   }
 
   removeDoc(path: string): DocEntry | null {
@@ -450,9 +397,7 @@ export class InvertedIndex {
     this.docs.delete(path);
     this.slots[doc.slot] = null;
     this.freeSlots.push(doc.slot);
-    const seg = this.segments[doc.seg];
-    seg.docs.delete(doc);
-    seg.dirty = true;
+    this.dirty[doc.seg] = 1;
     for (let i = 0; i < doc.chunkIds.length; i++) {
       const id = doc.chunkIds[i];
       if (!this.alive[id]) continue;
@@ -461,9 +406,7 @@ export class InvertedIndex {
       this.totalLen -= doc.chunkLens[i];
     }
     // Posting entries stay until compaction; estimate how many died.
-    const dead = doc.chunkIds.length * 60;
-    this.deadPostings += dead;
-    seg.deadPostings += dead;
+    this.deadPostings += doc.chunkIds.length * 60;
     return doc;
   }
 
@@ -471,29 +414,26 @@ export class InvertedIndex {
     return this.deadPostings > 50_000 && this.deadPostings > this.totalPostings * 0.25;
   }
 
-  /** Removes dead postings from decoded lists, segment by segment, until `deadline()`; false when done. */
+  /** Removes dead postings, list by list, until `deadline()`; false when done. */
   compactSome(state: { seg: number; k: number }, deadline: () => boolean): boolean {
-    while (state.seg < SEGMENT_COUNT) {
-      const s = this.segments[state.seg];
-      while (state.k < s.lists.length) {
-        const l = s.lists[state.k++];
-        if (!l) continue;
+    const alive = this.alive;
+    while (state.k < this.lists.length) {
+      const l = this.lists[state.k++];
+      if (l) {
+        const d = l.data;
         let w = 0;
         for (let i = 0; i < l.n; i++) {
-          const id = l.ids[i];
-          if (this.alive[id]) {
-            l.ids[w] = id;
-            l.tfs[w] = l.tfs[i];
+          const id = d[2 * i];
+          if (alive[id]) {
+            d[2 * w] = id;
+            d[2 * w + 1] = d[2 * i + 1];
             w++;
           }
         }
         this.totalPostings -= l.n - w;
         l.n = w;
-        if ((state.k & 255) === 0 && deadline()) return true;
       }
-      s.deadPostings = 0;
-      state.seg++;
-      state.k = 0;
+      if ((state.k & 255) === 0 && deadline()) return true;
     }
     this.deadPostings = 0;
     return false;
@@ -501,87 +441,214 @@ export class InvertedIndex {
 
   dirtySegments(): number[] {
     const out: number[] = [];
-    for (let i = 0; i < SEGMENT_COUNT; i++) if (this.segments[i].dirty) out.push(i);
+    for (let i = 0; i < SEGMENT_COUNT; i++) if (this.dirty[i]) out.push(i);
     return out;
   }
 
   markAllDirty(): void {
-    for (const s of this.segments) s.dirty = true;
+    this.dirty.fill(1);
   }
 
-  /** The persisted form of a segment (live postings only). Clears its dirty flag. */
-  serializeSegment(k: number): SegmentBlobs {
-    const s = this.segments[k];
-    const post = new ByteWriter(64 * 1024);
-    const off = new Uint32Array(s.names.length + 1);
+  /**
+   * Serializes the given segments in steps (`step(deadline)` is true when done): one pass over the
+   * posting lists splits live postings by segment. The index must not change between steps (the
+   * service runs it inside its exclusive worker). Clears the segments' dirty flags.
+   */
+  segmentWriter(segs: number[]): { step(deadline: () => boolean): boolean; blobs(k: number): SegmentBlobs; names(): Uint8Array } {
+    const want = new Uint8Array(SEGMENT_COUNT);
+    for (const k of segs) want[k] = 1;
+    const posts = new Map<number, ByteWriter>();
+    const lastTerm = new Int32Array(SEGMENT_COUNT);
+    const prevId = new Int32Array(SEGMENT_COUNT);
+    const counts = new Int32Array(SEGMENT_COUNT);
+    for (const k of segs) {
+      posts.set(k, new ByteWriter(64 * 1024));
+      this.dirty[k] = 0;
+    }
+    let g = 0;
     const alive = this.alive;
-    for (let t = 0; t < s.names.length; t++) {
-      off[t] = post.n;
-      const l = s.lists[t];
-      if (!l && s.enc && s.encOff && t + 1 < s.encOff.length) {
-        // Never decoded since loading: its postings may hold dead ids; re-encode only if so.
-        const d = decodePostings(s.enc, s.encOff[t], s.encOff[t + 1]);
-        let dead = false;
-        for (let i = 0; i < d.n; i++) if (!alive[d.ids[i]]) dead = true;
-        if (!dead) {
-          post.bytes(s.enc.subarray(s.encOff[t], s.encOff[t + 1]));
-          continue;
-        }
-        encodeList(post, d, alive);
-        continue;
-      }
-      if (l) encodeList(post, l, alive);
-      else post.varint(0);
-    }
-    off[s.names.length] = post.n;
-    const order = new Uint32Array(s.names.length);
-    for (let i = 0; i < order.length; i++) order[i] = i;
-    const names = s.names;
-    order.sort((a, b) => (names[a] < names[b] ? -1 : names[a] > names[b] ? 1 : 0));
-    s.sorted = order;
-    const seqW = new ByteWriter(64 * 1024);
-    const textW = new ByteWriter(256 * 1024);
-    const docs: PersistedDoc[] = [];
-    for (const d of s.docs) {
-      const so: number[] = [];
-      const to: number[] = [];
-      const seqBase = seqW.n - d.seqOff[0];
-      const textBase = textW.n - d.textOff[0];
-      for (const o of d.seqOff) so.push(o + seqBase);
-      for (const o of d.textOff) to.push(o + textBase);
-      seqW.bytes(d.seq.subarray(d.seqOff[0], d.seqOff[d.seqOff.length - 1]));
-      textW.bytes(d.text.subarray(d.textOff[0], d.textOff[d.textOff.length - 1]));
-      docs.push({ p: d.path, m: d.mtime, s: d.size, h: d.hash, t: d.title, f: d.folder, fm: d.frontmatter, tg: d.tags, ids: d.chunkIds, lens: d.chunkLens, hd: d.headings, ln: d.lines, so, to });
-    }
-    s.dirty = false;
+    const chunkSeg = this.chunkSeg;
     return {
-      docs: utf8.encode(docsJson(docs)),
-      names: utf8.encode(names.join("\n")),
-      sorted: u32Bytes(order),
-      postings: post.result(),
-      postOff: u32Bytes(off),
-      seq: seqW.result(),
-      text: textW.result(),
+      step: (deadline) => {
+        let steps = 0;
+        while (g < this.lists.length) {
+          const l = this.lists[g];
+          if (l && l.n) {
+            counts.fill(0);
+            const d = l.data;
+            for (let i = 0; i < l.n; i++) {
+              const id = d[2 * i];
+              if (alive[id] && want[chunkSeg[id]]) counts[chunkSeg[id]]++;
+            }
+            for (const k of segs) {
+              if (!counts[k]) continue;
+              const w = posts.get(k)!;
+              w.varint(g - lastTerm[k]);
+              lastTerm[k] = g;
+              w.varint(counts[k]);
+              prevId[k] = 0;
+            }
+            for (let i = 0; i < l.n; i++) {
+              const id = d[2 * i];
+              const k = chunkSeg[id];
+              if (!alive[id] || !want[k]) continue;
+              const w = posts.get(k)!;
+              w.varint(zig(id - prevId[k]));
+              w.varint(d[2 * i + 1]);
+              prevId[k] = id;
+            }
+          }
+          g++;
+          if ((++steps & 255) === 0 && deadline()) return false;
+        }
+        return true;
+      },
+      blobs: (k) => {
+        const seqW = new ByteWriter(64 * 1024);
+        const textW = new ByteWriter(256 * 1024);
+        const docs: PersistedDoc[] = [];
+        for (const d of this.docs.values()) {
+          if (d.seg !== k) continue;
+          const so: number[] = [];
+          const to: number[] = [];
+          const seqBase = seqW.n - d.seqOff[0];
+          const textBase = textW.n - d.textOff[0];
+          for (const o of d.seqOff) so.push(o + seqBase);
+          for (const o of d.textOff) to.push(o + textBase);
+          seqW.bytes(d.seq.subarray(d.seqOff[0], d.seqOff[d.seqOff.length - 1]));
+          textW.bytes(d.text.subarray(d.textOff[0], d.textOff[d.textOff.length - 1]));
+          docs.push({ p: d.path, m: d.mtime, s: d.size, h: d.hash, t: d.title, f: d.folder, fm: d.frontmatter, tg: d.tags, ids: d.chunkIds, lens: d.chunkLens, hd: d.headings, ln: d.lines, so, to });
+        }
+        return { docs: utf8.encode(docsJson(docs)), postings: posts.get(k)!.result(), seq: seqW.result(), text: textW.result() };
+      },
+      names: () => utf8.encode(this.dict.names.join("\n")),
     };
   }
 
-  /** Loads a persisted segment into an empty one. Throws when the data is inconsistent (the segment is then left empty). */
+  /** Starts from a persisted dictionary (before any `restoreSegment`). */
+  restoreDict(names: Uint8Array): void {
+    this.clear();
+    this.dict = TermDict.from(names.length ? utf8d.decode(names).split("\n") : []);
+  }
+
+  private pending: { k: number; docs: PersistedDoc[]; b: SegmentBlobs }[] = [];
+  private pendingPaths = new Set<string>();
+  private loadCounts = new Int32Array(0);
+  private claimed = new Uint8Array(0);
+
+  /**
+   * Loading, step 1 of 2, one call per segment: checks a persisted segment and counts its postings
+   * per term. Throws when its data is inconsistent (the segment is then left out; its notes are
+   * indexed again).
+   */
   restoreSegment(k: number, b: SegmentBlobs): void {
-    const s = new Segment();
-    const names = b.names.length ? utf8d.decode(b.names).split("\n") : [];
-    const off = u32Of(b.postOff);
-    const sorted = u32Of(b.sorted);
-    if (off.length !== names.length + 1 || sorted.length !== names.length || off[names.length] !== b.postings.length) throw new Error("segment postings do not match its terms");
     const docs = JSON.parse(utf8d.decode(b.docs)) as PersistedDoc[];
-    for (const d of docs) if (d.so[d.so.length - 1] > b.seq.length || d.to[d.to.length - 1] > b.text.length || d.ids.length + 1 !== d.so.length) throw new Error("segment chunks truncated");
-    s.names = names;
-    for (let i = 0; i < names.length; i++) s.terms.set(names[i], i);
-    s.enc = b.postings;
-    s.encOff = off;
-    s.sorted = sorted;
-    this.segments[k] = s;
+    let maxId = 0;
+    for (const d of docs) for (const id of d.ids) maxId = Math.max(maxId, id);
+    if (maxId >= this.claimed.length) {
+      const c = new Uint8Array(Math.max(maxId + 1, this.claimed.length * 2));
+      c.set(this.claimed);
+      this.claimed = c;
+    }
+    const claimed = this.claimed;
+    const mine: number[] = [];
+    const release = () => {
+      for (const id of mine) claimed[id] = 0;
+    };
     for (const d of docs) {
-      if (this.docs.has(d.p) || d.ids.some((id) => id < this.alive.length && this.alive[id])) continue;
+      if (this.docs.has(d.p) || this.pendingPaths.has(d.p)) {
+        release();
+        throw new Error(`note ${d.p} twice`);
+      }
+      if (d.ids.length + 1 !== d.so.length || d.ids.length + 1 !== d.to.length || d.so[d.so.length - 1] > b.seq.length || d.to[d.to.length - 1] > b.text.length) {
+        release();
+        throw new Error("segment chunks truncated");
+      }
+      for (const id of d.ids) {
+        if (claimed[id] || id <= 0) {
+          release();
+          throw new Error("chunk id reused");
+        }
+        claimed[id] = 2;
+        mine.push(id);
+      }
+    }
+    const names = this.dict.names.length;
+    if (this.loadCounts.length < names) {
+      const c = new Int32Array(names);
+      c.set(this.loadCounts);
+      this.loadCounts = c;
+    }
+    const counts = new Map<number, number>();
+    const r = new VarintReader(b.postings);
+    try {
+      let g = 0;
+      while (!r.done()) {
+        g += r.next();
+        const n = r.next();
+        if (g >= names) throw new Error("term id out of range");
+        let id = 0;
+        for (let i = 0; i < n; i++) {
+          id += unzig(r.next());
+          if (id <= 0 || id > maxId || claimed[id] !== 2) throw new Error("posting of an unknown chunk");
+          r.next();
+        }
+        counts.set(g, (counts.get(g) ?? 0) + n);
+      }
+    } catch (e) {
+      release();
+      throw e;
+    }
+    for (const id of mine) claimed[id] = 1;
+    for (const d of docs) this.pendingPaths.add(d.p);
+    for (const [g, n] of counts) this.loadCounts[g] += n;
+    this.pending.push({ k, docs, b });
+  }
+
+  /** Loading, step 2: lays out the posting lists (one buffer), then fills them segment by segment (yielding between). */
+  async finishRestore(yieldNow: () => Promise<void>): Promise<void> {
+    const counts = this.loadCounts;
+    let total = 0;
+    for (let g = 0; g < counts.length; g++) total += counts[g];
+    const buf = new Int32Array(total * 2);
+    let off = 0;
+    while (this.lists.length < counts.length) this.lists.push(undefined);
+    for (let g = 0; g < counts.length; g++) {
+      if (!counts[g]) continue;
+      const l = new PostingList();
+      l.data = buf.subarray(off, off + counts[g] * 2);
+      this.lists[g] = l;
+      off += counts[g] * 2;
+    }
+    for (const { k, docs, b } of this.pending) {
+      await yieldNow();
+      const r = new VarintReader(b.postings);
+      let g = 0;
+      while (!r.done()) {
+        g += r.next();
+        const n = r.next();
+        const l = this.lists[g]!;
+        const data = l.data;
+        let o = l.n * 2;
+        let id = 0;
+        for (let i = 0; i < n; i++) {
+          id += unzig(r.next());
+          data[o++] = id;
+          data[o++] = r.next();
+        }
+        l.n += n;
+        this.totalPostings += n;
+      }
+      this.registerDocs(k, docs, b);
+    }
+    this.pending = [];
+    this.pendingPaths = new Set();
+    this.loadCounts = new Int32Array(0);
+    this.claimed = new Uint8Array(0);
+  }
+
+  private registerDocs(k: number, docs: PersistedDoc[], b: SegmentBlobs): void {
+    for (const d of docs) {
       const slot = this.freeSlots.pop() ?? this.slots.length;
       const doc: DocEntry = {
         slot,
@@ -605,36 +672,33 @@ export class InvertedIndex {
       };
       this.slots[slot] = doc;
       this.docs.set(doc.path, doc);
-      s.docs.add(doc);
       for (let i = 0; i < d.ids.length; i++) {
         const id = d.ids[i];
         this.ensureChunkCap(id);
         this.chunkDoc[id] = slot;
         this.chunkLen[id] = d.lens[i];
         this.chunkOrd[id] = i;
+        this.chunkSeg[id] = k;
         this.alive[id] = 1;
         this.liveChunks++;
         this.totalLen += d.lens[i];
         if (id >= this.nextId) this.nextId = id + 1;
       }
     }
-    // Postings are counted approximately (they are decoded lazily).
-    this.totalPostings += Math.round(b.postings.length / 2.5);
   }
 
   /** Terms starting with `prefix`, most frequent first (capped). */
   expandPrefix(prefix: string): string[] {
-    const set = new Set<string>();
-    for (const s of this.segments) s.expandPrefix(prefix, set);
-    const out = [...set];
+    const out: string[] = [];
+    const names = this.dict.names;
+    const c0 = prefix.charCodeAt(0);
+    for (let g = 0; g < names.length; g++) {
+      const t = names[g];
+      if (t.charCodeAt(0) === c0 && t.startsWith(prefix) && this.lists[g]?.n) out.push(t);
+    }
     if (out.length > PREFIX_EXPANSION_CAP) {
-      const df = new Map<string, number>();
-      for (const t of out) {
-        let n = 0;
-        for (const s of this.segments) n += s.lookup(t)?.n ?? 0;
-        df.set(t, n);
-      }
-      out.sort((a, b) => df.get(b)! - df.get(a)! || (a < b ? -1 : 1));
+      const df = (t: string) => this.lookup(t)?.n ?? 0;
+      out.sort((a, b) => df(b) - df(a) || (a < b ? -1 : 1));
       out.length = PREFIX_EXPANSION_CAP;
     }
     return out;
@@ -653,7 +717,7 @@ export class InvertedIndex {
     return doc.titleTerms;
   }
 
-  /** True when chunk `id`'s body holds the (segment-local) term ids of `needle` in a row. */
+  /** True when chunk `id`'s body holds the term ids of `needle` in a row. */
   private hasSequence(id: number, needle: Int32Array): boolean {
     const doc = this.slots[this.chunkDoc[id]];
     if (!doc) return false;
@@ -699,21 +763,17 @@ export class InvertedIndex {
     const chunkLen = this.chunkLen;
     let verified = 0;
 
-    /** Every segment's list for a term. */
+    /** A term's list (as an array of lists: prefixes expand to several). */
     const listsOf = (t: string): PostingList[] => {
-      const out: PostingList[] = [];
-      for (const s of this.segments) {
-        const l = s.lookup(t);
-        if (l && l.n) out.push(l);
-      }
-      return out;
+      const l = this.lookup(t);
+      return l && l.n ? [l] : [];
     };
     const idfMemo = new Map<PostingList[], number>();
     const idfOf = (ls: PostingList[]): number => {
       const memo = idfMemo.get(ls);
       if (memo !== undefined) return memo;
       let df = 0;
-      for (const l of ls) for (let i = 0; i < l.n; i++) if (alive[l.ids[i]]) df++;
+      for (const l of ls) for (let i = 0; i < l.n; i++) if (alive[l.data[2 * i]]) df++;
       const idf = df === 0 ? 0 : Math.log(1 + (N - df + 0.5) / (df + 0.5));
       idfMemo.set(ls, idf);
       return idf;
@@ -729,12 +789,13 @@ export class InvertedIndex {
       const idf = idfOf(ls);
       if (idf === 0) return;
       for (const l of ls) {
+        const d = l.data;
         for (let i = 0; i < l.n; i++) {
-          const id = l.ids[i];
+          const id = d[2 * i];
           if (!alive[id] || (only && !only.has(id))) continue;
           const slot = chunkDoc[id];
           if (need && (docMask[slot] & need) !== need) continue;
-          const tf = l.tfs[i];
+          const tf = d[2 * i + 1];
           const s = (idf * tf * (K1 + 1)) / (tf + K1 * (1 - B + (B * chunkLen[id]) / avg));
           if (acc[id] === 0) touched.push(id);
           acc[id] += s;
@@ -743,45 +804,39 @@ export class InvertedIndex {
         }
       }
     };
-    /** Chunks holding every term (intersection from the rarest list), per segment; `phrase`: in a row. */
+    /** Chunks holding every term (intersection from the rarest list); `phrase`: in a row. */
     const allTermsChunks = (terms: string[], phrase: boolean): Set<number> => {
       const out = new Set<number>();
       const uniq = [...new Set(terms)];
       const cnt = this.cnt;
-      for (const s of this.segments) {
-        const ls: PostingList[] = [];
-        let missing = false;
-        for (const t of uniq) {
-          const l = s.lookup(t);
-          if (!l || l.n === 0) {
-            missing = true;
-            break;
-          }
-          ls.push(l);
+      const ls: PostingList[] = [];
+      for (const t of uniq) {
+        const l = this.lookup(t);
+        if (!l || l.n === 0) return out;
+        ls.push(l);
+      }
+      ls.sort((a, b) => a.n - b.n);
+      const seen: number[] = [];
+      for (let k = 0; k < ls.length; k++) {
+        const d = ls[k].data;
+        const n = ls[k].n;
+        for (let i = 0; i < n; i++) {
+          const id = d[2 * i];
+          if (!alive[id] || cnt[id] !== k) continue;
+          if (k === 0) seen.push(id);
+          cnt[id] = k + 1;
         }
-        if (missing) continue;
-        ls.sort((a, b) => a.n - b.n);
-        const seen: number[] = [];
-        for (let k = 0; k < ls.length; k++) {
-          const l = ls[k];
-          for (let i = 0; i < l.n; i++) {
-            const id = l.ids[i];
-            if (!alive[id] || cnt[id] !== k) continue;
-            if (k === 0) seen.push(id);
-            cnt[id] = k + 1;
+      }
+      const needle = phrase ? Int32Array.from(terms, (t) => this.dict.map.get(t)!) : null;
+      for (const id of seen) {
+        if (cnt[id] === ls.length) {
+          if (!needle || verified >= PHRASE_VERIFY_CAP) out.add(id);
+          else {
+            verified++;
+            if (this.hasSequence(id, needle)) out.add(id);
           }
         }
-        const needle = phrase ? Int32Array.from(terms, (t) => s.terms.get(t)!) : null;
-        for (const id of seen) {
-          if (cnt[id] === ls.length) {
-            if (!needle || verified >= PHRASE_VERIFY_CAP) out.add(id);
-            else {
-              verified++;
-              if (this.hasSequence(id, needle)) out.add(id);
-            }
-          }
-          cnt[id] = 0;
-        }
+        cnt[id] = 0;
       }
       return out;
     };
@@ -793,7 +848,7 @@ export class InvertedIndex {
       for (const t of new Set(terms)) {
         for (const l of listsOf(t)) {
           for (let i = 0; i < l.n; i++) {
-            const id = l.ids[i];
+            const id = l.data[2 * i];
             if (!alive[id]) continue;
             if (cnt[id] === 0) seen.push(id);
             cnt[id]++;
@@ -863,7 +918,7 @@ export class InvertedIndex {
       };
       const m = itemChunks(it);
       if (m === null) {
-        for (const ls of termLists(it)) for (const l of ls) for (let i = 0; i < l.n; i++) if (alive[l.ids[i]]) mark(l.ids[i]);
+        for (const ls of termLists(it)) for (const l of ls) for (let i = 0; i < l.n; i++) if (alive[l.data[2 * i]]) mark(l.data[2 * i]);
       } else for (const id of m.chunks) mark(id);
     }
 
@@ -903,7 +958,15 @@ export class InvertedIndex {
     const weights = want.map((c) => c.reduce((m, it) => Math.max(m, it.prefix ? 1 : idfOfTerm(it.term)), 0));
     const totalWeight = weights.reduce((a, b) => a + b, 0);
     if (wantCount > 0 && totalWeight > 0) {
-      for (const s of cands) {
+      // Boost among the best candidates only (a title match lifts a note by at most 2.5×).
+      let boostSet = cands;
+      if (cands.length > TITLE_BOOST_POOL) {
+        const scores = Float64Array.from(cands, (s) => docBest[s]).sort();
+        const cut = scores[scores.length - TITLE_BOOST_POOL] / (1 + TITLE_BOOST + TITLE_EXACT_BOOST);
+        boostSet = cands.filter((s) => docBest[s] >= cut);
+        if (boostSet.length > TITLE_BOOST_POOL * 4) boostSet = boostSet.filter((s) => docBest[s] >= scores[scores.length - TITLE_BOOST_POOL]);
+      }
+      for (const s of boostSet) {
         const tt = this.titleTerms(this.slots[s]!, language);
         if (tt.length === 0) continue;
         let hit = 0;
@@ -961,20 +1024,6 @@ export class InvertedIndex {
     reset();
     for (const s of excludedDocs) this.docExcluded[s] = 0;
     return { hits, total_files: cands.length, relaxed };
-  }
-}
-
-function encodeList(w: ByteWriter, l: PostingList, alive: Uint8Array): void {
-  let n = 0;
-  for (let i = 0; i < l.n; i++) if (alive[l.ids[i]]) n++;
-  w.varint(n);
-  let prev = 0;
-  for (let i = 0; i < l.n; i++) {
-    const id = l.ids[i];
-    if (!alive[id]) continue;
-    w.varint(id - prev);
-    w.varint(Math.round(l.tfs[i]));
-    prev = id;
   }
 }
 

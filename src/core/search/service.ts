@@ -145,7 +145,9 @@ class KeywordSearchService implements SearchService {
       this.log("info", `Search index format changed (${meta.key ?? "unknown"} → ${this.indexKey()}); rebuilding it.`);
       return false;
     }
-    this.index.clear();
+    const names = main.get("names");
+    if (!names) throw new Error("no term dictionary");
+    this.index.restoreDict(names);
     this.skipped.clear();
     for (const r of JSON.parse(text(main.get("skipped")) || "[]") as { path: string; mtime: number; size: number; reason: string }[]) {
       this.skipped.set(r.path, { mtime: r.mtime, size: r.size, reason: r.reason });
@@ -163,13 +165,14 @@ class KeywordSearchService implements SearchService {
           if (!v) throw new Error(`no ${n}`);
           return v;
         };
-        this.index.restoreSegment(k, { docs: get("docs"), names: get("names"), sorted: get("sorted"), postings: get("postings"), postOff: get("postOff"), seq: get("seq"), text: get("text") });
+        this.index.restoreSegment(k, { docs: get("docs"), postings: get("postings"), seq: get("seq"), text: get("text") });
       } catch (e) {
         // Its notes are not in the index: the reconciliation indexes them again.
-        this.index.segments[k].dirty = true;
+        this.index.dirty[k] = 1;
         this.log("warn", `Search index segment ${name} is unusable (${errText(e)}); its notes are indexed again.`);
       }
     }
+    await this.index.finishRestore(() => this.sched.yield());
     return true;
   }
 
@@ -411,29 +414,50 @@ class KeywordSearchService implements SearchService {
         return false;
       }
     };
-    for (const k of this.index.dirtySegments()) {
-      await this.sched.yield();
+    const segs = this.index.dirtySegments();
+    let names: Uint8Array | null = null;
+    if (segs.length) {
+      // One sliced pass over the posting lists splits them by segment…
+      const job = this.index.segmentWriter(segs);
       const t0 = this.sched.now();
-      const blobs = this.index.serializeSegment(k);
-      const t1 = this.sched.now();
-      const bytes = writeBlobs(SQL, { ...blobs, key: new TextEncoder().encode(this.indexKey()) });
-      const t2 = this.sched.now();
-      serializeMs += t1 - t0;
-      exportMs += t2 - t1;
-      maxStep = Math.max(maxStep, t2 - t0);
-      bytesTotal += bytes.length;
-      files++;
-      await this.sched.yield();
-      if (!(await write(segmentFileName(this.file, k), bytes))) {
-        this.index.segments[k].dirty = true;
-        return;
+      while (!job.step(() => this.sched.now() - this.sliceStart >= this.opts.sliceMs)) await this.maybeYield();
+      serializeMs += this.sched.now() - t0;
+      names = job.names();
+      // …then each segment is exported and written in a step of its own.
+      for (const k of segs) {
+        await this.sched.yield();
+        const t0 = this.sched.now();
+        const blobs = job.blobs(k);
+        const t1 = this.sched.now();
+        await this.sched.yield();
+        const t2 = this.sched.now();
+        const bytes = writeBlobs(SQL, { ...blobs, key: new TextEncoder().encode(this.indexKey()) });
+        const t3 = this.sched.now();
+        serializeMs += t1 - t0;
+        exportMs += t3 - t2;
+        maxStep = Math.max(maxStep, t1 - t0, t3 - t2);
+        bytesTotal += bytes.length;
+        files++;
+        await this.sched.yield();
+        if (!(await write(segmentFileName(this.file, k), bytes))) {
+          for (const j of segs) this.index.dirty[j] = 1;
+          return;
+        }
       }
+      this.sliceStart = this.sched.now();
     }
     if (this.mainDirty || files > 0) {
       this.mainDirty = false;
       const skipped = [...this.skipped].map(([path, s]) => ({ path, ...s }));
       const enc = new TextEncoder();
-      const bytes = writeBlobs(SQL, { meta: enc.encode(JSON.stringify({ key: this.indexKey(), segments: SEGMENT_COUNT })), skipped: enc.encode(JSON.stringify(skipped)) });
+      await this.sched.yield();
+      const t1 = this.sched.now();
+      const bytes = writeBlobs(SQL, {
+        meta: enc.encode(JSON.stringify({ key: this.indexKey(), segments: SEGMENT_COUNT })),
+        skipped: enc.encode(JSON.stringify(skipped)),
+        names: names ?? enc.encode(this.index.dict.names.join("\n")),
+      });
+      maxStep = Math.max(maxStep, this.sched.now() - t1);
       bytesTotal += bytes.length;
       files++;
       if (!(await write(this.file, bytes))) this.mainDirty = true;

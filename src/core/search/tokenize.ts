@@ -88,9 +88,16 @@ const LEN = { n: 1 };
  * words are letters/digits/marks with inner apostrophes (' or ’); terms come from a bounded
  * word → term cache.
  */
-export function forEachToken(text: string, language: SearchLanguage, cb: (term: string, start: number, end: number) => void): void {
+export function forEachToken(
+  text: string,
+  language: SearchLanguage,
+  cb: (term: string, start: number, end: number, id: number) => void,
+  /** When given, `id` is the term's id in it (ASCII words: cached with the word, no map lookup). */
+  dict?: TermDict,
+): void {
   const cache = language === "en" ? EN_CACHE : NONE_CACHE;
   const ascii = language === "en" ? EN_ASCII : NONE_ASCII;
+  const emit = dict ? (t: string, s: number, e: number) => cb(t, s, e, dict.id(t)) : (t: string, s: number, e: number) => cb(t, s, e, -1);
   const n = text.length;
   let i = 0;
   while (i < n) {
@@ -129,6 +136,7 @@ export function forEachToken(text: string, language: SearchLanguage, cb: (term: 
         let term: string;
         if (key !== undefined && key.length === j - i && text.startsWith(key, i)) term = ascii.terms[slot];
         else {
+          ascii.dicts[slot] = undefined;
           let word = text.slice(i, j);
           const known = cache.get(word);
           if (known !== undefined) term = known;
@@ -142,7 +150,18 @@ export function forEachToken(text: string, language: SearchLanguage, cb: (term: 
           ascii.keys[slot] = word;
           ascii.terms[slot] = term;
         }
-        if (term) cb(term, i, j);
+        if (term) {
+          if (dict) {
+            let id: number;
+            if (ascii.dicts[slot] === dict) id = ascii.ids[slot];
+            else {
+              id = dict.id(term);
+              ascii.dicts[slot] = dict;
+              ascii.ids[slot] = id;
+            }
+            cb(term, i, j, id);
+          } else cb(term, i, j, -1);
+        }
         i = j;
         continue;
       }
@@ -177,7 +196,7 @@ export function forEachToken(text: string, language: SearchLanguage, cb: (term: 
       }
       break;
     }
-    if (hasCjk) splitCjkWord(text, i, j, language, cb);
+    if (hasCjk) splitCjkWord(text, i, j, language, emit);
     else {
       const word = text.slice(i, j);
       let term = cache.get(word);
@@ -186,7 +205,7 @@ export function forEachToken(text: string, language: SearchLanguage, cb: (term: 
         if (cache.size >= CACHE_MAX) cache.clear();
         cache.set(word.length >= 13 ? flatCopy(word) : word, term);
       }
-      if (term) cb(term, i, j);
+      if (term) emit(term, i, j);
     }
     i = j;
   }
@@ -206,8 +225,40 @@ const ASCII_MASK = (1 << 16) - 1;
 interface AsciiCache {
   keys: (string | undefined)[];
   terms: string[];
+  /** The dictionary `ids[slot]` belongs to. */
+  dicts: (TermDict | undefined)[];
+  ids: Int32Array;
 }
-const newAsciiCache = (): AsciiCache => ({ keys: new Array<string | undefined>(ASCII_MASK + 1).fill(undefined), terms: new Array<string>(ASCII_MASK + 1).fill("") });
+const newAsciiCache = (): AsciiCache => ({
+  keys: new Array<string | undefined>(ASCII_MASK + 1).fill(undefined),
+  terms: new Array<string>(ASCII_MASK + 1).fill(""),
+  dicts: new Array<TermDict | undefined>(ASCII_MASK + 1).fill(undefined),
+  ids: new Int32Array(ASCII_MASK + 1),
+});
+
+/** Term → dense id (append-only). */
+export class TermDict {
+  readonly map = new Map<string, number>();
+  readonly names: string[] = [];
+  id(t: string): number {
+    let k = this.map.get(t);
+    if (k === undefined) {
+      k = this.names.length;
+      this.names.push(t);
+      this.map.set(t, k);
+    }
+    return k;
+  }
+  /** A dictionary holding `names` (ids = positions). A new object: word caches never mix dictionaries. */
+  static from(names: string[]): TermDict {
+    const d = new TermDict();
+    for (let i = 0; i < names.length; i++) {
+      d.names.push(names[i]);
+      d.map.set(names[i], i);
+    }
+    return d;
+  }
+}
 const EN_ASCII = newAsciiCache();
 const NONE_ASCII = newAsciiCache();
 
