@@ -15,5 +15,12 @@ module.exports = {
   projects: [
     { ...common, displayName: "unit", testMatch: ["<rootDir>/tests/**/*.test.ts"], testPathIgnorePatterns: ["/tests/real/"] },
     { ...common, displayName: "real-vaults", testMatch: ["<rootDir>/tests/real/**/*.test.ts"] },
+    {
+      // The tool suites again, on the Obsidian adapter over the stand-in App: one behaviour, two adapters.
+      ...common,
+      displayName: "obsidian-adapter",
+      testMatch: ["<rootDir>/tests/e2e/{write-tools,read-tools,graph-wired,surface}.test.ts"],
+      setupFiles: ["<rootDir>/tests/support/use-obsidian-adapter.js"],
+    },
   ],
 };

@@ -13,6 +13,7 @@ import {
 import { createCoreServices } from "../../src/core/services";
 import { MemoryStateStore } from "../../src/core/state";
 import { createWriteService, decodeBase64, encodeBase64 } from "../../src/core/write";
+import type { VaultPort } from "../../src/core/vault";
 import { FsVault } from "../../src/hosts/node/fs-vault";
 import { createMcpServer } from "../../src/mcp/server";
 import type { ToolDef } from "../../src/mcp/tool";
@@ -24,7 +25,7 @@ import { call, fails, makeTempVault, ok, removeTree, startTestServer, textOf, ty
 interface Opened {
   root: string;
   client: Client;
-  vault?: FsVault;
+  vault?: VaultPort;
   close(): Promise<void>;
 }
 

@@ -853,7 +853,7 @@ export class Vault extends Events {
     const walk = (rel: string, folder: TFolder) => {
       for (const e of fs.readdirSync(this.abs(rel), { withFileTypes: true })) {
         if (hiddenName(e.name)) continue;
-        const p = rel ? `${rel}/${e.name}` : e.name;
+        const p = this.vaultName(rel, e.name);
         seen.add(p);
         const known = this.files.get(p);
         if (e.isDirectory()) {
@@ -881,14 +881,34 @@ export class Vault extends Events {
     for (const [p, f] of [...this.files]) if (p !== "/" && !seen.has(p) && this.files.get(p) === f) this.removed(f);
   }
 
+  /**
+   * Like Obsidian, the vault indexes paths in NFC even where the disk stores another form (NFD names
+   * from macOS); I/O goes to the name on disk. Only names that differ are remembered here.
+   */
+  private readonly diskNames = new Map<string, string>();
+
+  private vaultName(rel: string, diskName: string): string {
+    const name = diskName.normalize("NFC");
+    const p = rel ? `${rel}/${name}` : name;
+    if (name !== diskName) this.diskNames.set(p, diskName);
+    return p;
+  }
+
+  /** The absolute path on disk of a vault path (test-only; Obsidian keeps this inside its adapter). */
+  diskPath(p: string): string {
+    if (p === "" || p === "/") return this.basePath;
+    const i = p.lastIndexOf("/");
+    return nodePath.join(this.diskPath(i < 0 ? "" : p.slice(0, i)), this.diskNames.get(p) ?? p.slice(i + 1));
+  }
+
   private abs(p: string): string {
-    return p === "" || p === "/" ? this.basePath : nodePath.join(this.basePath, ...p.split("/"));
+    return this.diskPath(p);
   }
 
   private scan(rel: string, folder: TFolder): void {
     for (const e of fs.readdirSync(this.abs(rel), { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
       if (hiddenName(e.name)) continue;
-      const p = rel ? `${rel}/${e.name}` : e.name;
+      const p = this.vaultName(rel, e.name);
       if (e.isDirectory()) {
         const f = this.attach(new TFolder(this, p), folder) as TFolder;
         this.scan(p, f);
@@ -1136,7 +1156,7 @@ export class MetadataCache extends Events {
   constructor(private readonly vault: Vault) {
     super();
     this.resolver = new LinkResolver(vault.getFiles().map((f) => f.path));
-    for (const f of vault.getMarkdownFiles()) this.index(f, fs.readFileSync(nodePath.join(vault.basePath, f.path), "utf8"), false);
+    for (const f of vault.getMarkdownFiles()) this.index(f, fs.readFileSync(vault.diskPath(f.path), "utf8"), false);
     this.recompute(false);
     setTimeout(() => {
       this.resolved = true;
@@ -1162,12 +1182,12 @@ export class MetadataCache extends Events {
   /** @internal vault → cache */
   fileAdded(file: TFile, text: string | null): void {
     this.resolver.add(file.path);
-    if (file.extension === "md") this.index(file, text ?? fs.readFileSync(nodePath.join(this.vault.basePath, file.path), "utf8"));
+    if (file.extension === "md") this.index(file, text ?? fs.readFileSync(this.vault.diskPath(file.path), "utf8"));
     this.recompute();
   }
   /** @internal */
   fileChanged(file: TFile, text: string | null): void {
-    if (file.extension === "md") this.index(file, text ?? fs.readFileSync(nodePath.join(this.vault.basePath, file.path), "utf8"));
+    if (file.extension === "md") this.index(file, text ?? fs.readFileSync(this.vault.diskPath(file.path), "utf8"));
     this.recompute();
   }
   /** @internal */

@@ -9,7 +9,33 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import sqlWasm from "sql.js/dist/sql-wasm.wasm";
 import { MemoryStateStore, type StateStore } from "../../src/core/state";
 import { startRuntime } from "../../src/hosts/common/runtime";
+import type { App as ObsidianApp } from "obsidian";
+import type { VaultPort } from "../../src/core/vault";
+import { ObsidianVault } from "../../src/hosts/obsidian/adapter";
 import { FsVault } from "../../src/hosts/node/fs-vault";
+import { createTestApp } from "../stand-in/obsidian";
+
+/**
+ * Which vault adapter the end-to-end suites run on: the headless `FsVault` (default), or the Obsidian
+ * adapter over the stand-in `App` (the `obsidian-adapter` Jest project sets VAULT_MCP_TEST_ADAPTER).
+ */
+export type AdapterKind = "fs" | "obsidian";
+export const TEST_ADAPTER: AdapterKind = process.env.VAULT_MCP_TEST_ADAPTER === "obsidian" ? "obsidian" : "fs";
+
+/** A vault port over a folder, on the chosen adapter, with a `close` that also stops the stand-in's watcher. */
+export async function openTestVault(root: string, opts: { adapter?: AdapterKind; watch?: boolean } = {}): Promise<VaultPort> {
+  if ((opts.adapter ?? TEST_ADAPTER) === "fs") return FsVault.open(root, { watch: opts.watch ?? false, debounceMs: 30 });
+  // trashOption "local": deleted files go to the vault's .trash, as headless, so assertions hold on both.
+  const { app } = createTestApp(root, { watch: opts.watch ?? false, config: { trashOption: "local" } });
+  const vault = new ObsidianVault(app as unknown as ObsidianApp);
+  await vault.ready();
+  const close = vault.close.bind(vault);
+  vault.close = async () => {
+    await close();
+    app.vault.stopWatching();
+  };
+  return vault;
+}
 
 export type FileTree = Record<string, string | Uint8Array>;
 
@@ -32,6 +58,8 @@ export interface TestServerOptions {
   stateStore?: StateStore;
   /** Watch the folder for changes by other programs (default false: tests write through tools). */
   watch?: boolean;
+  /** The vault adapter (default: TEST_ADAPTER). */
+  adapter?: AdapterKind;
   /** A fixed port (default 0: any free port) and how many following ports to try when taken. */
   listenPort?: number;
   portFallback?: number;
@@ -42,7 +70,7 @@ export interface TestServer {
   url: string;
   port: number;
   token: string;
-  vault: FsVault;
+  vault: VaultPort;
   runtime: Awaited<ReturnType<typeof startRuntime>>;
   connect(): Promise<Client>;
   close(): Promise<void>;
@@ -51,7 +79,7 @@ export interface TestServer {
 /** The headless server over a real folder on a free port, exactly as `npm start` wires it. */
 export async function startTestServer(root: string, opts: TestServerOptions = {}): Promise<TestServer> {
   const token = randomBytes(24).toString("base64url");
-  const vault = await FsVault.open(root, { watch: opts.watch ?? false, debounceMs: 30 });
+  const vault = await openTestVault(root, { adapter: opts.adapter, watch: opts.watch });
   let runtime: Awaited<ReturnType<typeof startRuntime>>;
   try {
     runtime = await startRuntime({

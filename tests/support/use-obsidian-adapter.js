@@ -1,0 +1,1 @@
+process.env.VAULT_MCP_TEST_ADAPTER = "obsidian";
