@@ -16,6 +16,7 @@ import { monitorEventLoopDelay, performance } from "node:perf_hooks";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import sqlWasm from "sql.js/dist/sql-wasm.wasm";
+import { benchGraph, type GraphBenchResult } from "../src/core/graph/bench";
 import { createLookupService } from "../src/core/lookup";
 import { AccessPolicy } from "../src/core/policy";
 import { chunkNote, createSearchService, FIELD_WEIGHTS, tokenize, type SearchService } from "../src/core/search";
@@ -90,7 +91,15 @@ interface SizeResult {
     heapUsedMB: number;
     rssMB: number;
     indexBytes: number;
+    /** Saving the index after the build: longest single step, files written, total ms. */
+    persistMaxStepMs: number | null;
+    persistFiles: number | null;
+    /** Longest event-loop block from the end of the build to close (queries aside: writes, saving). */
+    maxBlockAfterBuildMs: number;
+    /** Longest event-loop block while loading the persisted index. */
+    warmMaxBlockMs: number;
   };
+  graph: GraphBenchResult | null;
   findNotes: { firstMs: number; search: Latency; hit3: number };
   grep: Latency;
   fts5: { buildMs: number; buildCpuMs: number; searchCpuMeanMs: number; prepMs: number; insertMs: number; search: Latency; dbBytes: number; chunks: number } | null;
@@ -215,6 +224,9 @@ async function measure(label: string, root: string, queries: string[], args: Arg
   log(`  search in-process: p50 ${search.p50.toFixed(2)} ms, p99 ${search.p99.toFixed(2)} ms`);
 
   // Write → searchable: append a unique word to a note through the port, poll until search finds it.
+  // The event loop is watched from here to close (saving the index included).
+  const h2 = monitorEventLoopDelay({ resolution: 1 });
+  h2.enable();
   const writes: number[] = [];
   const r = rng(5);
   for (let i = 0; i < 15; i++) {
@@ -232,22 +244,44 @@ async function measure(label: string, root: string, queries: string[], args: Arg
   const writeToSearchable = latency(writes);
   log(`  write → searchable: p50 ${writeToSearchable.p50.toFixed(0)} ms, max ${writeToSearchable.max.toFixed(0)} ms`);
 
+  // Let the debounced save run (it starts ~5 s after the last change) while the loop is watched.
+  await sleep(6000);
+  await svc.waitForIdle(60_000);
   await svc.close();
+  h2.disable();
+  const maxBlockAfterBuildMs = h2.max / 1e6;
+  const tm = (svc as unknown as { timings?: { lastPersistMaxStepMs: number; lastPersistFiles: number } }).timings;
+  const persistMaxStepMs = tm ? tm.lastPersistMaxStepMs : null;
+  const persistFiles = tm ? tm.lastPersistFiles : null;
+  log(`  after the build (writes, save, close): longest event-loop block ${maxBlockAfterBuildMs.toFixed(1)} ms; last save: longest step ${f(persistMaxStepMs, 1)} ms over ${persistFiles ?? "?"} files`);
   const indexBytes = dirBytes(stateDir);
 
   // Warm start: reopen the persisted index and answer a first query.
   gc();
   svc = newService();
+  const h3 = monitorEventLoopDelay({ resolution: 1 });
+  h3.enable();
   t = performance.now();
   await svc.start();
   let warmHits = svc.search(req(queries[0])).hits.length;
   const warmStartMs = performance.now() - t;
+  h3.disable();
+  const warmMaxBlockMs = h3.max / 1e6;
   await svc.waitForIdle(10 * 60_000);
   const warmReconcileMs = performance.now() - t;
   warmHits = Math.max(warmHits, svc.search(req(queries[0])).hits.length);
-  log(`  warm start → first answer: ${warmStartMs.toFixed(0)} ms (state ${svc.status().state}); reconcile done after ${warmReconcileMs.toFixed(0)} ms; index ${mb(indexBytes).toFixed(1)} MB`);
-  await svc.close();
+  log(`  warm start → first answer: ${warmStartMs.toFixed(0)} ms (state ${svc.status().state}, longest block ${warmMaxBlockMs.toFixed(1)} ms); reconcile done after ${warmReconcileMs.toFixed(0)} ms; index ${mb(indexBytes).toFixed(1)} MB`);
   void warmHits;
+
+  // Graph tools (link graph built from the same vault; unlinked mentions through this index).
+  let graph: GraphBenchResult | null = null;
+  try {
+    graph = await benchGraph(vault, policy, { samples: 200, search: svc });
+    log(`  graph: build ${graph.build_ms} ms (longest block ${graph.build_max_block_ms} ms), ${graph.links} links; p50 ${Object.entries(graph.queries).map(([k, v]) => `${k} ${v.p50}`).join(", ")} ms`);
+  } catch (e) {
+    log(`  graph bench failed: ${e instanceof Error ? e.message : String(e)}`);
+  }
+  await svc.close();
 
   // Over MCP HTTP with the SDK client, as a real client would call it.
   let http: Latency | null = null;
@@ -383,7 +417,12 @@ async function measure(label: string, root: string, queries: string[], args: Arg
       heapUsedMB: mb(mem.heapUsed),
       rssMB: mb(mem.rss),
       indexBytes,
+      persistMaxStepMs,
+      persistFiles,
+      maxBlockAfterBuildMs,
+      warmMaxBlockMs,
     },
+    graph,
     findNotes,
     grep,
     fts5,
@@ -407,6 +446,9 @@ const TARGETS: Target[] = [
   { name: "search p50 (MCP HTTP)", limit: 5, unit: "ms", value: (r) => r.ours.http?.p50 ?? null },
   { name: "write → searchable (max)", limit: 100, unit: "ms", value: (r) => r.ours.writeToSearchable.max },
   { name: "longest event-loop block during build", limit: 50, unit: "ms", value: (r) => r.ours.maxEventLoopBlockMs },
+  { name: "longest event-loop block after build (writes, save)", limit: 50, unit: "ms", value: (r) => r.ours.maxBlockAfterBuildMs },
+  { name: "longest event-loop block loading the index", limit: 50, unit: "ms", value: (r) => r.ours.warmMaxBlockMs },
+  { name: "graph tools p50 (slowest tool)", limit: 5, unit: "ms", value: (r) => (r.graph ? Math.max(...Object.values(r.graph.queries).map((q) => q.p50)) : null) },
   { name: "RSS growth", limit: 250, unit: "MB", value: (r) => r.ours.rssGrowthMB },
 ];
 
@@ -438,6 +480,9 @@ function table(results: SizeResult[], mainJsBytes: number | null): string {
     ["search over MCP HTTP p50 / p99 (ms)", (r) => (r.ours.http ? `${f(r.ours.http.p50, 2)} / ${f(r.ours.http.p99, 2)}` : (r.ours.httpNote ?? "n/a"))],
     ["write → searchable p50 / max (ms)", (r) => `${f(r.ours.writeToSearchable.p50, 0)} / ${f(r.ours.writeToSearchable.max, 0)}`],
     ["longest event-loop block in build (ms)", (r) => f(r.ours.maxEventLoopBlockMs, 1)],
+    ["longest event-loop block after build: writes + save (ms)", (r) => f(r.ours.maxBlockAfterBuildMs, 1)],
+    ["save: longest step / files (ms)", (r) => `${f(r.ours.persistMaxStepMs, 1)} / ${r.ours.persistFiles ?? "n/a"}`],
+    ["longest event-loop block loading the index (ms)", (r) => f(r.ours.warmMaxBlockMs, 1)],
     ["RSS growth / RSS / heap used (MB)", (r) => `${f(r.ours.rssGrowthMB, 0)} / ${f(r.ours.rssMB, 0)} / ${f(r.ours.heapUsedMB, 0)}`],
     ["find_notes: first call / p50 / p99 (ms)", (r) => `${f(r.findNotes.firstMs, 0)} / ${f(r.findNotes.search.p50, 2)} / ${f(r.findNotes.search.p99, 2)}`],
     ["find_notes: title (prefix, typo) in top 3", (r) => `${(r.findNotes.hit3 * 100).toFixed(0)}%`],
@@ -445,7 +490,15 @@ function table(results: SizeResult[], mainJsBytes: number | null): string {
     ["index on disk (MB)", (r) => f(mb(r.ours.indexBytes), 1)],
     ["FTS5 db on disk (MB)", (r) => f(r.fts5 ? mb(r.fts5.dbBytes) : null, 1)],
     ["ranking vs FTS5: same top-1 / top-10 overlap", (r) => (r.agreement ? `${(r.agreement.top1 * 100).toFixed(0)}% / ${(r.agreement.overlap10 * 100).toFixed(0)}%` : "n/a")],
+    ["graph: build (ms) / longest block (ms)", (r) => (r.graph ? `${r.graph.build_ms} / ${r.graph.build_max_block_ms}` : "n/a")],
   ];
+  const graphTools = [...new Set(results.flatMap((r) => Object.keys(r.graph?.queries ?? {})))];
+  for (const tool of graphTools) {
+    rows.push([`graph ${tool} p50 / p95 (ms)`, (r) => {
+      const q = r.graph?.queries[tool];
+      return q ? `${f(q.p50, 2)} / ${f(q.p95, 2)}` : "n/a";
+    }]);
+  }
   const out: string[] = [];
   out.push(`| metric | ${cols.join(" | ")} |`, `|---|${cols.map(() => "---").join("|")}|`);
   for (const [name, fn] of rows) out.push(`| ${name} | ${results.map(fn).join(" | ")} |`);

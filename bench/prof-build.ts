@@ -36,4 +36,4 @@ const tok2Ms = performance.now() - t;
 t = performance.now();
 for (const cs of chunks) for (const c of cs) tokens += tokenize(c.text).length;
 const tok3Ms = performance.now() - t;
-console.log({ tok3Ms, files: files.length, MB: texts.reduce((s, x) => s + x.length, 0) / 1e6, readMs, chunkMs, tokMs, tok2Ms, tokens });
+process.stdout.write(JSON.stringify({ tok3Ms, files: files.length, MB: texts.reduce((s, x) => s + x.length, 0) / 1e6, readMs, chunkMs, tokMs, tok2Ms, tokens }) + "\n");

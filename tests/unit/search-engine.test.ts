@@ -1,0 +1,170 @@
+/**
+ * The segmented index: slicing inside a long note, persistence in many small files (only changed
+ * segments rewritten), a damaged segment re-indexed alone, and the relevance rules (stop words,
+ * title boost, loose CJK sentences).
+ */
+import { describe, expect, test } from "@jest/globals";
+import sqlWasm from "sql.js/dist/sql-wasm.wasm";
+import { createSearchService, parseQuery, type SearchRequest, type SearchService, type SearchServiceDeps } from "../../src/core/search";
+import { segmentFileName } from "../../src/core/search/db";
+import { SEGMENT_COUNT, segmentOf } from "../../src/core/search/engine";
+import { MemoryVault } from "../../src/core/search/memory-vault";
+import { AccessPolicy } from "../../src/core/policy";
+import { MemoryStateStore } from "../../src/core/state";
+
+const FILE = "search-index.sqlite";
+
+function make(vault: MemoryVault, store = new MemoryStateStore(), extra: Partial<SearchServiceDeps> = {}) {
+  const logs: string[] = [];
+  const svc = createSearchService({
+    port: vault,
+    policy: new AccessPolicy({ configDir: ".obsidian" }),
+    store,
+    sqlWasm,
+    log: (l, m) => logs.push(`${l}: ${m}`),
+    options: { debounceMs: 5, persistDebounceMs: 20 },
+    ...extra,
+  });
+  return { svc, store, logs };
+}
+
+async function started(vault: MemoryVault, store?: MemoryStateStore, extra?: Partial<SearchServiceDeps>) {
+  const r = make(vault, store, extra);
+  await r.svc.start();
+  expect(await r.svc.waitForIdle(10_000)).toBe(true);
+  return r;
+}
+
+const req = (query: string, more: Partial<SearchRequest> = {}): SearchRequest => ({ query, limit: 10, chunksPerFile: 2, snippetWords: 0, ...more });
+const paths = (svc: SearchService, q: string) => svc.search(req(q)).hits.map((h) => h.path);
+
+/** Waits until the debounced save has written something, then until it is quiet. */
+async function saved(store: MemoryStateStore, svc: SearchService): Promise<void> {
+  await svc.waitForIdle(5000);
+  for (let i = 0; i < 200 && !store.files.has(FILE); i++) await new Promise((r) => setTimeout(r, 10));
+  await new Promise((r) => setTimeout(r, 100));
+  await svc.waitForIdle(5000);
+}
+
+function manyNotes(n: number): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (let i = 0; i < n; i++) out[`N/n${i}.md`] = `# Note ${i}\n\nword${i} shared text about gardens and bread.\n`;
+  return out;
+}
+
+describe("segmented keyword index", () => {
+  test("a long note is tokenized across several slices", async () => {
+    const sections: string[] = [];
+    for (let i = 0; i < 80; i++) sections.push(`## Part ${i}\n\n${"filler words here ".repeat(120)}marker${i}`);
+    const vault = new MemoryVault({ "Long.md": sections.join("\n\n") });
+    let yields = 0;
+    let t = 0;
+    // Every clock read advances 1 ms: a 12 ms slice ends after a few chunks.
+    const scheduler = { now: () => t++, yield: () => { yields++; return new Promise<void>((r) => setTimeout(r, 0)); } };
+    const { svc } = await started(vault, undefined, { scheduler });
+    expect(yields).toBeGreaterThan(10);
+    expect(paths(svc, "marker79")).toEqual(["Long.md"]);
+    expect(svc.search(req("marker40", { chunksPerFile: 1 })).hits[0].sections[0].heading).toBe("Part 40");
+    await svc.close();
+  });
+
+  test("persists in small files, rewrites only changed segments, and reloads them", async () => {
+    const files = manyNotes(300);
+    const vault = new MemoryVault(files);
+    const store = new MemoryStateStore();
+    const { svc } = await started(vault, store);
+    await saved(store, svc);
+    const segFiles = [...store.files.keys()].filter((k) => k !== FILE);
+    expect(segFiles.length).toBe(SEGMENT_COUNT);
+    for (const k of store.files.keys()) expect(store.files.get(k)!.length).toBeLessThan(200_000);
+
+    const writes: string[] = [];
+    const write = store.write.bind(store);
+    store.write = (name, data) => {
+      writes.push(name);
+      return write(name, data);
+    };
+    vault.set("N/n7.md", "# Note 7\n\nnow about zeppelins\n");
+    await svc.waitForIdle(5000);
+    for (let i = 0; i < 200 && writes.length < 2; i++) await new Promise((r) => setTimeout(r, 10));
+    await svc.waitForIdle(5000);
+    expect(writes.sort()).toEqual([FILE, segmentFileName(FILE, segmentOf("N/n7.md"))].sort());
+    await svc.close();
+
+    const again = await started(vault, store);
+    expect(again.svc.status().documents_indexed).toBe(300);
+    expect(paths(again.svc, "zeppelin")).toEqual(["N/n7.md"]);
+    expect(paths(again.svc, "word123")).toEqual(["N/n123.md"]);
+    expect(paths(again.svc, '"shared text"').length).toBe(10);
+    await again.svc.close();
+  });
+
+  test("a damaged segment file: only its notes are indexed again", async () => {
+    const files = manyNotes(200);
+    const vault = new MemoryVault(files);
+    const store = new MemoryStateStore();
+    const first = await started(vault, store);
+    await first.svc.close();
+    const bad = segmentOf("N/n5.md");
+    store.files.set(segmentFileName(FILE, bad), new TextEncoder().encode("garbage".repeat(50)));
+    let reads = 0;
+    const read = vault.read.bind(vault);
+    vault.read = (p: string) => {
+      reads++;
+      return read(p);
+    };
+    const second = await started(vault, store);
+    const inBad = Object.keys(files).filter((p) => segmentOf(p) === bad).length;
+    expect(reads).toBe(inBad);
+    expect(second.logs.some((l) => /unusable/.test(l))).toBe(true);
+    expect(paths(second.svc, "word5")).toEqual(["N/n5.md"]);
+    expect(second.svc.status().documents_indexed).toBe(200);
+    await second.svc.close();
+  });
+
+  test("question and stop words are not required terms", async () => {
+    expect(parseQuery("what are callouts").clauses).toEqual([[{ kind: "term", term: "callout", prefix: false }]]);
+    expect(parseQuery("how do aliases work").clauses).toEqual([[{ kind: "term", term: "alias", prefix: false }]]);
+    // Alone, or in quotes, they still count.
+    expect(parseQuery("the").clauses.length).toBe(1);
+    expect(parseQuery('"what is"').clauses[0][0]).toMatchObject({ kind: "phrase" });
+    const { svc } = await started(new MemoryVault({ "Callouts.md": "Callouts highlight a block.", "Other.md": "Nothing here." }));
+    expect(paths(svc, "what are callouts")).toEqual(["Callouts.md"]);
+    expect(paths(svc, "how do I use callouts")).toEqual(["Callouts.md"]);
+    await svc.close();
+  });
+
+  test("a note whose title holds the query ranks first", async () => {
+    const { svc } = await started(
+      new MemoryVault({
+        "Guides/Outline.md": "The outline view lists headings.",
+        "Guides/Editing.md": "Headings, headings everywhere: the outline of headings helps; headings and more headings in an outline.",
+      }),
+    );
+    expect(paths(svc, "outline of headings")[0]).toBe("Guides/Outline.md");
+    await svc.close();
+  });
+
+  test("Japanese sentences with particles match their key words loosely", async () => {
+    const pq = parseQuery("PDFを埋め込む方法");
+    expect(pq.clauses[0]).toEqual([{ kind: "term", term: "pdf", prefix: false }]);
+    expect(pq.clauses[1][0]).toMatchObject({ kind: "phrase", loose: { min: 3 } });
+    const { svc } = await started(
+      new MemoryVault({
+        "ファイルの埋め込み.md": "# ファイルの埋め込み\n\nPDFをノートに埋め込むには、リンクの前に ! を付けます。",
+        "ほか.md": "PDFの書き出しについて。",
+      }),
+    );
+    expect(paths(svc, "PDFを埋め込む方法")[0]).toBe("ファイルの埋め込み.md");
+    // A CJK phrase in quotes stays strict.
+    expect(paths(svc, '"埋め込む方法"')).toEqual([]);
+    await svc.close();
+  });
+
+  test("phrases are checked in order", async () => {
+    const { svc } = await started(new MemoryVault({ "A.md": "sourdough bread starter", "B.md": "starter bread sourdough" }));
+    expect(paths(svc, '"bread starter"')).toEqual(["A.md"]);
+    expect(paths(svc, '"starter bread"')).toEqual(["B.md"]);
+    await svc.close();
+  });
+});
