@@ -156,6 +156,13 @@ class ByteWriter {
   result(): Uint8Array {
     return this.buf.slice(0, this.n);
   }
+  /** The bytes written so far, as a view (valid until the next write or reset). */
+  view(): Uint8Array {
+    return this.buf.subarray(0, this.n);
+  }
+  reset(): void {
+    this.n = 0;
+  }
 }
 
 /** Reads unsigned varints. */
@@ -454,7 +461,14 @@ export class InvertedIndex {
    * posting lists splits live postings by segment. The index must not change between steps (the
    * service runs it inside its exclusive worker). Clears the segments' dirty flags.
    */
-  segmentWriter(segs: number[]): { step(deadline: () => boolean): boolean; blobs(k: number): SegmentBlobs; names(): Uint8Array } {
+  segmentWriter(segs: number[]): {
+    step(deadline: () => boolean): boolean;
+    /** Segment `k`'s blobs: views into buffers reused by the next call (write them out first). */
+    blobs(k: number): SegmentBlobs;
+    names(): Uint8Array;
+  } {
+    const seqW = new ByteWriter(256 * 1024);
+    const textW = new ByteWriter(1024 * 1024);
     const want = new Uint8Array(SEGMENT_COUNT);
     for (const k of segs) want[k] = 1;
     const posts = new Map<number, ByteWriter>();
@@ -504,8 +518,8 @@ export class InvertedIndex {
         return true;
       },
       blobs: (k) => {
-        const seqW = new ByteWriter(64 * 1024);
-        const textW = new ByteWriter(256 * 1024);
+        seqW.reset();
+        textW.reset();
         const docs: PersistedDoc[] = [];
         for (const d of this.docs.values()) {
           if (d.seg !== k) continue;
@@ -519,7 +533,9 @@ export class InvertedIndex {
           textW.bytes(d.text.subarray(d.textOff[0], d.textOff[d.textOff.length - 1]));
           docs.push({ p: d.path, m: d.mtime, s: d.size, h: d.hash, t: d.title, f: d.folder, fm: d.frontmatter, tg: d.tags, ids: d.chunkIds, lens: d.chunkLens, hd: d.headings, ln: d.lines, so, to });
         }
-        return { docs: utf8.encode(docsJson(docs)), postings: posts.get(k)!.result(), seq: seqW.result(), text: textW.result() };
+        const post = posts.get(k)!;
+        posts.delete(k);
+        return { docs: utf8.encode(docsJson(docs)), postings: post.view(), seq: seqW.view(), text: textW.view() };
       },
       names: () => utf8.encode(this.dict.names.join("\n")),
     };
@@ -579,7 +595,8 @@ export class InvertedIndex {
       c.set(this.loadCounts);
       this.loadCounts = c;
     }
-    const counts = new Map<number, number>();
+    const gs: number[] = [];
+    const ns: number[] = [];
     const r = new VarintReader(b.postings);
     try {
       let g = 0;
@@ -593,7 +610,8 @@ export class InvertedIndex {
           if (id <= 0 || id > maxId || claimed[id] !== 2) throw new Error("posting of an unknown chunk");
           r.next();
         }
-        counts.set(g, (counts.get(g) ?? 0) + n);
+        gs.push(g);
+        ns.push(n);
       }
     } catch (e) {
       release();
@@ -601,7 +619,7 @@ export class InvertedIndex {
     }
     for (const id of mine) claimed[id] = 1;
     for (const d of docs) this.pendingPaths.add(d.p);
-    for (const [g, n] of counts) this.loadCounts[g] += n;
+    for (let i = 0; i < gs.length; i++) this.loadCounts[gs[i]] += ns[i];
     this.pending.push({ k, docs, b });
   }
 
