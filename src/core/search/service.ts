@@ -152,11 +152,19 @@ class KeywordSearchService implements SearchService {
     for (const r of JSON.parse(text(main.get("skipped")) || "[]") as { path: string; mtime: number; size: number; reason: string }[]) {
       this.skipped.set(r.path, { mtime: r.mtime, size: r.size, reason: r.reason });
     }
+    // Read every segment file at once (I/O overlaps), then decode one per task.
+    const reads = Array.from({ length: SEGMENT_COUNT }, (_, k) =>
+      this.deps.store.read(segmentFileName(this.file, k)).then(
+        (b) => b,
+        (e: unknown) => e as Error,
+      ),
+    );
     for (let k = 0; k < SEGMENT_COUNT; k++) {
       await this.sched.yield();
       const name = segmentFileName(this.file, k);
       try {
-        const b = await this.deps.store.read(name);
+        const b = await reads[k];
+        if (b instanceof Error) throw b;
         if (!b || b.length === 0) throw new Error("missing");
         const blobs = readBlobs(SQL, b);
         if (text(blobs.get("key")) !== this.indexKey()) throw new Error("another format");
