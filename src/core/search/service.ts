@@ -19,6 +19,8 @@ import {
 } from "./types";
 
 const DEFAULT_FILE = "search-index.sqlite";
+/** Notes read ahead while indexing. */
+const PREFETCH = 8;
 
 export const defaultScheduler: Scheduler = {
   now: () => (typeof performance !== "undefined" ? performance.now() : Date.now()),
@@ -75,6 +77,8 @@ class KeywordSearchService implements SearchService {
   private lastProgress = 0;
   private buildTotal = 0;
   private loop: Promise<void> | null = null;
+  /** Reads started ahead of indexing (the next queued notes), so file I/O overlaps tokenizing. */
+  private prefetched = new Map<string, Promise<string>>();
   /** Measurements for the bench and the logs (longest single synchronous step of the last save). */
   readonly timings = { loadMs: 0, lastExportMs: 0, lastSerializeMs: 0, lastPersistBytes: 0, lastPersistMaxStepMs: 0, lastPersistFiles: 0 };
 
@@ -190,6 +194,7 @@ class KeywordSearchService implements SearchService {
     if (this.stopping) return;
     const paths = ev.type === "rename" ? [ev.oldPath, ev.path] : [ev.path];
     for (const p of paths) {
+      this.prefetched.delete(p);
       if (isNotePath(p)) this.queue.add(p);
       else if (ev.type !== "create" && ev.type !== "modify") this.queueFolder(p);
     }
@@ -240,6 +245,7 @@ class KeywordSearchService implements SearchService {
       }
       const next = this.queue.values().next();
       if (!next.done) {
+        this.prefetch(); // the next notes (this one included) are read while this one is indexed
         this.queue.delete(next.value);
         try {
           await this.processPath(next.value);
@@ -313,7 +319,9 @@ class KeywordSearchService implements SearchService {
     }
     let text: string;
     try {
-      text = await port.read(path);
+      const pre = this.prefetched.get(path);
+      this.prefetched.delete(path);
+      text = await (pre ?? port.read(path));
     } catch (e) {
       this.skip(path, st.mtime, st.size, `unreadable: ${errText(e)}`);
       return;
@@ -356,6 +364,22 @@ class KeywordSearchService implements SearchService {
     for (const t of meta?.tags ?? []) tags.add(t.tag.replace(/^#/, "").toLowerCase());
     this.index.addDoc({ seg, path, title: basenameOf(path), folder: parentOf(path), mtime: st.mtime, size: st.size, hash, frontmatter: fm, tags: [...tags] }, chunks, vectors);
     if (this.skipped.delete(path)) this.mainDirty = true;
+  }
+
+  /** Starts reading the next few queued notes. */
+  private prefetch(): void {
+    for (const p of this.prefetched.keys()) if (!this.queue.has(p)) this.prefetched.delete(p);
+    if (this.prefetched.size >= PREFETCH) return;
+    let n = 0;
+    for (const p of this.queue) {
+      if (n++ >= PREFETCH * 2 || this.prefetched.size >= PREFETCH) break;
+      if (this.prefetched.has(p) || !isNotePath(p) || this.deps.policy.isHidden(p)) continue;
+      const st = this.deps.port.stat(p);
+      if (!st || st.size > this.opts.maxNoteBytes) continue;
+      const read = this.deps.port.read(p);
+      read.catch(() => undefined);
+      this.prefetched.set(p, read);
+    }
   }
 
   private async validUtf8(path: string): Promise<boolean> {
@@ -553,6 +577,7 @@ class KeywordSearchService implements SearchService {
 
   async close(): Promise<void> {
     this.stopping = true;
+    this.prefetched.clear();
     this.unsubscribe?.();
     this.unsubscribe = null;
     if (this.debounceTimer) clearTimeout(this.debounceTimer);
