@@ -482,9 +482,17 @@ export class InvertedIndex {
     let g = 0;
     const alive = this.alive;
     const chunkSeg = this.chunkSeg;
+    let bySeg: DocEntry[][] | null = null;
     return {
       step: (deadline) => {
         let steps = 0;
+        if (!bySeg) {
+          // The segments' notes, grouped in one pass.
+          const groups: DocEntry[][] = Array.from({ length: SEGMENT_COUNT }, () => []);
+          for (const d of this.docs.values()) if (want[d.seg]) groups[d.seg].push(d);
+          bySeg = groups;
+          if (deadline()) return false;
+        }
         while (g < this.lists.length) {
           const l = this.lists[g];
           if (l && l.n) {
@@ -521,8 +529,8 @@ export class InvertedIndex {
         seqW.reset();
         textW.reset();
         const docs: PersistedDoc[] = [];
-        for (const d of this.docs.values()) {
-          if (d.seg !== k) continue;
+        for (const d of bySeg?.[k] ?? []) {
+          if (this.docs.get(d.path) !== d) continue;
           const so: number[] = [];
           const to: number[] = [];
           const seqBase = seqW.n - d.seqOff[0];
