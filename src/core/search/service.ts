@@ -163,8 +163,15 @@ class KeywordSearchService implements SearchService {
         (e: unknown) => e as Error,
       ),
     );
-    for (let k = 0; k < SEGMENT_COUNT; k++) {
+    // Yield between segments only when the slice is used up (each yield costs a timer tick).
+    let slice = this.sched.now();
+    const yieldIfDue = async () => {
+      if (this.sched.now() - slice < this.opts.sliceMs) return;
       await this.sched.yield();
+      slice = this.sched.now();
+    };
+    for (let k = 0; k < SEGMENT_COUNT; k++) {
+      await yieldIfDue();
       const name = segmentFileName(this.file, k);
       try {
         const b = await reads[k];
@@ -184,7 +191,7 @@ class KeywordSearchService implements SearchService {
         this.log("warn", `Search index segment ${name} is unusable (${errText(e)}); its notes are indexed again.`);
       }
     }
-    await this.index.finishRestore(() => this.sched.yield());
+    await this.index.finishRestore(yieldIfDue);
     return true;
   }
 
