@@ -1,7 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "@jest/globals";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
-import sqlWasm from "sql.js/dist/sql-wasm.wasm";
 import {
   bodyWithLineNumbers,
   createReadService,
@@ -10,16 +8,8 @@ import {
   sizeCapMessage,
   withLineNumbers,
 } from "../../src/core/read";
-import { createCoreServices } from "../../src/core/services";
-import { MemoryStateStore } from "../../src/core/state";
-import { createWriteService, decodeBase64, encodeBase64 } from "../../src/core/write";
+import { decodeBase64, encodeBase64 } from "../../src/core/write";
 import type { VaultPort } from "../../src/core/vault";
-import { FsVault } from "../../src/hosts/node/fs-vault";
-import { createMcpServer } from "../../src/mcp/server";
-import type { ToolDef } from "../../src/mcp/tool";
-import { allTools } from "../../src/mcp/tools";
-import { readTools } from "../../src/mcp/tools/read-tools";
-import { writeTools } from "../../src/mcp/tools/write-tools";
 import { call, fails, makeTempVault, ok, removeTree, startTestServer, textOf, type FileTree } from "../support/harness";
 
 interface Opened {
@@ -29,37 +19,12 @@ interface Opened {
   close(): Promise<void>;
 }
 
-/** The real harness once the lead wired the tools; until then the same wiring over an in-memory transport. */
+/** The server over a temp vault, as clients see it. */
 async function open(files: FileTree, opts: { write?: boolean; hidden?: string[]; protected?: string[] } = {}): Promise<Opened> {
   const root = makeTempVault(files);
-  if (allTools.some((t) => t.name === "get_outline")) {
-    const s = await startTestServer(root, opts);
-    const client = await s.connect();
-    return { root, client, vault: s.vault, close: () => s.close() };
-  }
-  const vault = await FsVault.open(root, { watch: false });
-  const stateStore = new MemoryStateStore();
-  const base = createCoreServices(vault, { host: "node", writeMode: opts.write ?? false, hiddenFolders: opts.hidden, protectedFolders: opts.protected, stateStore, sqlWasm });
-  const services = Object.assign(base, {
-    writer: createWriteService({ port: vault, policy: base.policy, stateStore }),
-    reader: createReadService({ port: vault, policy: base.policy, vault: base.vault }),
-  });
-  const tools = [...allTools, ...(readTools as unknown as ToolDef[]), ...(writeTools as unknown as ToolDef[])];
-  const server = createMcpServer(services, tools, { name: "test", version: "0", instructions: "" });
-  const [a, b] = InMemoryTransport.createLinkedPair();
-  await server.connect(a);
-  const client = new Client({ name: "vault-mcp-tests", version: "1.0.0" });
-  await client.connect(b);
-  return {
-    root,
-    client,
-    vault,
-    close: async () => {
-      await client.close();
-      await server.close();
-      await vault.close();
-    },
-  };
+  const s = await startTestServer(root, opts);
+  const client = await s.connect();
+  return { root, client, vault: s.vault, close: () => s.close() };
 }
 
 const PNG = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 1, 2, 3]);

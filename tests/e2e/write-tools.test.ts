@@ -2,18 +2,6 @@ import { afterAll, beforeAll, describe, expect, test } from "@jest/globals";
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
-import sqlWasm from "sql.js/dist/sql-wasm.wasm";
-import { createReadService } from "../../src/core/read";
-import { createCoreServices } from "../../src/core/services";
-import { MemoryStateStore } from "../../src/core/state";
-import { createWriteService } from "../../src/core/write";
-import { FsVault } from "../../src/hosts/node/fs-vault";
-import { createMcpServer } from "../../src/mcp/server";
-import { allTools } from "../../src/mcp/tools";
-import { readTools } from "../../src/mcp/tools/read-tools";
-import { writeTools } from "../../src/mcp/tools/write-tools";
-import type { ToolDef } from "../../src/mcp/tool";
 import { call, fails, makeTempVault, ok, removeTree, startTestServer, textOf, type FileTree } from "../support/harness";
 
 interface Opened {
@@ -22,39 +10,12 @@ interface Opened {
   close(): Promise<void>;
 }
 
-/**
- * The server over a temp vault. Uses the real harness once the lead has wired the read/write tools into
- * the registry; until then the same services and tools are wired here over an in-memory transport.
- */
+/** The server over a temp vault, as clients see it. */
 async function open(files: FileTree, opts: { write?: boolean; hidden?: string[]; protected?: string[] } = {}): Promise<Opened> {
   const root = makeTempVault(files);
-  if (allTools.some((t) => t.name === "edit")) {
-    const s = await startTestServer(root, opts);
-    const client = await s.connect();
-    return { root, client, close: () => s.close() };
-  }
-  const vault = await FsVault.open(root, { watch: false });
-  const stateStore = new MemoryStateStore();
-  const base = createCoreServices(vault, { host: "node", writeMode: opts.write ?? false, hiddenFolders: opts.hidden, protectedFolders: opts.protected, stateStore, sqlWasm });
-  const services = Object.assign(base, {
-    writer: createWriteService({ port: vault, policy: base.policy, stateStore }),
-    reader: createReadService({ port: vault, policy: base.policy, vault: base.vault }),
-  });
-  const tools = [...allTools, ...(readTools as unknown as ToolDef[]), ...(writeTools as unknown as ToolDef[])];
-  const server = createMcpServer(services, tools, { name: "test", version: "0", instructions: "" });
-  const [a, b] = InMemoryTransport.createLinkedPair();
-  await server.connect(a);
-  const client = new Client({ name: "vault-mcp-tests", version: "1.0.0" });
-  await client.connect(b);
-  return {
-    root,
-    client,
-    close: async () => {
-      await client.close();
-      await server.close();
-      await vault.close();
-    },
-  };
+  const s = await startTestServer(root, opts);
+  const client = await s.connect();
+  return { root, client, close: () => s.close() };
 }
 
 const WRITE_TOOLS = ["write", "edit", "update_frontmatter", "manage_tags", "delete", "rename"];

@@ -1,4 +1,3 @@
-import { randomBytes } from "node:crypto";
 import { promises as fsp, type Dirent, type Stats } from "node:fs";
 import * as nodePath from "node:path";
 import { Document, isMap, parseDocument } from "yaml";
@@ -12,6 +11,7 @@ import { isUnder } from "../../core/paths";
 import { basenameOf, extensionOf, isNotePath, parentOf, type RenameResult, type VaultEvent, type VaultFile, type VaultPort } from "../../core/vault";
 import type { LogLevel } from "../common/runtime";
 import { VaultWatcher } from "./watcher";
+import { writeAtomic } from "./atomic";
 
 export interface FsVaultOptions {
   /** Obsidian's config folder name (default `.obsidian`). */
@@ -268,7 +268,7 @@ export class FsVault implements VaultPort {
       const events = await this.ensureParents(parentOf(path));
       const bytes = typeof data === "string" ? encoder.encode(data) : data;
       await this.checkParentReal(real, path);
-      await writeAtomic(real, bytes, { exclusive: true, path });
+      await writeAtomic(real, bytes, { exclusive: true, existsError: () => existsError(path) });
       this.emitAll(events);
       await this.afterWrite(path, real, isNotePath(path) ? (typeof data === "string" ? data : decoder.decode(data)) : null);
     });
@@ -1046,67 +1046,6 @@ async function freeName(dir: string, name: string, isFile: boolean): Promise<str
   }
 }
 
-/**
- * Writes `data` to `target` atomically: a temp file (dot-named, so scans and the watcher ignore it) in
- * the same folder, fsync, then rename over the target (or, with `exclusive`, a hard link that fails if
- * the target appeared meanwhile). Keeps the old file's permission bits.
- */
-async function writeAtomic(target: string, data: Uint8Array, opts: { exclusive?: boolean; path?: string } = {}): Promise<void> {
-  const dir = nodePath.dirname(target);
-  const tmp = nodePath.join(dir, `.${nodePath.basename(target).slice(0, 40)}.${randomBytes(6).toString("hex")}.vault-mcp.tmp`);
-  let mode: number | undefined;
-  if (!opts.exclusive) {
-    try {
-      mode = (await fsp.stat(target)).mode & 0o7777;
-    } catch {
-      mode = undefined;
-    }
-  }
-  const fh = await fsp.open(tmp, "wx", mode ?? 0o666);
-  try {
-    await fh.writeFile(data);
-    await fh.sync();
-  } catch (e) {
-    await fh.close().catch(() => undefined);
-    await fsp.rm(tmp, { force: true });
-    throw e;
-  }
-  await fh.close();
-  try {
-    if (opts.exclusive) {
-      try {
-        await fsp.link(tmp, target);
-        await fsp.rm(tmp, { force: true });
-      } catch (e) {
-        const code = (e as NodeJS.ErrnoException).code;
-        if (code === "EEXIST") throw existsError(opts.path ?? nodePath.basename(target));
-        // No hard links on this file system (exFAT, some network shares): check then rename.
-        if (await exists(target)) throw existsError(opts.path ?? nodePath.basename(target));
-        await fsp.rename(tmp, target);
-      }
-    } else {
-      await fsp.rename(tmp, target);
-    }
-  } catch (e) {
-    await fsp.rm(tmp, { force: true });
-    throw e;
-  }
-  await syncDir(dir);
-}
-
-async function syncDir(dir: string): Promise<void> {
-  if (process.platform === "win32") return;
-  try {
-    const fh = await fsp.open(dir, "r");
-    try {
-      await fh.sync();
-    } finally {
-      await fh.close();
-    }
-  } catch {
-    /* some file systems refuse fsync on folders; the rename is still atomic */
-  }
-}
 
 type Limiter = <T>(fn: () => Promise<T>) => Promise<T>;
 

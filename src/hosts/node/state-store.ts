@@ -1,8 +1,8 @@
-import { randomBytes } from "node:crypto";
 import { promises as fsp } from "node:fs";
 import * as os from "node:os";
 import * as nodePath from "node:path";
 import type { StateStore } from "../../core/state";
+import { writeAtomic } from "./atomic";
 
 /**
  * The headless StateStore: files in one folder (see `resolveStateDir`), created on first write.
@@ -32,23 +32,7 @@ export class FsStateStore implements StateStore {
   async write(name: string, data: Uint8Array | string): Promise<void> {
     const target = this.file(name);
     await this.ensureDir(nodePath.dirname(target));
-    const tmp = `${target}.${randomBytes(6).toString("hex")}.tmp`;
-    const fh = await fsp.open(tmp, "wx");
-    try {
-      await fh.writeFile(data);
-      await fh.sync();
-    } catch (e) {
-      await fh.close().catch(() => undefined);
-      await fsp.rm(tmp, { force: true });
-      throw e;
-    }
-    await fh.close();
-    try {
-      await fsp.rename(tmp, target);
-    } catch (e) {
-      await fsp.rm(tmp, { force: true });
-      throw e;
-    }
+    await writeAtomic(target, data);
   }
 
   async append(name: string, line: string): Promise<void> {
