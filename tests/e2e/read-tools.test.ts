@@ -2,7 +2,6 @@ import { afterAll, beforeAll, describe, expect, test } from "@jest/globals";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import {
   bodyWithLineNumbers,
-  createReadService,
   mimeTypeOf,
   readAttachment,
   sizeCapMessage,
