@@ -169,16 +169,16 @@ async function measure(label: string, root: string, queries: string[], args: Arg
     return i % 3 === 0 && cut.length > 5 ? cut.slice(0, 2) + cut.slice(3) : cut;
   });
   t = performance.now();
-  lookup.findNotes(nameQueries[0], 10);
+  await lookup.findNotes(nameQueries[0], 10);
   const findFirstMs = performance.now() - t;
   const fn: number[] = [];
   let found = 0;
-  nameQueries.forEach((q, i) => {
+  for (const [i, q] of nameQueries.entries()) {
     const s = performance.now();
-    const hits = lookup.findNotes(q, 10);
+    const hits = await lookup.findNotes(q, 10);
     fn.push(performance.now() - s);
     if (hits.slice(0, 3).some((h) => h.path === notePaths[i])) found++;
-  });
+  }
   const findNotes = { firstMs: findFirstMs, search: latency(fn), hit3: found / nameQueries.length };
   const gr: number[] = [];
   for (const q of queries.slice(0, 5)) {

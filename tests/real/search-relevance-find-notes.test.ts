@@ -59,11 +59,11 @@ function suite(dir: string, cases: Case[]) {
       await vault?.close();
     });
 
-    test("each lookup finds its note at the required rank, reporting the alias that matched", () => {
+    test("each lookup finds its note at the required rank, reporting the alias that matched", async () => {
       const problems: string[] = [];
       let rr = 0;
       for (const c of cases) {
-        const hits = lookup.findNotes(c.q, 10);
+        const hits = await lookup.findNotes(c.q, 10);
         const i = hits.findIndex((h) => h.path === c.expect);
         rr += i < 0 ? 0 : 1 / (i + 1);
         if (i < 0 || i + 1 > c.k) problems.push(`${c.q} → #${i < 0 ? "-" : i + 1} (need ≤${c.k}); got ${hits.slice(0, 3).map((h) => h.path).join(" | ")}`);

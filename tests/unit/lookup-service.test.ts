@@ -142,68 +142,85 @@ function setup(hidden: string[] = ["Private"]) {
 }
 
 describe("find_notes", () => {
-  test("finds by exact title, by prefix and with a typo", () => {
-    const { lookup } = setup();
-    expect(lookup.findNotes("Garden", 5)[0].path).toBe("Projects/Garden.md");
-    expect(lookup.findNotes("woodwork", 5)[0].path).toBe("Projects/Woodworking plan.md");
-    expect(lookup.findNotes("keybord shortcuts", 5)[0].path).toBe("Docs/Keyboard shortcuts.md");
-    expect(lookup.findNotes("comand palete", 5)[0].path).toBe("Docs/Command palette.md");
+  test("the first build of the name index yields to the event loop, and concurrent lookups share it", async () => {
+    const many: Record<string, string> = {};
+    for (let i = 0; i < 20000; i++) many[`Bulk/Note number ${i}.md`] = "x";
+    many["Bulk/Needle in haystack.md"] = "x";
+    many["Bulk/Zebra crossing.md"] = "x";
+    const port = new MemoryPort(many);
+    const lookup = createLookupService({ port, policy: new AccessPolicy({ configDir: ".obsidian" }) });
+    let ticks = 0;
+    const timer = setInterval(() => ticks++, 0);
+    const [a, b] = await Promise.all([lookup.findNotes("needle haystack", 3), lookup.findNotes("zebra", 1)]);
+    clearInterval(timer);
+    expect(ticks).toBeGreaterThan(0); // timers ran while the index was being built
+    expect(a[0].path).toBe("Bulk/Needle in haystack.md");
+    expect(b[0].path).toBe("Bulk/Zebra crossing.md");
+    lookup.close();
   });
 
-  test("reports the alias that matched", () => {
+  test("finds by exact title, by prefix and with a typo", async () => {
     const { lookup } = setup();
-    const hit = lookup.findNotes("standup", 5)[0];
+    expect((await lookup.findNotes("Garden", 5))[0].path).toBe("Projects/Garden.md");
+    expect((await lookup.findNotes("woodwork", 5))[0].path).toBe("Projects/Woodworking plan.md");
+    expect((await lookup.findNotes("keybord shortcuts", 5))[0].path).toBe("Docs/Keyboard shortcuts.md");
+    expect((await lookup.findNotes("comand palete", 5))[0].path).toBe("Docs/Command palette.md");
+  });
+
+  test("reports the alias that matched", async () => {
+    const { lookup } = setup();
+    const hit = (await lookup.findNotes("standup", 5))[0];
     expect(hit).toMatchObject({ path: "Journal/Meeting notes.md", title: "Meeting notes", matched_alias: "Standup" });
-    expect(lookup.findNotes("start here", 5)[0]).toMatchObject({ path: "Home.md", matched_alias: "Start here" });
-    expect(lookup.findNotes("meeting", 5)[0].matched_alias).toBeUndefined();
+    expect((await lookup.findNotes("start here", 5))[0]).toMatchObject({ path: "Home.md", matched_alias: "Start here" });
+    expect((await lookup.findNotes("meeting", 5))[0].matched_alias).toBeUndefined();
   });
 
-  test("matches by folder path and Japanese title parts", () => {
+  test("matches by folder path and Japanese title parts", async () => {
     const { lookup } = setup();
-    expect(lookup.findNotes("Journal/2024-01-01.md", 5)[0].path).toBe("Journal/2024-01-01.md");
-    expect(lookup.findNotes("作成", 5)[0].path).toBe("日本語/ノートの作成.md");
+    expect((await lookup.findNotes("Journal/2024-01-01.md", 5))[0].path).toBe("Journal/2024-01-01.md");
+    expect((await lookup.findNotes("作成", 5))[0].path).toBe("日本語/ノートの作成.md");
   });
 
-  test("never returns hidden notes", () => {
+  test("never returns hidden notes", async () => {
     const { lookup } = setup();
-    expect(lookup.findNotes("secret", 10)).toEqual([]);
-    expect(lookup.findNotes("app", 10).map((h) => h.path)).not.toContain(".obsidian/app.md");
+    expect((await lookup.findNotes("secret", 10))).toEqual([]);
+    expect((await lookup.findNotes("app", 10)).map((h) => h.path)).not.toContain(".obsidian/app.md");
   });
 
-  test("follows creates, modifies, renames and deletes", () => {
+  test("follows creates, modifies, renames and deletes", async () => {
     const { port, lookup } = setup();
-    expect(lookup.findNotes("Garden", 5)[0].path).toBe("Projects/Garden.md");
+    expect((await lookup.findNotes("Garden", 5))[0].path).toBe("Projects/Garden.md");
     port.set("Ideas/Birdhouse.md", "---\naliases: [Nest box]\n---\n");
     expect(lookup.hasPendingWork()).toBe(true);
-    expect(lookup.findNotes("birdhouse", 5)[0].path).toBe("Ideas/Birdhouse.md");
+    expect((await lookup.findNotes("birdhouse", 5))[0].path).toBe("Ideas/Birdhouse.md");
     expect(lookup.hasPendingWork()).toBe(false);
-    expect(lookup.findNotes("nest box", 5)[0].matched_alias).toBe("Nest box");
+    expect((await lookup.findNotes("nest box", 5))[0].matched_alias).toBe("Nest box");
     port.set("Ideas/Birdhouse.md", "---\naliases: [Bird box]\n---\n");
-    expect(lookup.findNotes("nest box", 5).filter((h) => h.matched_alias === "Nest box")).toEqual([]);
+    expect((await lookup.findNotes("nest box", 5)).filter((h) => h.matched_alias === "Nest box")).toEqual([]);
     port.move("Projects/Garden.md", "Outdoors/Vegetable garden.md");
-    const g = lookup.findNotes("garden", 5).map((h) => h.path);
+    const g = (await lookup.findNotes("garden", 5)).map((h) => h.path);
     expect(g).toContain("Outdoors/Vegetable garden.md");
     expect(g).not.toContain("Projects/Garden.md");
     port.del("Ideas/Birdhouse.md");
-    expect(lookup.findNotes("birdhouse", 5).map((h) => h.path)).not.toContain("Ideas/Birdhouse.md");
+    expect((await lookup.findNotes("birdhouse", 5)).map((h) => h.path)).not.toContain("Ideas/Birdhouse.md");
   });
 
-  test("a folder rename moves the notes under it", () => {
+  test("a folder rename moves the notes under it", async () => {
     const { port, lookup } = setup();
-    lookup.findNotes("x", 1);
+    (await lookup.findNotes("x", 1));
     // The adapter renames the folder; every file under it moves.
     for (const p of [...port.files.keys()].filter((p) => p.startsWith("Journal/"))) {
       port.files.set(p.replace("Journal/", "Diary/"), port.files.get(p)!);
       port.files.delete(p);
     }
     port.emit({ type: "rename", path: "Diary", oldPath: "Journal" });
-    expect(lookup.findNotes("meeting notes", 5)[0].path).toBe("Diary/Meeting notes.md");
+    expect((await lookup.findNotes("meeting notes", 5))[0].path).toBe("Diary/Meeting notes.md");
   });
 
-  test("respects the limit and returns nothing for an empty query", () => {
+  test("respects the limit and returns nothing for an empty query", async () => {
     const { lookup } = setup();
-    expect(lookup.findNotes("a", 2).length).toBeLessThanOrEqual(2);
-    expect(lookup.findNotes("   ", 5)).toEqual([]);
+    expect((await lookup.findNotes("a", 2)).length).toBeLessThanOrEqual(2);
+    expect((await lookup.findNotes("   ", 5))).toEqual([]);
   });
 });
 

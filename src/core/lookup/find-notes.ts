@@ -59,8 +59,13 @@ function compact(s: string): string {
  * from the vault's change events. Changes are applied lazily, at the next lookup, so a burst of
  * events costs nothing until someone asks.
  */
+/** Longest stretch the first build of the name index runs before yielding to the event loop. */
+const BUILD_SLICE_MS = 10;
+
 export class NoteFinder {
   private index: MiniSearch<NameDoc> | null = null;
+  /** The first build, shared by lookups that arrive while it runs. */
+  private building: Promise<MiniSearch<NameDoc>> | null = null;
   private readonly idsByPath = new Map<string, string[]>();
   private readonly dirty = new Set<string>();
   private nextId = 0;
@@ -94,18 +99,20 @@ export class NoteFinder {
   close(): void {
     this.unsubscribe();
     this.index = null;
+    this.building = null;
     this.idsByPath.clear();
   }
 
   /** Marks every note for re-reading (e.g. after metadata settled or settings changed). */
   invalidate(): void {
     this.index = null;
+    this.building = null;
     this.idsByPath.clear();
     this.dirty.clear();
   }
 
-  find(query: string, limit: number): FindNotesHit[] {
-    const ms = this.ensure();
+  async find(query: string, limit: number): Promise<FindNotesHit[]> {
+    const ms = await this.ensure();
     const q = query.trim();
     if (!q) return [];
     const hits = ms.search(q, {
@@ -152,19 +159,18 @@ export class NoteFinder {
       .map(({ rank: _rank, ...hit }) => ({ ...hit, score: round(hit.score) }));
   }
 
-  private ensure(): MiniSearch<NameDoc> {
+  /**
+   * The name index, up to date. The first build runs in time slices (Obsidian runs plugins on its UI
+   * thread: no task may block it for long); later changes are applied at once (they are few).
+   */
+  private async ensure(): Promise<MiniSearch<NameDoc>> {
     if (!this.index) {
-      this.index = new MiniSearch<NameDoc>({
-        idField: "id",
-        fields: ["name", "folder"],
-        storeFields: ["path", "name", "folder", "alias"],
-        tokenize: nameTokens,
-        processTerm: (t) => t,
-        searchOptions: { tokenize: nameTokens, processTerm: (t) => t },
-      });
-      this.dirty.clear();
-      for (const f of this.port.listFiles()) if (isNotePath(f.path) && !this.policy.isHidden(f.path)) this.add(f.path);
-    } else if (this.dirty.size > 0) {
+      this.building ??= this.build();
+      const built = await this.building;
+      if (this.index !== built) return this.ensure(); // invalidated while building
+    }
+    const index = this.index;
+    if (this.dirty.size > 0) {
       const paths = [...this.dirty];
       this.dirty.clear();
       for (const p of paths) {
@@ -172,7 +178,33 @@ export class NoteFinder {
         if (isNotePath(p) && !this.policy.isHidden(p) && this.port.stat(p)) this.add(p);
       }
     }
-    return this.index;
+    return index;
+  }
+
+  private async build(): Promise<MiniSearch<NameDoc>> {
+    const index = new MiniSearch<NameDoc>({
+      idField: "id",
+      fields: ["name", "folder"],
+      storeFields: ["path", "name", "folder", "alias"],
+      tokenize: nameTokens,
+      processTerm: (t) => t,
+      searchOptions: { tokenize: nameTokens, processTerm: (t) => t },
+    });
+    this.index = index;
+    this.idsByPath.clear();
+    this.dirty.clear();
+    const paths = this.port.listFiles().filter((f) => isNotePath(f.path) && !this.policy.isHidden(f.path)).map((f) => f.path);
+    let sliceStart = Date.now();
+    for (const p of paths) {
+      if (this.index !== index) return index; // closed or invalidated meanwhile
+      this.add(p);
+      if (Date.now() - sliceStart >= BUILD_SLICE_MS) {
+        await new Promise((resolve) => setTimeout(resolve, 0));
+        sliceStart = Date.now();
+      }
+    }
+    this.building = null;
+    return index;
   }
 
   private add(path: string): void {

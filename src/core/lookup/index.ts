@@ -13,7 +13,7 @@ export { extractSection, headingsOf, normalizeHeading, type ExtractedSection, ty
 /** Lookups that need no keyword index: notes by name, text by pattern, tag/field values. */
 export interface LookupService {
   /** Notes by title, alias or path; typo-tolerant and prefix-aware. */
-  findNotes(query: string, limit: number): FindNotesHit[];
+  findNotes(query: string, limit: number): Promise<FindNotesHit[]>;
   /** Literal or regex search over note text. `folder` must already be validated. */
   grep(req: GrepRequest): Promise<GrepResult>;
   /** Distinct values of a frontmatter field (inline tags merged for `tags`), with note counts. */

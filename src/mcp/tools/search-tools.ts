@@ -148,7 +148,7 @@ export const findNotesTool = defineTool({
     if (!query) throw new VaultError("invalid_argument", 'The query is empty; give part of a note title, e.g. "meeting".');
     const lookup = services.lookup;
     await services.port.ready();
-    const notes = lookup.findNotes(query, args.limit);
+    const notes = await lookup.findNotes(query, args.limit);
     const text = notes.length
       ? notes.map((n) => `${n.path}${n.matched_alias ? ` (alias "${n.matched_alias}")` : ""}`).join("\n")
       : `No note title, alias or path matches "${query}". Try search to look inside notes, or list_documents.`;
