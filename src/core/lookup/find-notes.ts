@@ -164,10 +164,12 @@ export class NoteFinder {
    * thread: no task may block it for long); later changes are applied at once (they are few).
    */
   private async ensure(): Promise<MiniSearch<NameDoc>> {
-    if (!this.index) {
-      this.building ??= this.build();
-      const built = await this.building;
-      if (this.index !== built) return this.ensure(); // invalidated while building
+    // The index object exists from the build's first slice (so changes arriving meanwhile are
+    // recorded), but it is complete only when the build is done.
+    while (!this.index || this.building) {
+      const build = (this.building ??= this.build());
+      await build;
+      if (this.building === build) this.building = null;
     }
     const index = this.index;
     if (this.dirty.size > 0) {
@@ -203,7 +205,6 @@ export class NoteFinder {
         sliceStart = Date.now();
       }
     }
-    this.building = null;
     return index;
   }
 
