@@ -8,7 +8,7 @@ import sqlWasm from "sql.js/dist/sql-wasm.wasm";
 import { createSearchService, parseQuery, type SearchRequest, type SearchService, type SearchServiceDeps } from "../../src/core/search";
 import { segmentFileName } from "../../src/core/search/db";
 import { SEGMENT_COUNT, segmentOf } from "../../src/core/search/engine";
-import { MemoryVault } from "../../src/core/search/memory-vault";
+import { MemoryVault } from "../../src/core/memory-vault";
 import { AccessPolicy } from "../../src/core/policy";
 import { MemoryStateStore } from "../../src/core/state";
 
@@ -84,7 +84,7 @@ describe("segmented keyword index", () => {
       writes.push(name);
       return write(name, data);
     };
-    vault.set("N/n7.md", "# Note 7\n\nnow about zeppelins\n");
+    vault.write("N/n7.md", "# Note 7\n\nnow about zeppelins\n");
     await svc.waitForIdle(5000);
     for (let i = 0; i < 200 && writes.length < 2; i++) await new Promise((r) => setTimeout(r, 10));
     await svc.waitForIdle(5000);

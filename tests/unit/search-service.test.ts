@@ -1,6 +1,6 @@
 import sqlWasm from "sql.js/dist/sql-wasm.wasm";
 import { createSearchService, type SearchRequest, type SearchService, type SearchServiceDeps } from "../../src/core/search";
-import { MemoryVault } from "../../src/core/search/memory-vault";
+import { MemoryVault } from "../../src/core/memory-vault";
 import { AccessPolicy } from "../../src/core/policy";
 import { MemoryStateStore } from "../../src/core/state";
 
@@ -103,10 +103,10 @@ describe("keyword search service", () => {
   test("incremental: create, modify, rename, delete (and hidden moves)", async () => {
     const vault = new MemoryVault(notes);
     const { svc } = await started(vault);
-    vault.set("New.md", "A fresh note about zeppelins.");
+    vault.write("New.md", "A fresh note about zeppelins.");
     expect(await svc.waitForIdle(5000)).toBe(true);
     expect(paths(svc, "zeppelin")).toEqual(["New.md"]);
-    vault.set("New.md", "Now it is about submarines.");
+    vault.write("New.md", "Now it is about submarines.");
     await svc.waitForIdle(5000);
     expect(paths(svc, "zeppelin")).toEqual([]);
     expect(paths(svc, "submarine")).toEqual(["New.md"]);
@@ -116,7 +116,7 @@ describe("keyword search service", () => {
     vault.move("Archive/Old.md", "Private/Old.md");
     await svc.waitForIdle(5000);
     expect(paths(svc, "submarine")).toEqual([]);
-    vault.delete("Kitchen/Bread.md");
+    vault.remove("Kitchen/Bread.md");
     await svc.waitForIdle(5000);
     expect(paths(svc, "dough")).toEqual([]);
     expect(svc.status().documents_indexed).toBe(4);
@@ -131,9 +131,9 @@ describe("keyword search service", () => {
     expect(store.files.get(FILE)?.length).toBeGreaterThan(0);
 
     vault.emitEvents = false;
-    vault.set("Kitchen/Bread.md", "Now about pancakes.");
-    vault.delete("Garden/Tools.md");
-    vault.set("Added.md", "Brand new zucchini note.");
+    vault.write("Kitchen/Bread.md", "Now about pancakes.");
+    vault.remove("Garden/Tools.md");
+    vault.write("Added.md", "Brand new zucchini note.");
     vault.emitEvents = true;
 
     let reads = 0;
@@ -160,7 +160,7 @@ describe("keyword search service", () => {
     const vault = new MemoryVault(notes);
     const { svc } = await started(vault);
     const before = svc.search(req("dough")).hits[0];
-    vault.set("Kitchen/Bread.md", notes["Kitchen/Bread.md"]);
+    vault.write("Kitchen/Bread.md", notes["Kitchen/Bread.md"]);
     await svc.waitForIdle(5000);
     expect(svc.search(req("dough")).hits[0]).toEqual(before);
     await svc.close();
@@ -206,7 +206,7 @@ describe("keyword search service", () => {
     expect(svc.status().state).toBe("queryable");
     expect(paths(svc, "dough")).toEqual(["Kitchen/Bread.md"]);
     // Fixing a skipped note indexes it.
-    vault.set("Binary.md", "now clean text about walruses");
+    vault.write("Binary.md", "now clean text about walruses");
     await svc.waitForIdle(5000);
     expect(paths(svc, "walrus")).toEqual(["Binary.md"]);
     expect(svc.status().skipped.map((s) => s.path)).not.toContain("Binary.md");
@@ -244,7 +244,7 @@ describe("keyword search service", () => {
     const store = new MemoryStateStore();
     const { svc } = await started(vault, store);
     vault.emitEvents = false;
-    vault.set("Silent.md", "quietly added platypus");
+    vault.write("Silent.md", "quietly added platypus");
     vault.emitEvents = true;
     expect(paths(svc, "platypus")).toEqual([]);
     svc.reindex();

@@ -21,6 +21,6 @@ export type {
 export type { MentionSearch, MentionsResult, UnlinkedMention } from "./mentions";
 export { LinkGraph, nameKey } from "./link-graph";
 export { fragmentExists, linkHeadingKey } from "./fragments";
-export { MemoryVault } from "./memory-vault";
+export { MemoryVault } from "../memory-vault";
 export type { GraphLink, GraphOptions, GraphScheduler } from "./types";
 export { benchGraph, type GraphBenchResult, type LatencyStats } from "./bench";

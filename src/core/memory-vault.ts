@@ -1,8 +1,8 @@
-import { VaultError } from "../errors";
-import { computeLinkMaps, LinkResolver, type LinkMaps } from "../links/resolver";
-import type { NoteMetadata } from "../metadata";
-import { parseNote } from "../parser";
-import { basenameOf, extensionOf, isNotePath, parentOf, type RenameResult, type VaultEvent, type VaultFile, type VaultPort } from "../vault";
+import { VaultError } from "./errors";
+import { computeLinkMaps, LinkResolver, type LinkMaps } from "./links/resolver";
+import type { NoteMetadata } from "./metadata";
+import { parseNote } from "./parser";
+import { basenameOf, extensionOf, isNotePath, parentOf, type RenameResult, type VaultEvent, type VaultFile, type VaultPort } from "./vault";
 
 interface MemFile {
   data: string | Uint8Array;
@@ -23,6 +23,8 @@ export class MemoryVault implements VaultPort {
   private readonly resolver = new LinkResolver();
   private readonly listeners = new Set<(e: VaultEvent) => void>();
   private excluded: string[] = [];
+  /** Set false to change files "while the app is closed": no events are emitted (reconcile tests). */
+  emitEvents = true;
   private clock = 1_700_000_000_000;
 
   constructor(
@@ -94,6 +96,7 @@ export class MemoryVault implements VaultPort {
   }
 
   private emit(e: VaultEvent): void {
+    if (!this.emitEvents) return;
     for (const l of [...this.listeners]) l(e);
   }
 
