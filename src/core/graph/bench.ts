@@ -3,6 +3,7 @@ import { isNotePath, type VaultPort } from "../vault";
 import type { MentionSearch } from "./mentions";
 import { createGraphService, type GraphService } from "./service";
 import type { GraphScheduler } from "./types";
+import { mulberry32 } from "../random";
 
 export interface LatencyStats {
   n: number;
@@ -29,17 +30,6 @@ function stats(samples: number[]): LatencyStats {
   return { n: s.length, p50: r(at(0.5)), p95: r(at(0.95)), max: r(s[s.length - 1] ?? 0) };
 }
 
-/** Deterministic small PRNG so runs compare. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /**
  * Measures the graph over a ready vault port: the build (and its longest event-loop block), then each
@@ -81,7 +71,7 @@ export async function benchGraph(
     .filter((f) => isNotePath(f.path) && !policy.isHidden(f.path))
     .map((f) => f.path)
     .sort();
-  const r = prng(opts.seed ?? 11);
+  const r = mulberry32(opts.seed ?? 11);
   const pick = () => notes[Math.floor(r() * notes.length)];
   const times: Record<string, number[]> = {};
   const clock = opts.clock ?? (() => performance.now());

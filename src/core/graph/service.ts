@@ -371,7 +371,12 @@ class GraphServiceImpl implements GraphService {
   async unlinkedMentions(input: string, opts: { limit?: number } = {}): Promise<MentionsResult & { path: string }> {
     await this.ready();
     const path = this.file(input);
-    const r = await findUnlinkedMentions({
+    return { path, ...(await this.mentionsOf(path, opts.limit ?? 50)) };
+  }
+
+  /** Unlinked mentions of a note that is already resolved and visible. */
+  private mentionsOf(path: string, limit: number): Promise<MentionsResult> {
+    return findUnlinkedMentions({
       port: this.port,
       graph: this.graph,
       search: this.deps.search,
@@ -379,9 +384,8 @@ class GraphServiceImpl implements GraphService {
       sliceMs: this.graph.options.sliceMs,
       target: path,
       names: this.namesOf(path),
-      limit: opts.limit ?? 50,
+      limit,
     });
-    return { path, ...r };
   }
 
   async brokenLinks(opts: { folder?: string; limit?: number; includeFragments?: boolean } = {}): Promise<{ links: BrokenLink[]; total: number; truncated: boolean }> {
@@ -565,16 +569,7 @@ class GraphServiceImpl implements GraphService {
 
     let mentions: MentionsResult | null = null;
     if (caps.mentions > 0 && isNotePath(path)) {
-      mentions = await findUnlinkedMentions({
-        port: this.port,
-        graph: this.graph,
-        search: this.deps.search,
-        scheduler: this.scheduler,
-        sliceMs: this.graph.options.sliceMs,
-        target: path,
-        names: this.namesOf(path),
-        limit: caps.mentions,
-      });
+      mentions = await this.mentionsOf(path, caps.mentions);
     }
     const folder = parentOf(path);
     const peers = [...(this.graph.byFolder.get(folder) ?? [])].filter((p) => p !== path).sort(cmp);
