@@ -3,6 +3,9 @@ import { mentionPattern } from "../../src/core/graph/mentions";
 import { fragmentExists, linkHeadingKey } from "../../src/core/graph/fragments";
 import { parseNote } from "../../src/core/parser";
 import { AccessPolicy } from "../../src/core/policy";
+import sqlWasm from "sql.js/dist/sql-wasm.wasm";
+import { createSearchService, type SearchRequest } from "../../src/core/search";
+import { MemoryStateStore } from "../../src/core/state";
 
 describe("mention patterns", () => {
   test("whole words, any case, any spacing", () => {
@@ -39,6 +42,65 @@ describe("mention patterns", () => {
     const graph = createGraphService({ port: vault, policy: new AccessPolicy({ configDir: ".obsidian" }) });
     expect((await graph.unlinkedMentions("Target.md")).mentions.map((m) => m.line)).toEqual([5]);
     graph.close();
+  });
+});
+
+describe("unlinked mentions through the keyword index", () => {
+  const notes: Record<string, string> = {
+    "Project Plan.md": "# Project Plan\n",
+    "A.md": "Project Plan\nnothing\nthe project plan, again\n",
+    "B.md": "only [[Project Plan]] linked\nand [[Other|project plan]] in link text\n",
+    "C.md": "---\naliases: [Project Plan]\n---\nplanning projects\n",
+    "D.md": "a\nproject\nplan split over lines\n",
+    "E.md": "[[Project Plan]] and project plan on one line\nlast line project plan",
+  };
+  for (let i = 0; i < 30; i++) notes[`Many/N${i}.md`] = `filler ${i}\nProject plan number ${i}\n`;
+
+  test("matchPaths returns the paths search returns, in order, with its total", async () => {
+    const vault = new MemoryVault(notes);
+    const svc = createSearchService({ port: vault, policy: new AccessPolicy({ configDir: ".obsidian" }), store: new MemoryStateStore(), sqlWasm, options: { debounceMs: 5, persistDebounceMs: 20 } });
+    await svc.start();
+    expect(await svc.waitForIdle(10_000)).toBe(true);
+    for (const query of ['"Project Plan"', '"project"', "plan", '"nothing here"']) {
+      for (const limit of [0, 3, 100]) {
+        const req: SearchRequest = { query, limit, chunksPerFile: 1, snippetWords: 1 };
+        const full = svc.search(req);
+        expect(svc.matchPaths!(req)).toEqual({ paths: full.hits.map((h) => h.path), total: full.total_files });
+      }
+    }
+    await svc.close();
+  });
+
+  test("paths-only candidates give the same mentions as search hits, and the scan", async () => {
+    const vault = new MemoryVault(notes);
+    const policy = new AccessPolicy({ configDir: ".obsidian" });
+    const svc = createSearchService({ port: vault, policy, store: new MemoryStateStore(), sqlWasm, options: { debounceMs: 5, persistDebounceMs: 20 } });
+    await svc.start();
+    expect(await svc.waitForIdle(10_000)).toBe(true);
+    let searched = 0;
+    const viaPaths = createGraphService({ port: vault, policy, search: { search: () => { searched++; throw new Error("not used"); }, matchPaths: (r) => svc.matchPaths!(r), status: () => svc.status() } });
+    const viaHits = createGraphService({ port: vault, policy, search: { search: (r) => svc.search(r), status: () => svc.status() } });
+    const viaScan = createGraphService({ port: vault, policy });
+    for (const limit of [50, 5, 1]) {
+      const a = await viaPaths.unlinkedMentions("Project Plan.md", { limit });
+      const b = await viaHits.unlinkedMentions("Project Plan.md", { limit });
+      const c = await viaScan.unlinkedMentions("Project Plan.md", { limit });
+      expect(a.method).toBe("search");
+      expect(c.method).toBe("scan");
+      expect({ ...a, method: "x" }).toEqual({ ...b, method: "x" });
+      if (limit === 50) {
+        expect({ ...a, method: "x" }).toEqual({ ...c, method: "x" });
+        expect(a.mentions.filter((m) => !m.path.startsWith("Many/")).map((m) => [m.path, m.line])).toEqual([
+          ["A.md", 1],
+          ["A.md", 3],
+          ["E.md", 2],
+        ]);
+        expect(a.total).toBe(33);
+      }
+    }
+    expect(searched).toBe(0);
+    for (const g of [viaPaths, viaHits, viaScan]) g.close();
+    await svc.close();
   });
 });
 

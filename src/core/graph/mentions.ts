@@ -7,6 +7,8 @@ import type { GraphScheduler } from "./types";
 /** What the unlinked-mentions finder needs of the search service (all of it optional but `search`). */
 export interface MentionSearch {
   search(req: SearchRequest): SearchResponse;
+  /** The paths `search` would return, without sections or snippets (used when present: cheaper). */
+  matchPaths?(req: SearchRequest): { paths: string[]; total: number };
   status?(): IndexStatus;
   hasPendingWork?(): boolean;
 }
@@ -55,7 +57,7 @@ export function mentionPattern(name: string): RegExp | null {
 }
 
 /** Text with link/embed spans and the frontmatter blanked out (same length, line breaks kept). */
-function maskedLines(text: string, meta: NoteMetadata | null): { lines: string[]; firstBodyLine: number } {
+function maskedText(text: string, meta: NoteMetadata | null): { masked: string; firstBodyLine: number } {
   let masked = text;
   if (meta) {
     const spans: [number, number][] = [];
@@ -76,7 +78,7 @@ function maskedLines(text: string, meta: NoteMetadata | null): { lines: string[]
     }
   }
   const firstBodyLine = meta?.frontmatterPosition ? meta.frontmatterPosition.end.line + 1 : 0;
-  return { lines: masked.split("\n"), firstBodyLine };
+  return { masked, firstBodyLine };
 }
 
 function clipAround(line: string, index: number, length: number): string {
@@ -100,9 +102,16 @@ function searchCandidates(search: MentionSearch | undefined, names: string[], ca
     let complete = true;
     for (const name of names) {
       if (!/[\p{L}\p{N}]/u.test(name)) return null; // nothing the keyword index could match on
-      const res = search.search({ query: `"${name.replace(/"/g, " ")}"`, limit: cap, chunksPerFile: 1, snippetWords: 1 });
-      if (res.total_files > res.hits.length) complete = false;
-      for (const h of res.hits) paths.add(h.path);
+      const req: SearchRequest = { query: `"${name.replace(/"/g, " ")}"`, limit: cap, chunksPerFile: 1, snippetWords: 1 };
+      if (search.matchPaths) {
+        const res = search.matchPaths(req);
+        if (res.total > res.paths.length) complete = false;
+        for (const p of res.paths) paths.add(p);
+      } else {
+        const res = search.search(req);
+        if (res.total_files > res.hits.length) complete = false;
+        for (const h of res.hits) paths.add(h.path);
+      }
     }
     return { paths, complete };
   } catch {
@@ -116,7 +125,7 @@ function searchCandidates(search: MentionSearch | undefined, names: string[], ca
  */
 const SEARCH_TIERS = [100, SEARCH_CANDIDATES];
 /** Notes read at once while verifying. */
-const READ_BATCH = 8;
+const READ_BATCH = 16;
 
 export interface MentionsRequest {
   port: VaultPort;
@@ -173,7 +182,10 @@ export async function findUnlinkedMentions(req: MentionsRequest): Promise<Mentio
     const meta = port.getMetadata(path);
     const linkedLines = new Set<number>();
     for (const l of graph.out.get(path) ?? []) if (l.target === target && l.line !== null) linkedLines.add(l.line);
-    const { lines, firstBodyLine } = maskedLines(text, meta);
+    const { masked, firstBodyLine } = maskedText(text, meta);
+    // A mention on a line is a match in the whole text too: a note with none is done without splitting it.
+    if (!patterns.some((p) => p.re.test(masked))) return;
+    const lines = masked.split("\n");
     let original: string[] | null = null;
     for (let i = firstBodyLine; i < lines.length; i++) {
       if (linkedLines.has(i + 1)) continue;

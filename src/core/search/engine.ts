@@ -774,8 +774,21 @@ export class InvertedIndex {
   }
 
   search(pq: ParsedQuery, req: SearchRequest, language: SearchLanguage): SearchResponse {
+    return this.run(pq, req, language, true).res;
+  }
+
+  /**
+   * The paths `search` would return for the same request (same ranking, same order), without
+   * building sections or snippets; `total` is its `total_files`.
+   */
+  matchPaths(pq: ParsedQuery, req: SearchRequest, language: SearchLanguage): { paths: string[]; total: number } {
+    const { res, paths } = this.run(pq, req, language, false);
+    return { paths, total: res.total_files };
+  }
+
+  private run(pq: ParsedQuery, req: SearchRequest, language: SearchLanguage, withHits: boolean): { res: SearchResponse; paths: string[] } {
     const clauses = pq.clauses.slice(0, 31);
-    if (clauses.length === 0 || this.liveChunks === 0) return { hits: [], total_files: 0, relaxed: false };
+    if (clauses.length === 0 || this.liveChunks === 0) return { res: { hits: [], total_files: 0, relaxed: false }, paths: [] };
     this.ensureScratch();
     const N = this.liveChunks;
     const avg = this.totalLen / N;
@@ -1029,8 +1042,9 @@ export class InvertedIndex {
       top[i] = s;
     }
 
-    const wanted = positiveTermSet(pq);
-    const hits = top.map((slot) => {
+    const paths = top.map((slot) => this.slots[slot]!.path);
+    const wanted = withHits ? positiveTermSet(pq) : null;
+    const hits = (withHits ? top : []).map((slot) => {
       const doc = this.slots[slot]!;
       const chunkIds = doc.chunkIds.filter((id) => acc[id] > 0).sort((a, b) => acc[b] - acc[a]);
       const sections: SearchSection[] = [];
@@ -1038,7 +1052,7 @@ export class InvertedIndex {
         const o = this.chunkOrd[id];
         sections.push({
           heading: doc.headings[o],
-          content: snippet(this.chunkText(doc, o), wanted, req.snippetWords, language),
+          content: snippet(this.chunkText(doc, o), wanted!, req.snippetWords, language),
           score: round(acc[id]),
           line_start: doc.lines[2 * o],
           line_end: doc.lines[2 * o + 1],
@@ -1049,7 +1063,7 @@ export class InvertedIndex {
 
     reset();
     for (const s of excludedDocs) this.docExcluded[s] = 0;
-    return { hits, total_files: cands.length, relaxed };
+    return { res: { hits, total_files: cands.length, relaxed }, paths };
   }
 }
 

@@ -525,6 +525,12 @@ class KeywordSearchService implements SearchService {
     return this.index.search(pq, req, this.opts.language);
   }
 
+  matchPaths(req: SearchRequest): { paths: string[]; total: number } {
+    if (!this.SQL) return { paths: [], total: 0 };
+    const pq = parseQuery(req.query, this.opts.language);
+    return this.index.matchPaths(pq, req, this.opts.language);
+  }
+
   status(): IndexStatus {
     const indexed = this.index.docs.size;
     const total = this.state === "building" ? Math.max(this.buildTotal, indexed + this.skipped.size) : indexed + this.skipped.size + this.queueNew();

@@ -96,6 +96,11 @@ export interface SearchService {
   /** Opens/reloads the database, then reconciles and builds in the background. Resolves once queryable or building. */
   start(): Promise<void>;
   search(req: SearchRequest): SearchResponse;
+  /**
+   * The paths `search` returns for the same request, in the same order, without building sections or
+   * snippets (cheaper); `total` is its `total_files`. Optional: callers fall back to `search`.
+   */
+  matchPaths?(req: SearchRequest): { paths: string[]; total: number };
   status(): IndexStatus;
   /** Queued events, a reconciliation or a build in progress. */
   hasPendingWork(): boolean;
