@@ -10,26 +10,13 @@ import * as path from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { createTestApp, Modal, Notice, type App, type Plugin } from "../stand-in/obsidian";
+import type { VaultMcpSettings } from "../../src/hosts/obsidian/settings";
 
 const MAIN_JS = path.resolve(__dirname, "../../main.js");
 if (!fs.existsSync(MAIN_JS)) throw new Error("main.js is missing: run `npm run build` (npm test does it) before these tests.");
 
-export interface PluginSettings {
-  version: number;
-  enabled: boolean;
-  port: number;
-  token: string;
-  writeMode: boolean;
-  allowedOrigins: string[];
-  hiddenFolders: string[];
-  protectedFolders: string[];
-  confirmDestructive: boolean;
-  toolProfile: "full" | "core" | "custom";
-  enabledTools: string[];
-  maxReadKB: number;
-  maxAttachmentKB: number;
-  searchLanguage: "en" | "none";
-}
+/** The settings as the built plugin holds them: the source's type (the bundle's shape is the same). */
+export type PluginSettings = VaultMcpSettings;
 
 export interface VaultMcpPlugin extends Plugin {
   settings: PluginSettings;

@@ -1,32 +1,24 @@
-import { createCoreServices, type CoreServices, type HostKind } from "../../core/services";
+import { createCoreServices, type CoreOptions, type CoreServices } from "../../core/services";
 import { serverInstructions } from "../../core/services/instructions";
 import { createMcpServer, type ToolProfile } from "../../mcp/server";
-import type { SearchOptions } from "../../core/search";
-import type { ReadLimits } from "../../core/services/vault-service";
-import type { WorkspacePort } from "../../core/workspace";
-import type { Confirmer } from "../../core/write";
 import { allTools } from "../../mcp/tools";
 import { AddressInUseError, startHttpServer } from "../../transport/http";
-import type { StateStore } from "../../core/state";
 import type { VaultPort } from "../../core/vault";
 
 export type LogLevel = "debug" | "info" | "warn" | "error";
 
-export interface RuntimeOptions {
+/**
+ * What a host passes to start a server: the core's options (host, write mode, folders, state, caps,
+ * confirmer, workspace…) plus the vault and what the server itself needs.
+ */
+export interface RuntimeOptions extends CoreOptions {
   port: VaultPort;
-  host: HostKind;
   /** TCP port to listen on (127.0.0.1). 0 picks a free one (tests). */
   listenPort: number;
   /** The current bearer token (read at every request, so Regenerate takes effect at once). */
   token: () => string;
   /** Origins allowed to call (none by default). */
   allowedOrigins: readonly string[];
-  writeMode: boolean;
-  hiddenFolders?: readonly string[];
-  protectedFolders?: readonly string[];
-  stateStore: StateStore;
-  /** The sql.js WASM bytes (inlined into the bundle by esbuild). */
-  sqlWasm: Uint8Array;
   /** Plugin/server version, reported at initialize. */
   version: string;
   log?: (level: LogLevel, message: string) => void;
@@ -37,14 +29,6 @@ export interface RuntimeOptions {
   portFallback?: number;
   /** Which tools clients see (default: full). */
   tools?: ToolProfile;
-  /** Size caps of read (defaults: notes 256 KB, attachments 1 MB). */
-  readLimits?: Partial<ReadLimits>;
-  /** Search index settings. */
-  search?: Partial<SearchOptions>;
-  /** Asks the owner before delete, rename and overwrite (Obsidian: a modal). Default: approve. */
-  confirmer?: Confirmer;
-  /** Obsidian's live workspace (active note, open notes). Absent headless. */
-  workspace?: WorkspacePort;
 }
 
 export interface Runtime {
@@ -87,19 +71,7 @@ export class PortInUseError extends Error {
  */
 export async function startRuntime(opts: RuntimeOptions): Promise<Runtime & { services: CoreServices }> {
   const log = opts.log ?? (() => {});
-  const services = createCoreServices(opts.port, {
-    host: opts.host,
-    writeMode: opts.writeMode,
-    hiddenFolders: opts.hiddenFolders,
-    protectedFolders: opts.protectedFolders,
-    stateStore: opts.stateStore,
-    sqlWasm: opts.sqlWasm,
-    log,
-    readLimits: opts.readLimits,
-    search: opts.search,
-    confirmer: opts.confirmer,
-    workspace: opts.workspace,
-  });
+  const services = createCoreServices(opts.port, opts);
   await opts.port.ready();
   const instructions = await serverInstructions(opts.port, services.policy, opts.writeMode);
   const tries = opts.listenPort === 0 ? 0 : Math.max(0, opts.portFallback ?? DEFAULT_PORT_FALLBACK);
