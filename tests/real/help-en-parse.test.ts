@@ -3,31 +3,17 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { computeLinkMaps, LinkResolver } from "../../src/core/links/resolver";
 import { linkSyntax, splitLinkpath, type NoteMetadata } from "../../src/core/metadata";
-import { splitFrontmatter } from "../../src/core/frontmatter";
-import { parseFrontmatterSlow, parseNote } from "../../src/core/parser";
-import { fastYaml } from "../../src/core/parser/fast-yaml";
+import { parseNote } from "../../src/core/parser";
+import { describeFastFrontmatter, vaultFiles } from "../support/vault-files";
 
 const VAULT = path.resolve(__dirname, "../../../shared/vaults/help-en");
 const present = fs.existsSync(VAULT);
 /** The suite reports the vault's numbers (console.* is linted out of the project). */
 const report = (line: string): void => void process.stdout.write(line + "\n");
 
-function walk(root: string): string[] {
-  const out: string[] = [];
-  const rec = (dir: string) => {
-    for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
-      if (e.name.startsWith(".")) continue;
-      const p = path.join(dir, e.name);
-      if (e.isDirectory()) rec(p);
-      else out.push(path.relative(root, p).split(path.sep).join("/"));
-    }
-  };
-  rec(root);
-  return out.sort();
-}
 
 (present ? describe : describe.skip)("help-en vault: parse and resolve every note", () => {
-  const files = present ? walk(VAULT) : [];
+  const files = present ? vaultFiles(VAULT) : [];
   const notes: [string, NoteMetadata][] = [];
   for (const f of files.filter((x) => x.endsWith(".md"))) notes.push([f, parseNote(fs.readFileSync(path.join(VAULT, f), "utf8"))]);
   const resolver = new LinkResolver(files);
@@ -134,21 +120,4 @@ function walk(root: string): string[] {
   });
 });
 
-(present ? describe : describe.skip)("help-en vault: fast frontmatter path agrees with the YAML parser", () => {
-  test("every frontmatter block", () => {
-    let fast = 0, slow = 0;
-    for (const f of walk(VAULT).filter((x) => x.endsWith(".md"))) {
-      const yaml = splitFrontmatter(fs.readFileSync(path.join(VAULT, f), "utf8")).yaml;
-      if (yaml === null) continue;
-      const quick = fastYaml(yaml);
-      if (quick === undefined) {
-        slow++;
-        continue;
-      }
-      fast++;
-      expect([f, quick]).toEqual([f, parseFrontmatterSlow(yaml).frontmatter]);
-    }
-    report(`help-en: frontmatter fast path ${fast}, full parser ${slow}`);
-    expect(fast).toBeGreaterThan(100);
-  });
-});
+describeFastFrontmatter("help-en", VAULT, report);

@@ -3,35 +3,21 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { computeLinkMaps, LinkResolver } from "../../src/core/links/resolver";
 import { splitLinkpath, type NoteMetadata } from "../../src/core/metadata";
-import { splitFrontmatter } from "../../src/core/frontmatter";
-import { parseFrontmatterSlow, parseNote } from "../../src/core/parser";
-import { fastYaml } from "../../src/core/parser/fast-yaml";
+import { parseNote } from "../../src/core/parser";
+import { describeFastFrontmatter, vaultFiles } from "../support/vault-files";
 
 const VAULT = path.resolve(__dirname, "../../../shared/vaults/help-ja");
 const present = fs.existsSync(VAULT);
 /** The suite reports the vault's numbers (console.* is linted out of the project). */
 const report = (line: string): void => void process.stdout.write(line + "\n");
 
-function walk(root: string): string[] {
-  const out: string[] = [];
-  const rec = (dir: string) => {
-    for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
-      if (e.name.startsWith(".")) continue;
-      const p = path.join(dir, e.name);
-      if (e.isDirectory()) rec(p);
-      else out.push(path.relative(root, p).split(path.sep).join("/").normalize("NFC"));
-    }
-  };
-  rec(root);
-  return out.sort();
-}
 
 // The Japanese help vault ships without its attachments, so only links to notes are expected to resolve.
 const ATTACHMENT = /\.(png|jpe?g|gif|svg|webp|mp4|webm|mov|pdf|mp3|ico)$/i;
 
 (present ? describe : describe.skip)("help-ja vault: parse and resolve every note", () => {
   test("every note parses and links to notes resolve", () => {
-    const files = walk(VAULT);
+    const files = vaultFiles(VAULT);
     const notes: [string, NoteMetadata][] = [];
     for (const f of files.filter((x) => x.endsWith(".md"))) {
       const text = fs.readFileSync(path.join(VAULT, f), "utf8");
@@ -66,21 +52,4 @@ const ATTACHMENT = /\.(png|jpe?g|gif|svg|webp|mp4|webm|mov|pdf|mp3|ico)$/i;
   });
 });
 
-(present ? describe : describe.skip)("help-ja vault: fast frontmatter path agrees with the YAML parser", () => {
-  test("every frontmatter block", () => {
-    let fast = 0, slow = 0;
-    for (const f of walk(VAULT).filter((x) => x.endsWith(".md"))) {
-      const yaml = splitFrontmatter(fs.readFileSync(path.join(VAULT, f), "utf8")).yaml;
-      if (yaml === null) continue;
-      const quick = fastYaml(yaml);
-      if (quick === undefined) {
-        slow++;
-        continue;
-      }
-      fast++;
-      expect([f, quick]).toEqual([f, parseFrontmatterSlow(yaml).frontmatter]);
-    }
-    report(`help-ja: frontmatter fast path ${fast}, full parser ${slow}`);
-    expect(fast).toBeGreaterThan(100);
-  });
-});
+describeFastFrontmatter("help-ja", VAULT, report);

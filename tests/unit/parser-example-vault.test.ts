@@ -4,24 +4,13 @@ import * as path from "node:path";
 import { computeLinkMaps, LinkResolver } from "../../src/core/links/resolver";
 import { frontmatterTags, splitLinkpath, type NoteMetadata } from "../../src/core/metadata";
 import { parseNote } from "../../src/core/parser";
+import { vaultFiles } from "../support/vault-files";
 
 const VAULT = path.resolve(__dirname, "../../examples/vault");
 
-function walk(root: string): string[] {
-  const out: string[] = [];
-  const rec = (dir: string) => {
-    for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
-      const p = path.join(dir, e.name);
-      if (e.isDirectory()) rec(p);
-      else out.push(path.relative(root, p).split(path.sep).join("/"));
-    }
-  };
-  rec(root);
-  return out.sort();
-}
 
 describe("the bundled example vault", () => {
-  const files = walk(VAULT);
+  const files = vaultFiles(VAULT);
   const notes: [string, NoteMetadata][] = files.filter((f) => f.endsWith(".md")).map((f) => [f, parseNote(fs.readFileSync(path.join(VAULT, f), "utf8"))]);
   const meta = new Map(notes);
   const resolver = new LinkResolver(files);

@@ -5,21 +5,10 @@ import { LinkResolver } from "../../src/core/links/resolver";
 import { renameContext, rewriteLinks } from "../../src/core/links/rewrite";
 import { splitLinkpath, type NoteMetadata } from "../../src/core/metadata";
 import { parseNote } from "../../src/core/parser";
+import { vaultFiles } from "../support/vault-files";
 
 const VAULT = path.resolve(__dirname, "../../examples/vault");
 
-function walk(root: string): string[] {
-  const out: string[] = [];
-  const rec = (dir: string) => {
-    for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
-      const p = path.join(dir, e.name);
-      if (e.isDirectory()) rec(p);
-      else out.push(path.relative(root, p).split(path.sep).join("/"));
-    }
-  };
-  rec(root);
-  return out.sort();
-}
 
 /** Every link of every note as (source, target-or-unresolved-text), in document order. */
 function targets(notes: Map<string, string>, resolver: LinkResolver): Map<string, string[]> {
@@ -36,7 +25,7 @@ function targets(notes: Map<string, string>, resolver: LinkResolver): Map<string
 }
 
 function renameAll(renames: Map<string, string>) {
-  const files = walk(VAULT);
+  const files = vaultFiles(VAULT);
   const before = new LinkResolver(files);
   const texts = new Map(files.filter((f) => f.endsWith(".md")).map((f) => [f, fs.readFileSync(path.join(VAULT, f), "utf8")]));
   const expected = targets(texts, before);
@@ -70,7 +59,7 @@ describe("rewriteLinks over the example vault", () => {
   });
 
   test("renaming a folder (every file in it) keeps every link on its target, relative links included", () => {
-    const files = walk(VAULT);
+    const files = vaultFiles(VAULT);
     const renames = new Map(files.filter((f) => f.startsWith("Projects/")).map((f) => [f, "Work/" + f.slice("Projects/".length)]));
     const { expected, actual, count, texts, after } = renameAll(renames);
     expect(count).toBeGreaterThan(3);
