@@ -1,13 +1,15 @@
 /**
  * The segmented index: slicing inside a long note, persistence in many small files (only changed
- * segments rewritten), a damaged segment re-indexed alone, and the relevance rules (stop words,
- * title boost, loose CJK sentences).
+ * segments rewritten), a reloaded index answering exactly as the one it was saved from, a damaged
+ * segment re-indexed alone, compaction, and the relevance rules (stop words, title boost, loose CJK
+ * sentences).
  */
 import { describe, expect, test } from "@jest/globals";
 import sqlWasm from "sql.js/dist/sql-wasm.wasm";
 import { createSearchService, parseQuery, type SearchRequest, type SearchService, type SearchServiceDeps } from "../../src/core/search";
-import { segmentFileName } from "../../src/core/search/db";
-import { SEGMENT_COUNT, segmentOf } from "../../src/core/search/engine";
+import { loadSqlJs, readBlobs, segmentFileName, writeBlobs } from "../../src/core/search/db";
+import { chunkNote } from "../../src/core/search/chunk";
+import { InvertedIndex, SEGMENT_COUNT, segmentOf } from "../../src/core/search/engine";
 import { MemoryVault } from "../../src/core/memory-vault";
 import { AccessPolicy } from "../../src/core/policy";
 import { MemoryStateStore } from "../../src/core/state";
@@ -120,6 +122,93 @@ describe("segmented keyword index", () => {
     expect(paths(second.svc, "word5")).toEqual(["N/n5.md"]);
     expect(second.svc.status().documents_indexed).toBe(200);
     await second.svc.close();
+  });
+
+  test("a reloaded index answers exactly as the one built from the notes", async () => {
+    const files: Record<string, string> = {};
+    for (let i = 0; i < 120; i++) {
+      const long = i % 10 === 0 ? `\n\n## Deep ${i}\n\n${"filler words about kilns ".repeat(200)}\n\n## Late ${i}\n\nlate marker${i} glaze` : "";
+      files[`F${i % 7}/note ${i}.md`] = `---\ntags: [t${i % 4}, craft]\nstatus: s${i % 3}\naliases: [Alias ${i}]\n---\n# Note ${i}\n\nword${i} clay pottery ${i % 2 ? "glaze" : "kiln"} 日本語のテキスト${i % 5}${long}\n`;
+    }
+    const vault = new MemoryVault(files);
+    const store = new MemoryStateStore();
+    const first = await started(vault, store);
+    const queries = ["clay", "glaze kiln", '"clay pottery"', "pott*", "word17 OR word18", "kiln -glaze", "日本語", "alias 42", "late marker30", "filler"];
+    const full = (svc: SearchService) => queries.map((q) => svc.search(req(q, { snippetWords: 12, chunksPerFile: 3, limit: 50 })));
+    const filtered = (svc: SearchService) => svc.search(req("clay", { filters: { tags: "t1", status: "s2" }, folder: "F3" }));
+    const before = full(first.svc);
+    const beforeFiltered = filtered(first.svc);
+    expect(before[0].total_files).toBe(120);
+    expect(before[8].hits[0].sections[0]).toMatchObject({ heading: "Note 30 > Late 30" });
+    await first.svc.close();
+
+    const again = await started(vault, store);
+    expect(again.logs.filter((l) => /rebuild|unusable|inconsistent/i.test(l))).toEqual([]);
+    expect(full(again.svc)).toEqual(before);
+    expect(filtered(again.svc)).toEqual(beforeFiltered);
+    await again.svc.close();
+  });
+
+  test("a segment whose postings disagree with its term header: only its notes are indexed again", async () => {
+    const files = manyNotes(200);
+    const vault = new MemoryVault(files);
+    const store = new MemoryStateStore();
+    const first = await started(vault, store);
+    await first.svc.close();
+    const SQL = await loadSqlJs(sqlWasm);
+    const bad = segmentOf("N/n5.md");
+    const other = (bad + 1) % SEGMENT_COUNT;
+    const blobs = readBlobs(SQL, store.files.get(segmentFileName(FILE, bad))!);
+    // Well-formed varints, but the postings of another segment's chunks.
+    blobs.set("postings", readBlobs(SQL, store.files.get(segmentFileName(FILE, other))!).get("postings")!);
+    store.files.set(segmentFileName(FILE, bad), writeBlobs(SQL, Object.fromEntries(blobs)));
+    let reads = 0;
+    const read = vault.read.bind(vault);
+    vault.read = (p: string) => {
+      reads++;
+      return read(p);
+    };
+    const second = await started(vault, store);
+    expect(second.logs.some((l) => /inconsistent postings/.test(l))).toBe(true);
+    expect(reads).toBe(Object.keys(files).filter((p) => segmentOf(p) === bad).length);
+    expect(paths(second.svc, "word5")).toEqual(["N/n5.md"]);
+    const inOther = Object.keys(files).find((p) => segmentOf(p) === other)!;
+    const word = inOther.replace(/^N\/n(\d+)\.md$/, "word$1");
+    expect(paths(second.svc, word)).toEqual([inOther]);
+    expect(second.svc.search(req("shared text", { limit: 1000 })).total_files).toBe(200);
+    expect(second.svc.status().documents_indexed).toBe(200);
+    await second.svc.close();
+  });
+
+  test("compaction lays the lists out again in many small steps, dropping deleted notes only", () => {
+    const index = new InvertedIndex();
+    const add = (path: string, text: string) => {
+      const chunks = chunkNote(path, text, null, { maxWords: 300 });
+      const b = index.docBuilder();
+      for (const c of chunks) b.addChunk(c, "en");
+      index.addDoc({ seg: segmentOf(path), path, title: path.slice(0, -3), folder: "", mtime: 0, size: text.length, hash: path, frontmatter: {}, tags: [] }, chunks, b);
+    };
+    for (let i = 0; i < 3000; i++) add(`n${i}.md`, `common words for all ${i % 3 ? "odd" : "even"} tag${i % 50} unique${i}`);
+    for (let i = 0; i < 3000; i += 2) index.removeDoc(`n${i}.md`);
+    const pq = (q: string) => parseQuery(q);
+    const queries = ["common", "odd", "even", "tag7", "unique1001", "unique1000", '"all odd"'];
+    const run = () => queries.map((q) => index.search(pq(q), req(q, { limit: 2000 }), "en"));
+    const before = run();
+    const postings = index.totalPostings;
+    const state = { seg: 0, k: 0 };
+    let steps = 0;
+    // A deadline that has always passed: one check's worth of work per step.
+    while (index.compactSome(state, () => true)) steps++;
+    expect(steps).toBeGreaterThan(5);
+    expect(index.totalPostings).toBeLessThan(postings);
+    expect(index.deadPostings).toBe(0);
+    expect(run()).toEqual(before);
+    expect(before[0].total_files).toBe(1500);
+    expect(before[5].total_files).toBe(0);
+    // Lists grow again after compaction.
+    add("late.md", "common unique1000 late");
+    expect(index.search(pq("unique1000"), req("unique1000"), "en").hits.map((h) => h.path)).toEqual(["late.md"]);
+    expect(index.search(pq("common"), req("common", { limit: 2000 }), "en").total_files).toBe(1501);
   });
 
   test("question and stop words are not required terms", async () => {

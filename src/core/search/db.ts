@@ -3,13 +3,16 @@ import initSqlJs, { type SqlJsStatic } from "sql.js";
 /**
  * Bump when the stored form changes: an older index is rebuilt once.
  *
- * Layout (v3): the index is sharded into several small sql.js databases, each written atomically
+ * Layout (v4): the index is sharded into several small sql.js databases, each written atomically
  * through the StateStore (temp file + rename): a main file (`search-index.sqlite`: format key,
- * segment count, skipped notes) and one file per segment (`search-index-NN.sqlite`: its notes,
- * terms, varint-coded postings, term sequences and chunk texts as blobs). Saving after an edit
- * exports only the segments that changed, each well under 50 ms, instead of one large database.
+ * segment count, term dictionary, skipped notes) and one file per segment (`search-index-NN.sqlite`:
+ * its notes as JSON, their chunk numbers, a term header (term id, posting count), varint-coded
+ * postings, term sequences and chunk texts, as blobs). Saving after an edit exports only the
+ * segments that changed, each in a short step, instead of one large database. v4: 128 segments;
+ * chunk numbers as varints instead of JSON; the term header lets loading lay out every posting list
+ * first and decode each posting once.
  */
-export const SCHEMA_VERSION = 3;
+export const SCHEMA_VERSION = 4;
 
 const sqlCache = new WeakMap<Uint8Array, Promise<SqlJsStatic>>();
 

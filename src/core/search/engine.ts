@@ -10,6 +10,10 @@ const K1 = 1.2;
 const B = 0.75;
 /** At most this many chunks have their term sequence checked for a phrase; beyond, candidates count as matches. */
 const PHRASE_VERIFY_CAP = 3000;
+/** Chunk ids above this are taken for corruption when loading (the segment is indexed again). */
+const MAX_CHUNK_ID = 1 << 26;
+/** The postings log is merged into the lists when it holds this many postings (and before any read). */
+const LOG_MERGE_AT = 1 << 17;
 /** A prefix expands to at most this many terms (the most frequent). */
 const PREFIX_EXPANSION_CAP = 64;
 /**
@@ -28,7 +32,7 @@ const TITLE_BOOST_POOL = 200;
  * sql.js file, so saving after an edit exports only the segments that changed, each in one short
  * step (~0.7 MB at 10k notes), and loading decodes them one task at a time.
  */
-export const SEGMENT_COUNT = 64;
+export const SEGMENT_COUNT = 128;
 
 export function segmentOf(path: string): number {
   let h = 0x811c9dc5;
@@ -63,13 +67,6 @@ export interface DocEntry {
   titleTerms?: string[];
 }
 
-/** A chunk's weighted term frequencies (segment-local term ids) and its body as term ids. */
-export interface ChunkVec {
-  ids: Int32Array;
-  tfs: Float32Array;
-  len: number;
-  seq: Uint8Array;
-}
 
 /** The former string-keyed vector (kept for callers of `chunkVector`). */
 export interface ChunkVector {
@@ -81,26 +78,49 @@ export interface ChunkVector {
 
 /** Postings of one term: (chunk id, weighted tf) pairs, interleaved in one Int32Array. */
 class PostingList {
-  data = new Int32Array(4);
+  data: Int32Array = EMPTY_INTS;
   n = 0;
-  push(id: number, tf: number): void {
-    const i = this.n * 2;
-    if (i + 2 > this.data.length) {
-      const d = new Int32Array(Math.max(8, this.data.length * 2));
-      d.set(this.data);
-      this.data = d;
-    }
-    this.data[i] = id;
-    this.data[i + 1] = tf;
-    this.n++;
-  }
-  /** Room for `more` postings without growing. */
-  reserve(more: number): void {
+  /** Room for `more` postings without growing (a grown list takes its space from `pool`). */
+  reserve(more: number, pool: IntPool): void {
     const need = (this.n + more) * 2;
     if (need <= this.data.length) return;
-    const d = new Int32Array(Math.max(need, 8, Math.ceil(this.data.length * 1.5)));
+    const d = pool.alloc(Math.max(need, 8, this.data.length * 2));
     d.set(this.data.subarray(0, this.n * 2));
     this.data = d;
+  }
+}
+
+const EMPTY_INTS = new Int32Array(0);
+/** Ints per pool slab (4 MB). */
+const POOL_SLAB = 1 << 20;
+
+/**
+ * Space for growing posting lists, carved out of large slabs: a list that grows gets a view into the
+ * current slab instead of an ArrayBuffer of its own. ~30k small buffers, re-allocated as they doubled,
+ * cost more than the postings themselves (allocation, and garbage collections for external memory).
+ * Space a list leaves behind when it grows is reclaimed by compaction, which lays every list out again
+ * in one exact buffer.
+ */
+class IntPool {
+  private slab = EMPTY_INTS;
+  private used = 0;
+  /** Ints in slabs handed out since the last reset (live or left behind). */
+  slabInts = 0;
+  alloc(n: number): Int32Array {
+    if (n >= POOL_SLAB >> 4) return new Int32Array(n);
+    if (this.used + n > this.slab.length) {
+      this.slab = new Int32Array(POOL_SLAB);
+      this.used = 0;
+      this.slabInts += POOL_SLAB;
+    }
+    const v = this.slab.subarray(this.used, this.used + n);
+    this.used += n;
+    return v;
+  }
+  reset(): void {
+    this.slab = EMPTY_INTS;
+    this.used = 0;
+    this.slabInts = 0;
   }
 }
 
@@ -165,6 +185,94 @@ class ByteWriter {
   }
 }
 
+/**
+ * One note's index data, built chunk by chunk (a long note is tokenized over several slices) before
+ * `InvertedIndex.addDoc` takes it. Its buffers are reused from note to note: one builder per worker,
+ * `reset()` before each note, so indexing allocates little besides the note's own arrays.
+ */
+export class DocBuilder {
+  /** Per chunk: its terms (ids) and weighted tfs at [postOff[i], postOff[i + 1]). */
+  terms = new Int32Array(4096);
+  tfs = new Int32Array(4096);
+  postOff: number[] = [0];
+  lens: number[] = [];
+  seq = new ByteWriter(64 * 1024);
+  seqOff: number[] = [0];
+  text = new Uint8Array(64 * 1024);
+  textOff: number[] = [0];
+  private tf = new Float64Array(1024);
+  private touched = new Int32Array(1024);
+
+  constructor(readonly dict: TermDict) {}
+
+  get chunkCount(): number {
+    return this.lens.length;
+  }
+
+  reset(): void {
+    this.postOff = [0];
+    this.lens = [];
+    this.seq.reset();
+    this.seqOff = [0];
+    this.textOff = [0];
+  }
+
+  /** Tokenizes a chunk: weighted term frequencies (title, aliases, headings and tags above the body), its body as term ids, its text. */
+  addChunk(chunk: Chunk, language: SearchLanguage): void {
+    let tf = this.tf;
+    let touched = this.touched;
+    let nt = 0;
+    let len = 0;
+    const seq = this.seq;
+    forEachField(chunk, language, this.dict, (_t, w, k) => {
+      if (k >= tf.length) {
+        const g = new Float64Array(Math.max(k + 1, tf.length * 2));
+        g.set(tf);
+        this.tf = tf = g;
+      }
+      if (tf[k] === 0) {
+        if (nt === touched.length) {
+          const g = new Int32Array(touched.length * 2);
+          g.set(touched);
+          this.touched = touched = g;
+        }
+        touched[nt++] = k;
+      }
+      tf[k] += w === 0 ? FIELD_WEIGHTS.body : w;
+      len++;
+      if (w === 0) seq.varint(k);
+    });
+    let at = this.postOff[this.postOff.length - 1];
+    if (at + nt > this.terms.length) {
+      const cap = Math.max(at + nt, this.terms.length * 2);
+      const t2 = new Int32Array(cap);
+      t2.set(this.terms.subarray(0, at));
+      this.terms = t2;
+      const f2 = new Int32Array(cap);
+      f2.set(this.tfs.subarray(0, at));
+      this.tfs = f2;
+    }
+    for (let i = 0; i < nt; i++) {
+      const k = touched[i];
+      this.terms[at] = k;
+      this.tfs[at++] = Math.min(0xffff, Math.round(tf[k]));
+      tf[k] = 0;
+    }
+    this.postOff.push(at);
+    this.lens.push(Math.max(1, len));
+    this.seqOff.push(seq.n);
+    // The chunk's text as UTF-8 (at most 3 bytes per UTF-16 unit).
+    let to = this.textOff[this.textOff.length - 1];
+    if (to + chunk.text.length * 3 > this.text.length) {
+      const t2 = new Uint8Array(Math.max(to + chunk.text.length * 3, this.text.length * 2));
+      t2.set(this.text.subarray(0, to));
+      this.text = t2;
+    }
+    to += utf8.encodeInto(chunk.text, this.text.subarray(to)).written;
+    this.textOff.push(to);
+  }
+}
+
 /** Reads unsigned varints. */
 class VarintReader {
   private p = 0;
@@ -192,9 +300,13 @@ const unzig = (v: number) => (v % 2 === 0 ? v / 2 : -(v + 1) / 2);
 
 /** The persisted form of one segment (its notes; postings hold term ids of the main file's dictionary). */
 export interface SegmentBlobs {
-  /** JSON: the segment's documents. */
+  /** JSON: the segment's notes (their strings and frontmatter). */
   docs: Uint8Array;
-  /** Per term present: term id delta, count, then (zigzag chunk id delta, tf) varints. */
+  /** Varints, per note in `docs` order: its chunk count, then per chunk: zigzag id delta, length, first line, line span, term-sequence bytes, text bytes. */
+  nums: Uint8Array;
+  /** Varints, per term present: term id delta and its posting count (lets loading lay out every list before decoding a posting). */
+  terms: Uint8Array;
+  /** Varints, the postings of the terms in `terms` order: (zigzag chunk id delta, tf). */
   postings: Uint8Array;
   seq: Uint8Array;
   text: Uint8Array;
@@ -209,9 +321,14 @@ interface PersistedDoc {
   f: string;
   fm: Record<string, unknown>;
   tg: string[];
+  /** Per chunk: its heading path. */
+  hd: string[];
+}
+
+/** A persisted note with its numbers decoded (loading). */
+interface RestoredDoc extends PersistedDoc {
   ids: number[];
   lens: number[];
-  hd: string[];
   ln: number[];
   so: number[];
   to: number[];
@@ -238,6 +355,7 @@ export class InvertedIndex {
   totalLen = 0;
   totalPostings = 0;
   deadPostings = 0;
+  private pool = new IntPool();
 
   docs = new Map<string, DocEntry>();
   slots: (DocEntry | null)[] = [];
@@ -249,7 +367,6 @@ export class InvertedIndex {
   private docMask = new Uint32Array(64);
   private docBest = new Float64Array(64);
   private docExcluded = new Uint8Array(64);
-  private vecTf = new Float64Array(1024);
   private seqScratch = new Int32Array(1024);
 
   clear(): void {
@@ -266,13 +383,15 @@ export class InvertedIndex {
     this.totalLen = 0;
     this.totalPostings = 0;
     this.deadPostings = 0;
+    this.pool = new IntPool();
     this.docs.clear();
     this.slots = [];
     this.freeSlots = [];
     this.pending = [];
     this.pendingPaths = new Set();
     this.loadCounts = new Int32Array(0);
-    this.claimed = new Uint8Array(0);
+    this.owner = new Uint8Array(0);
+    this.logN = 0;
   }
 
   get termCount(): number {
@@ -317,80 +436,142 @@ export class InvertedIndex {
 
   /** The list of a term, if any posting was ever added. */
   lookup(t: string): PostingList | undefined {
+    this.flushPostings();
     const g = this.dict.map.get(t);
     return g === undefined ? undefined : this.lists[g];
   }
 
-  /** Tokenizes a chunk into term ids (creating terms as needed). */
-  vectorize(_seg: number, chunk: Chunk, language: SearchLanguage): ChunkVec {
-    const touched: number[] = [];
-    const seq = new ByteWriter(Math.max(64, chunk.text.length >> 1));
-    let len = 0;
-    let tfs = this.vecTf;
-    forEachField(chunk, language, this.dict, (_t, w, k) => {
-      if (k >= tfs.length) {
-        const g = new Float64Array(Math.max(k + 1, tfs.length * 2));
-        g.set(tfs);
-        this.vecTf = tfs = g;
-      }
-      if (tfs[k] === 0) touched.push(k);
-      tfs[k] += w === 0 ? FIELD_WEIGHTS.body : w;
-      len++;
-      if (w === 0) seq.varint(k);
-    });
-    const ids = new Int32Array(touched.length);
-    const out = new Float32Array(touched.length);
-    for (let i = 0; i < touched.length; i++) {
-      ids[i] = touched[i];
-      out[i] = tfs[touched[i]];
-      tfs[touched[i]] = 0;
-    }
-    return { ids, tfs: out, len: Math.max(1, len), seq: seq.result() };
+  private builder: DocBuilder | null = null;
+
+  /** The builder for the next note (reset; one note at a time: the next call resets it again). */
+  docBuilder(): DocBuilder {
+    if (!this.builder || this.builder.dict !== this.dict) this.builder = new DocBuilder(this.dict);
+    this.builder.reset();
+    return this.builder;
   }
 
-  /** Adds a document with its chunks (vectorized); replaces an older version. */
-  addDoc(entry: Omit<DocEntry, "slot" | "chunkIds" | "chunkLens" | "headings" | "lines" | "seq" | "seqOff" | "text" | "textOff">, chunks: Chunk[], vecs: ChunkVec[]): DocEntry {
+  /**
+   * Adds a document from a builder holding its vectorized chunks (`builder.chunkCount` must equal
+   * `chunks.length`); replaces an older version.
+   */
+  addDoc(entry: Omit<DocEntry, "slot" | "chunkIds" | "chunkLens" | "headings" | "lines" | "seq" | "seqOff" | "text" | "textOff">, chunks: Chunk[], b: DocBuilder): DocEntry {
+    if (b.dict !== this.dict) throw new Error("the document was vectorized against another term dictionary");
+    if (b.chunkCount !== chunks.length) throw new Error("builder and chunks disagree");
     this.removeDoc(entry.path);
     const slot = this.freeSlots.pop() ?? this.slots.length;
-    let seqBytes = 0;
-    for (const v of vecs) seqBytes += v.seq.length;
-    const seq = new Uint8Array(seqBytes);
-    const texts = chunks.map((c) => utf8.encode(c.text));
-    let textBytes = 0;
-    for (const t of texts) textBytes += t.length;
-    const text = new Uint8Array(textBytes);
-    const doc: DocEntry = { ...entry, slot, chunkIds: [], chunkLens: [], headings: [], lines: [], seq, seqOff: [0], text, textOff: [0] };
-    let so = 0;
-    let to = 0;
-    for (let i = 0; i < vecs.length; i++) {
-      const v = vecs[i];
+    const doc: DocEntry = {
+      ...entry,
+      slot,
+      chunkIds: [],
+      chunkLens: b.lens.slice(),
+      headings: [],
+      lines: [],
+      seq: b.seq.result(),
+      seqOff: b.seqOff.slice(),
+      text: b.text.slice(0, b.textOff[b.textOff.length - 1]),
+      textOff: b.textOff.slice(),
+    };
+    for (let i = 0; i < chunks.length; i++) {
       const c = chunks[i];
       const id = this.nextId++;
       this.ensureChunkCap(id);
+      const len = b.lens[i];
       this.chunkDoc[id] = slot;
-      this.chunkLen[id] = v.len;
+      this.chunkLen[id] = len;
       this.chunkOrd[id] = i;
       this.chunkSeg[id] = entry.seg;
       this.alive[id] = 1;
       this.liveChunks++;
-      this.totalLen += v.len;
-      for (let j = 0; j < v.ids.length; j++) this.listFor(v.ids[j]).push(id, Math.min(0xffff, Math.round(v.tfs[j])));
-      this.totalPostings += v.ids.length;
+      this.totalLen += len;
+      this.logPostings(id, b.terms, b.tfs, b.postOff[i], b.postOff[i + 1]);
       doc.chunkIds.push(id);
-      doc.chunkLens.push(v.len);
       doc.headings.push(c.heading);
       doc.lines.push(c.lineStart, c.lineEnd);
-      seq.set(v.seq, so);
-      so += v.seq.length;
-      doc.seqOff.push(so);
-      text.set(texts[i], to);
-      to += texts[i].length;
-      doc.textOff.push(to);
     }
     this.slots[slot] = doc;
     this.docs.set(doc.path, doc);
     this.dirty[entry.seg] = 1;
     return doc;
+  }
+
+  /**
+   * New postings go to an append-only log first (term, chunk, tf triples, written in sequence), merged
+   * into the posting lists in batches: a counting sort by term, then one copy per term. Appending to
+   * ~30k lists one posting at a time cost a cache miss or three per posting (~0.6 s of a 10k-note build).
+   */
+  private log = new Int32Array(3 * 4096);
+  private logN = 0;
+  private logOffsets = new Int32Array(0);
+  private logSorted = new Int32Array(0);
+
+  private logPostings(id: number, terms: Int32Array, tfs: Int32Array, from: number, to: number): void {
+    const n = to - from;
+    if ((this.logN + n) * 3 > this.log.length) {
+      const grown = new Int32Array(Math.max(this.log.length * 2, (this.logN + n) * 3));
+      grown.set(this.log.subarray(0, this.logN * 3));
+      this.log = grown;
+    }
+    const log = this.log;
+    let o = this.logN * 3;
+    for (let j = from; j < to; j++) {
+      log[o++] = terms[j];
+      log[o++] = id;
+      log[o++] = tfs[j];
+    }
+    this.logN += n;
+    this.totalPostings += n;
+    if (this.logN >= LOG_MERGE_AT) this.flushPostings(false);
+  }
+
+  /**
+   * Merges the postings log into the lists (every reader of the lists calls this first). `release`: a
+   * read, not a full log; the merge buffers (a few MB while building) are let go.
+   */
+  flushPostings(release = true): void {
+    const n = this.logN;
+    if (n === 0) return;
+    const log = this.log;
+    const terms = this.dict.names.length;
+    if (this.logOffsets.length < terms + 1) this.logOffsets = new Int32Array(Math.max(terms + 1, this.logOffsets.length * 2));
+    const off = this.logOffsets;
+    const touched: number[] = [];
+    for (let i = 0; i < n; i++) {
+      const g = log[3 * i];
+      if (off[g]++ === 0) touched.push(g);
+    }
+    // Counts → start offsets (in postings) of each touched term's run in `sorted`.
+    let at = 0;
+    for (const g of touched) {
+      const c = off[g];
+      off[g] = at;
+      at += c;
+    }
+    if (this.logSorted.length < n * 2) this.logSorted = new Int32Array(Math.max(n * 2, this.logSorted.length * 2));
+    const sorted = this.logSorted;
+    for (let i = 0; i < n; i++) {
+      const g = log[3 * i];
+      const k = off[g]++ * 2;
+      sorted[k] = log[3 * i + 1];
+      sorted[k + 1] = log[3 * i + 2];
+    }
+    // off[g] is now the end of g's run; runs are in `touched` order.
+    let start = 0;
+    for (const g of touched) {
+      const end = off[g];
+      const l = this.listFor(g);
+      l.reserve(end - start, this.pool);
+      const d = l.data;
+      if (end - start > 16) d.set(sorted.subarray(start * 2, end * 2), l.n * 2);
+      else for (let i = start * 2, o = l.n * 2; i < end * 2; i++, o++) d[o] = sorted[i];
+      l.n += end - start;
+      off[g] = 0;
+      start = end;
+    }
+    this.logN = 0;
+    if (release && this.log.length > 3 * 4096) {
+      this.log = new Int32Array(3 * 4096);
+      this.logSorted = new Int32Array(0);
+    }
   }
 
   /** A document's stat changed (same content). */
@@ -417,32 +598,54 @@ export class InvertedIndex {
     return doc;
   }
 
+  /** Dead postings are a quarter of the postings or more. (The service also compacts after indexing many notes, for the space grown lists left behind.) */
   needsCompaction(): boolean {
     return this.deadPostings > 50_000 && this.deadPostings > this.totalPostings * 0.25;
   }
 
-  /** Removes dead postings, list by list, until `deadline()`; false when done. */
-  compactSome(state: { seg: number; k: number }, deadline: () => boolean): boolean {
+  /**
+   * Lays the posting lists out again in one exact buffer, without dead postings, list by list until
+   * `deadline()`; false when done. The index must not change between steps (the service runs it inside
+   * its exclusive worker); every list is valid (old or new storage) after every step.
+   */
+  compactSome(state: { seg: number; k: number; buf?: Int32Array; off?: number }, deadline: () => boolean): boolean {
+    this.flushPostings();
     const alive = this.alive;
+    if (!state.buf) {
+      let total = 0;
+      for (const l of this.lists) if (l) total += l.n * 2;
+      state.buf = new Int32Array(total);
+      state.off = 0;
+    }
+    const buf = state.buf;
+    let o = state.off ?? 0;
+    let checked = o;
     while (state.k < this.lists.length) {
       const l = this.lists[state.k++];
       if (l) {
         const d = l.data;
-        let w = 0;
+        const start = o;
         for (let i = 0; i < l.n; i++) {
           const id = d[2 * i];
           if (alive[id]) {
-            d[2 * w] = id;
-            d[2 * w + 1] = d[2 * i + 1];
-            w++;
+            buf[o++] = id;
+            buf[o++] = d[2 * i + 1];
           }
         }
+        const w = (o - start) / 2;
+        l.data = w ? buf.subarray(start, o) : EMPTY_INTS;
         this.totalPostings -= l.n - w;
         l.n = w;
       }
-      if ((state.k & 255) === 0 && deadline()) return true;
+      // Every 256 lists or 64k copied ints (the common terms' lists are long).
+      if (((state.k & 255) === 0 || o - checked > 65536) && deadline()) {
+        state.off = o;
+        return true;
+      }
+      if (o - checked > 65536) checked = o;
     }
     this.deadPostings = 0;
+    this.pool.reset();
     return false;
   }
 
@@ -467,16 +670,20 @@ export class InvertedIndex {
     blobs(k: number): SegmentBlobs;
     names(): Uint8Array;
   } {
+    this.flushPostings();
     const seqW = new ByteWriter(256 * 1024);
     const textW = new ByteWriter(1024 * 1024);
+    const numW = new ByteWriter(64 * 1024);
     const want = new Uint8Array(SEGMENT_COUNT);
     for (const k of segs) want[k] = 1;
     const posts = new Map<number, ByteWriter>();
+    const heads = new Map<number, ByteWriter>();
     const lastTerm = new Int32Array(SEGMENT_COUNT);
     const prevId = new Int32Array(SEGMENT_COUNT);
     const counts = new Int32Array(SEGMENT_COUNT);
     for (const k of segs) {
       posts.set(k, new ByteWriter(64 * 1024));
+      heads.set(k, new ByteWriter(16 * 1024));
       this.dirty[k] = 0;
     }
     let g = 0;
@@ -504,7 +711,7 @@ export class InvertedIndex {
             }
             for (const k of segs) {
               if (!counts[k]) continue;
-              const w = posts.get(k)!;
+              const w = heads.get(k)!;
               w.varint(g - lastTerm[k]);
               lastTerm[k] = g;
               w.varint(counts[k]);
@@ -528,22 +735,31 @@ export class InvertedIndex {
       blobs: (k) => {
         seqW.reset();
         textW.reset();
+        numW.reset();
         const docs: PersistedDoc[] = [];
         for (const d of bySeg?.[k] ?? []) {
           if (this.docs.get(d.path) !== d) continue;
-          const so: number[] = [];
-          const to: number[] = [];
-          const seqBase = seqW.n - d.seqOff[0];
-          const textBase = textW.n - d.textOff[0];
-          for (const o of d.seqOff) so.push(o + seqBase);
-          for (const o of d.textOff) to.push(o + textBase);
           seqW.bytes(d.seq.subarray(d.seqOff[0], d.seqOff[d.seqOff.length - 1]));
           textW.bytes(d.text.subarray(d.textOff[0], d.textOff[d.textOff.length - 1]));
-          docs.push({ p: d.path, m: d.mtime, s: d.size, h: d.hash, t: d.title, f: d.folder, fm: d.frontmatter, tg: d.tags, ids: d.chunkIds, lens: d.chunkLens, hd: d.headings, ln: d.lines, so, to });
+          const n = d.chunkIds.length;
+          numW.varint(n);
+          let prev = 0;
+          for (let i = 0; i < n; i++) {
+            numW.varint(zig(d.chunkIds[i] - prev));
+            prev = d.chunkIds[i];
+            numW.varint(d.chunkLens[i]);
+            numW.varint(d.lines[2 * i]);
+            numW.varint(zig(d.lines[2 * i + 1] - d.lines[2 * i]));
+            numW.varint(d.seqOff[i + 1] - d.seqOff[i]);
+            numW.varint(d.textOff[i + 1] - d.textOff[i]);
+          }
+          docs.push({ p: d.path, m: d.mtime, s: d.size, h: d.hash, t: d.title, f: d.folder, fm: d.frontmatter, tg: d.tags, hd: d.headings });
         }
         const post = posts.get(k)!;
+        const head = heads.get(k)!;
         posts.delete(k);
-        return { docs: utf8.encode(docsJson(docs)), postings: post.view(), seq: seqW.view(), text: textW.view() };
+        heads.delete(k);
+        return { docs: utf8.encode(docsJson(docs)), nums: numW.view(), terms: head.view(), postings: post.view(), seq: seqW.view(), text: textW.view() };
       },
       names: () => utf8.encode(this.dict.names.join("\n")),
     };
@@ -555,84 +771,98 @@ export class InvertedIndex {
     this.dict = TermDict.from(names.length ? utf8d.decode(names).split("\n") : []);
   }
 
-  private pending: { k: number; docs: PersistedDoc[]; b: SegmentBlobs }[] = [];
+  private pending: { k: number; docs: RestoredDoc[]; b: SegmentBlobs; gs: Int32Array; ns: Int32Array }[] = [];
   private pendingPaths = new Set<string>();
   private loadCounts = new Int32Array(0);
-  private claimed = new Uint8Array(0);
+  /** Loading: chunk id → 1 + the segment that holds it (0: none). */
+  private owner = new Uint8Array(0);
 
   /**
-   * Loading, step 1 of 2, one call per segment: checks a persisted segment and counts its postings
-   * per term. Throws when its data is inconsistent (the segment is then left out; its notes are
-   * indexed again).
+   * Loading, step 1 of 2, one call per segment: decodes and checks a persisted segment's notes and
+   * its term header (not its postings). Throws when its data is inconsistent (the segment is then
+   * left out; its notes are indexed again).
    */
   restoreSegment(k: number, b: SegmentBlobs): void {
-    const docs = JSON.parse(utf8d.decode(b.docs)) as PersistedDoc[];
-    let maxId = 0;
-    for (const d of docs) for (const id of d.ids) maxId = Math.max(maxId, id);
-    if (maxId >= this.claimed.length) {
-      const c = new Uint8Array(Math.max(maxId + 1, this.claimed.length * 2));
-      c.set(this.claimed);
-      this.claimed = c;
-    }
-    const claimed = this.claimed;
+    const docs = JSON.parse(utf8d.decode(b.docs)) as RestoredDoc[];
     const mine: number[] = [];
-    const release = () => {
-      for (const id of mine) claimed[id] = 0;
-    };
-    for (const d of docs) {
-      if (this.docs.has(d.p) || this.pendingPaths.has(d.p)) {
-        release();
-        throw new Error(`note ${d.p} twice`);
-      }
-      if (d.ids.length + 1 !== d.so.length || d.ids.length + 1 !== d.to.length || d.so[d.so.length - 1] > b.seq.length || d.to[d.to.length - 1] > b.text.length) {
-        release();
-        throw new Error("segment chunks truncated");
-      }
-      for (const id of d.ids) {
-        if (claimed[id] || id <= 0) {
-          release();
-          throw new Error("chunk id reused");
-        }
-        claimed[id] = 2;
-        mine.push(id);
-      }
-    }
-    const names = this.dict.names.length;
-    if (this.loadCounts.length < names) {
-      const c = new Int32Array(names);
-      c.set(this.loadCounts);
-      this.loadCounts = c;
-    }
-    const gs: number[] = [];
-    const ns: number[] = [];
-    const r = new VarintReader(b.postings);
+    const tag = k + 1;
     try {
-      let g = 0;
-      while (!r.done()) {
-        g += r.next();
+      const r = new VarintReader(b.nums);
+      let so = 0;
+      let to = 0;
+      for (const d of docs) {
+        if (this.docs.has(d.p) || this.pendingPaths.has(d.p)) throw new Error(`note ${d.p} twice`);
         const n = r.next();
-        if (g >= names) throw new Error("term id out of range");
+        if (!Array.isArray(d.hd) || d.hd.length !== n) throw new Error("chunk headings do not match");
+        d.ids = new Array<number>(n);
+        d.lens = new Array<number>(n);
+        d.ln = new Array<number>(2 * n);
+        d.so = new Array<number>(n + 1);
+        d.to = new Array<number>(n + 1);
+        d.so[0] = so;
+        d.to[0] = to;
         let id = 0;
         for (let i = 0; i < n; i++) {
           id += unzig(r.next());
-          if (id <= 0 || id > maxId || claimed[id] !== 2) throw new Error("posting of an unknown chunk");
-          r.next();
+          if (id <= 0 || id > MAX_CHUNK_ID) throw new Error("bad chunk id");
+          if (id >= this.owner.length) {
+            const o = new Uint8Array(Math.max(id + 1, this.owner.length * 2, 1024));
+            o.set(this.owner);
+            this.owner = o;
+          }
+          if (this.owner[id]) throw new Error("chunk id reused");
+          this.owner[id] = tag;
+          mine.push(id);
+          d.ids[i] = id;
+          d.lens[i] = r.next();
+          const a = r.next();
+          d.ln[2 * i] = a;
+          d.ln[2 * i + 1] = a + unzig(r.next());
+          so += r.next();
+          to += r.next();
+          d.so[i + 1] = so;
+          d.to[i + 1] = to;
         }
+      }
+      if (!r.done()) throw new Error("trailing chunk data");
+      if (so !== b.seq.length || to !== b.text.length) throw new Error("segment chunks truncated");
+      const names = this.dict.names.length;
+      const h = new VarintReader(b.terms);
+      const gs: number[] = [];
+      const ns: number[] = [];
+      let g = 0;
+      let first = true;
+      while (!h.done()) {
+        const step = h.next();
+        if (!first && step === 0) throw new Error("term listed twice");
+        first = false;
+        g += step;
+        const n = h.next();
+        if (g >= names) throw new Error("term id out of range");
         gs.push(g);
         ns.push(n);
       }
+      if (this.loadCounts.length < names) {
+        const c = new Int32Array(names);
+        c.set(this.loadCounts);
+        this.loadCounts = c;
+      }
+      for (let i = 0; i < gs.length; i++) this.loadCounts[gs[i]] += ns[i];
+      for (const d of docs) this.pendingPaths.add(d.p);
+      this.pending.push({ k, docs, b, gs: Int32Array.from(gs), ns: Int32Array.from(ns) });
     } catch (e) {
-      release();
+      for (const id of mine) this.owner[id] = 0;
       throw e;
     }
-    for (const id of mine) claimed[id] = 1;
-    for (const d of docs) this.pendingPaths.add(d.p);
-    for (let i = 0; i < gs.length; i++) this.loadCounts[gs[i]] += ns[i];
-    this.pending.push({ k, docs, b });
   }
 
-  /** Loading, step 2: lays out the posting lists (one buffer), then fills them segment by segment (yielding between). */
-  async finishRestore(yieldNow: () => Promise<void>): Promise<void> {
+  /**
+   * Loading, step 2: lays out the posting lists (one buffer, sized from the term headers), then
+   * decodes each segment's postings straight into them (yielding between segments). A segment whose
+   * postings turn out inconsistent is left out (its notes are indexed again; what it wrote stays as
+   * dead postings of chunks that are not alive). Returns the segments left out.
+   */
+  async finishRestore(yieldNow: () => Promise<void>): Promise<number[]> {
     const counts = this.loadCounts;
     let total = 0;
     for (let g = 0; g < counts.length; g++) total += counts[g];
@@ -646,34 +876,49 @@ export class InvertedIndex {
       this.lists[g] = l;
       off += counts[g] * 2;
     }
-    for (const { k, docs, b } of this.pending) {
+    const failed: number[] = [];
+    const owner = this.owner;
+    for (const { k, docs, b, gs, ns } of this.pending) {
       await yieldNow();
+      const tag = k + 1;
       const r = new VarintReader(b.postings);
-      let g = 0;
-      while (!r.done()) {
-        g += r.next();
-        const n = r.next();
-        const l = this.lists[g]!;
-        const data = l.data;
-        let o = l.n * 2;
-        let id = 0;
-        for (let i = 0; i < n; i++) {
-          id += unzig(r.next());
-          data[o++] = id;
-          data[o++] = r.next();
+      let written = 0;
+      try {
+        for (let t = 0; t < gs.length; t++) {
+          const l = this.lists[gs[t]]!;
+          const n = ns[t];
+          const data = l.data;
+          let o = l.n * 2;
+          if (o + 2 * n > data.length) throw new Error("more postings than counted");
+          let id = 0;
+          for (let i = 0; i < n; i++) {
+            id += unzig(r.next());
+            if (owner[id] !== tag) throw new Error("posting of an unknown chunk");
+            data[o++] = id;
+            data[o++] = r.next();
+          }
+          l.n += n;
+          written += n;
         }
-        l.n += n;
-        this.totalPostings += n;
+        if (!r.done()) throw new Error("trailing postings");
+      } catch {
+        this.totalPostings += written;
+        this.deadPostings += written;
+        this.dirty[k] = 1;
+        failed.push(k);
+        continue;
       }
+      this.totalPostings += written;
       this.registerDocs(k, docs, b);
     }
     this.pending = [];
     this.pendingPaths = new Set();
     this.loadCounts = new Int32Array(0);
-    this.claimed = new Uint8Array(0);
+    this.owner = new Uint8Array(0);
+    return failed;
   }
 
-  private registerDocs(k: number, docs: PersistedDoc[], b: SegmentBlobs): void {
+  private registerDocs(k: number, docs: RestoredDoc[], b: SegmentBlobs): void {
     for (const d of docs) {
       const slot = this.freeSlots.pop() ?? this.slots.length;
       const doc: DocEntry = {
@@ -715,6 +960,7 @@ export class InvertedIndex {
 
   /** Terms starting with `prefix`, most frequent first (capped). */
   expandPrefix(prefix: string): string[] {
+    this.flushPostings();
     const out: string[] = [];
     const names = this.dict.names;
     const c0 = prefix.charCodeAt(0);
@@ -787,6 +1033,7 @@ export class InvertedIndex {
   }
 
   private run(pq: ParsedQuery, req: SearchRequest, language: SearchLanguage, withHits: boolean): { res: SearchResponse; paths: string[] } {
+    this.flushPostings();
     const clauses = pq.clauses.slice(0, 31);
     if (clauses.length === 0 || this.liveChunks === 0) return { res: { hits: [], total_files: 0, relaxed: false }, paths: [] };
     this.ensureScratch();

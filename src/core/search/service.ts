@@ -4,7 +4,7 @@ import { basenameOf, isNotePath, parentOf, type VaultEvent } from "../vault";
 import { chunkNote } from "./chunk";
 import type { SqlJsStatic } from "sql.js";
 import { loadSqlJs, readBlobs, SCHEMA_VERSION, segmentFileName, writeBlobs } from "./db";
-import { InvertedIndex, SEGMENT_COUNT, segmentOf, type ChunkVec, type DocEntry, type SegmentBlobs } from "./engine";
+import { InvertedIndex, SEGMENT_COUNT, segmentOf, type DocEntry, type SegmentBlobs } from "./engine";
 import { parseQuery } from "./query";
 import { TOKENIZER_VERSION } from "./tokenize";
 import {
@@ -19,6 +19,11 @@ import {
 } from "./types";
 
 const DEFAULT_FILE = "search-index.sqlite";
+/**
+ * After indexing this many notes (a first build, a large reconcile, or many edits over time), the
+ * posting lists are laid out again in one buffer, giving back the space grown lists left behind.
+ */
+const COMPACT_AFTER_NOTES = 1000;
 /** Notes read ahead while indexing. */
 const PREFETCH = 8;
 
@@ -86,6 +91,8 @@ class KeywordSearchService implements SearchService {
   private loop: Promise<void> | null = null;
   /** Reads started ahead of indexing (the next queued notes), so file I/O overlaps tokenizing. */
   private prefetched = new Map<string, Promise<string>>();
+  /** Notes (re)indexed since the posting lists were last laid out again. */
+  private indexedSinceCompaction = 0;
   /** Measurements for the bench and the logs (longest single synchronous step of the last save). */
   readonly timings = { loadMs: 0, lastExportMs: 0, lastSerializeMs: 0, lastPersistBytes: 0, lastPersistMaxStepMs: 0, lastPersistFiles: 0 };
 
@@ -191,14 +198,16 @@ class KeywordSearchService implements SearchService {
           if (!v) throw new Error(`no ${n}`);
           return v;
         };
-        this.index.restoreSegment(k, { docs: get("docs"), postings: get("postings"), seq: get("seq"), text: get("text") });
+        this.index.restoreSegment(k, { docs: get("docs"), nums: get("nums"), terms: get("terms"), postings: get("postings"), seq: get("seq"), text: get("text") });
       } catch (e) {
         // Its notes are not in the index: the reconciliation indexes them again.
         this.index.dirty[k] = 1;
         this.log("warn", `Search index segment ${name} is unusable (${errText(e)}); its notes are indexed again.`);
       }
     }
-    await this.index.finishRestore(yieldIfDue);
+    for (const k of await this.index.finishRestore(yieldIfDue)) {
+      this.log("warn", `Search index segment ${segmentFileName(this.file, k)} has inconsistent postings; its notes are indexed again.`);
+    }
     return true;
   }
 
@@ -270,7 +279,7 @@ class KeywordSearchService implements SearchService {
         await this.maybeYield();
         continue;
       }
-      if (this.index.needsCompaction()) {
+      if (this.index.needsCompaction() || this.indexedSinceCompaction >= COMPACT_AFTER_NOTES) {
         await this.compact();
         continue;
       }
@@ -362,9 +371,9 @@ class KeywordSearchService implements SearchService {
     await this.maybeYield();
     // A long note is tokenized across several slices (one chunk at a time).
     const seg = segmentOf(path);
-    const vectors: ChunkVec[] = [];
+    const builder = this.index.docBuilder();
     for (const c of chunks) {
-      vectors.push(this.index.vectorize(seg, c, this.opts.language));
+      builder.addChunk(c, this.opts.language);
       await this.maybeYield();
     }
     if (this.stopping) {
@@ -376,7 +385,8 @@ class KeywordSearchService implements SearchService {
     const tags = new Set<string>();
     for (const t of frontmatterTags(meta?.frontmatter)) tags.add(t.slice(1).toLowerCase());
     for (const t of meta?.tags ?? []) tags.add(t.tag.replace(/^#/, "").toLowerCase());
-    this.index.addDoc({ seg, path, title: basenameOf(path), folder: parentOf(path), mtime: st.mtime, size: st.size, hash, frontmatter: fm, tags: [...tags] }, chunks, vectors);
+    this.index.addDoc({ seg, path, title: basenameOf(path), folder: parentOf(path), mtime: st.mtime, size: st.size, hash, frontmatter: fm, tags: [...tags] }, chunks, builder);
+    this.indexedSinceCompaction++;
     if (this.skipped.delete(path)) this.mainDirty = true;
   }
 
@@ -419,6 +429,7 @@ class KeywordSearchService implements SearchService {
   }
 
   private async compact(): Promise<void> {
+    this.indexedSinceCompaction = 0;
     const it = { seg: 0, k: 0 };
     for (;;) {
       const more = this.index.compactSome(it, () => this.sched.now() - this.sliceStart >= this.opts.sliceMs);
