@@ -71,6 +71,33 @@ describe("FsVault: symbolic links", () => {
     await expect(v.read("config.json")).rejects.toMatchObject({ code: "forbidden" });
   });
 
+  test("a listed note or folder replaced by a link to outside is refused, not read through", async () => {
+    const root = tempDir();
+    const outside = tempDir("fsvault-outside-");
+    put(outside, "secret.md", "top secret");
+    put(outside, "Inner.md", "outside inner");
+    put(root, "Real.md", "real text");
+    put(root, "Folder/Inner.md", "inner");
+    for (const watch of [true, false]) {
+      const v = await open(root, { watch });
+      // Reads that fill the folder cache first.
+      expect(await v.read("Real.md")).toBe("real text");
+      expect(await v.read("Folder/Inner.md")).toBe("inner");
+      fs.renameSync(path.join(root, "Real.md"), path.join(root, "Real.bak"));
+      fs.symlinkSync(path.join(outside, "secret.md"), path.join(root, "Real.md"));
+      fs.renameSync(path.join(root, "Folder"), path.join(root, "Folder.bak"));
+      fs.symlinkSync(outside, path.join(root, "Folder"));
+      // At once, before any watcher event could arrive.
+      await expect(v.read("Real.md")).rejects.toMatchObject({ code: "forbidden" });
+      await expect(v.read("Folder/Inner.md")).rejects.toMatchObject({ code: "forbidden" });
+      await v.close();
+      fs.rmSync(path.join(root, "Real.md"));
+      fs.rmSync(path.join(root, "Folder"));
+      fs.renameSync(path.join(root, "Real.bak"), path.join(root, "Real.md"));
+      fs.renameSync(path.join(root, "Folder.bak"), path.join(root, "Folder"));
+    }
+  });
+
   test("a symlink cycle does not hang the scan", async () => {
     const root = tempDir();
     put(root, "A/Note.md", "x");

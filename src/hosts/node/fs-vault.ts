@@ -1,4 +1,5 @@
 import { constants as fsConstants, promises as fsp, type Dirent, type Stats } from "node:fs";
+import type { FileHandle } from "node:fs/promises";
 import * as nodePath from "node:path";
 import { Document, isMap, parseDocument } from "yaml";
 import { VaultError, isVaultError } from "../../core/errors";
@@ -43,7 +44,7 @@ const TRASH = ".trash";
 const decoder = new TextDecoder("utf-8", { ignoreBOM: true });
 const encoder = new TextEncoder();
 
-/** `O_NOFOLLOW` where the platform has it (not on Windows, where reads always take the realpath check). */
+/** `O_NOFOLLOW` where the platform has it (not on Windows, where every read takes the realpath check). */
 const NOFOLLOW: number | undefined = (fsConstants as { O_NOFOLLOW?: number }).O_NOFOLLOW;
 
 /**
@@ -70,8 +71,6 @@ export class FsVault implements VaultPort {
   /** Change signature (size, mtime, ctime, inode) used to tell real changes from our own echoes. */
   private readonly sigs = new Map<string, string>();
   private readonly folders = new Set<string>();
-  /** Folder → its checked real path, for reads (cleared whenever anything but a note's content changes). */
-  private readonly realDirs = new Map<string, string>();
   /** Vault path → disk-relative path, only where they differ (non-NFC names on disk). */
   private readonly disk = new Map<string, string>();
   private readonly meta = new Map<string, NoteMetadata>();
@@ -193,21 +192,21 @@ export class FsVault implements VaultPort {
   }
 
   private async readBytes(path: string): Promise<Buffer> {
-    // Fast path for a listed file: its folder's real path is checked once (cached until a folder changes),
-    // and the file is opened without following a symbolic link (ELOOP then takes the checked path below).
-    // It saves a realpath per note, most of the I/O cost of reading every note to index them.
-    if (NOFOLLOW !== undefined && this.files.has(path)) {
-      const parent = parentOf(path);
-      let dir = this.realDirs.get(parent);
-      if (dir === undefined) {
-        dir = parent === "" ? this.rootReal : await this.realFor(parent);
-        this.realDirs.set(parent, dir);
-      }
-      const dp = this.diskOf(path);
+    // Fast path for a listed file: open it by its lexical path without following a final symbolic link,
+    // and read it only if it is the very file the listing checked (same inode). A link (ELOOP), a folder
+    // on the way swapped for a link, or a file replaced since (another inode) all take the fully checked
+    // path below. It saves a realpath per read, most of the main-thread cost of indexing every note.
+    const sig = NOFOLLOW === undefined ? undefined : this.sigs.get(path);
+    if (sig !== undefined) {
+      let fh: FileHandle | undefined;
       try {
-        return await fsp.readFile(nodePath.join(dir, dp.slice(dp.lastIndexOf("/") + 1)), { flag: fsConstants.O_RDONLY | NOFOLLOW });
+        fh = await fsp.open(nodePath.join(this.rootAbs, this.diskOf(path)), fsConstants.O_RDONLY | NOFOLLOW!);
+        const st = await fh.stat();
+        if (st.isFile() && String(st.ino) === sig.slice(sig.lastIndexOf(":") + 1)) return await fh.readFile();
       } catch {
-        // A symbolic link, or changed underneath us: the fully checked path.
+        // The checked path.
+      } finally {
+        await fh?.close().catch(() => undefined);
       }
     }
     const real = await this.realFor(path);
@@ -626,7 +625,6 @@ export class FsVault implements VaultPort {
   }
 
   private emit(event: VaultEvent): void {
-    if (event.type !== "modify") this.realDirs.clear();
     if (this.closed) return;
     for (const l of [...this.listeners]) {
       try {
@@ -645,7 +643,6 @@ export class FsVault implements VaultPort {
 
   private async reconcileBatch(paths: Set<string>, rescan: Set<string>): Promise<void> {
     if (this.closed) return;
-    this.realDirs.clear();
     for (const dir of rescan) {
       // The OS did not say what changed in `dir`: compare its listing with ours.
       const vdir = dir.normalize("NFC");
