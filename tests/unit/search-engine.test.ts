@@ -54,6 +54,27 @@ function manyNotes(n: number): Record<string, string> {
   return out;
 }
 
+/** 200 notes indexed and saved to a fresh store (closed). */
+async function savedIndex() {
+  const files = manyNotes(200);
+  const vault = new MemoryVault(files);
+  const store = new MemoryStateStore();
+  const first = await started(vault, store);
+  await first.svc.close();
+  return { files, vault, store };
+}
+
+/** Counts the vault's note reads from now on. */
+function countReads(vault: MemoryVault): { n: number } {
+  const count = { n: 0 };
+  const read = vault.read.bind(vault);
+  vault.read = (p: string) => {
+    count.n++;
+    return read(p);
+  };
+  return count;
+}
+
 describe("segmented keyword index", () => {
   test("a long note is tokenized across several slices", async () => {
     const sections: string[] = [];
@@ -102,22 +123,13 @@ describe("segmented keyword index", () => {
   });
 
   test("a damaged segment file: only its notes are indexed again", async () => {
-    const files = manyNotes(200);
-    const vault = new MemoryVault(files);
-    const store = new MemoryStateStore();
-    const first = await started(vault, store);
-    await first.svc.close();
+    const { files, vault, store } = await savedIndex();
     const bad = segmentOf("N/n5.md");
     store.files.set(segmentFileName(FILE, bad), new TextEncoder().encode("garbage".repeat(50)));
-    let reads = 0;
-    const read = vault.read.bind(vault);
-    vault.read = (p: string) => {
-      reads++;
-      return read(p);
-    };
+    const reads = countReads(vault);
     const second = await started(vault, store);
     const inBad = Object.keys(files).filter((p) => segmentOf(p) === bad).length;
-    expect(reads).toBe(inBad);
+    expect(reads.n).toBe(inBad);
     expect(second.logs.some((l) => /unusable/.test(l))).toBe(true);
     expect(paths(second.svc, "word5")).toEqual(["N/n5.md"]);
     expect(second.svc.status().documents_indexed).toBe(200);
@@ -150,11 +162,7 @@ describe("segmented keyword index", () => {
   });
 
   test("a segment whose postings disagree with its term header: only its notes are indexed again", async () => {
-    const files = manyNotes(200);
-    const vault = new MemoryVault(files);
-    const store = new MemoryStateStore();
-    const first = await started(vault, store);
-    await first.svc.close();
+    const { files, vault, store } = await savedIndex();
     const SQL = await loadSqlJs(sqlWasm);
     const bad = segmentOf("N/n5.md");
     const other = (bad + 1) % SEGMENT_COUNT;
@@ -162,15 +170,10 @@ describe("segmented keyword index", () => {
     // Well-formed varints, but the postings of another segment's chunks.
     blobs.set("postings", readBlobs(SQL, store.files.get(segmentFileName(FILE, other))!).get("postings")!);
     store.files.set(segmentFileName(FILE, bad), writeBlobs(SQL, Object.fromEntries(blobs)));
-    let reads = 0;
-    const read = vault.read.bind(vault);
-    vault.read = (p: string) => {
-      reads++;
-      return read(p);
-    };
+    const reads = countReads(vault);
     const second = await started(vault, store);
     expect(second.logs.some((l) => /inconsistent postings/.test(l))).toBe(true);
-    expect(reads).toBe(Object.keys(files).filter((p) => segmentOf(p) === bad).length);
+    expect(reads.n).toBe(Object.keys(files).filter((p) => segmentOf(p) === bad).length);
     expect(paths(second.svc, "word5")).toEqual(["N/n5.md"]);
     const inOther = Object.keys(files).find((p) => segmentOf(p) === other)!;
     const word = inOther.replace(/^N\/n(\d+)\.md$/, "word$1");
