@@ -6,39 +6,17 @@
  */
 import { describe, expect, test } from "@jest/globals";
 import sqlWasm from "sql.js/dist/sql-wasm.wasm";
-import { createSearchService, parseQuery, type SearchRequest, type SearchService, type SearchServiceDeps } from "../../src/core/search";
+import { parseQuery, type SearchService } from "../../src/core/search";
 import { loadSqlJs, readBlobs, segmentFileName, writeBlobs } from "../../src/core/search/db";
 import { chunkNote } from "../../src/core/search/chunk";
 import { InvertedIndex, SEGMENT_COUNT, segmentOf } from "../../src/core/search/engine";
 import { MemoryVault } from "../../src/core/memory-vault";
-import { AccessPolicy } from "../../src/core/policy";
 import { MemoryStateStore } from "../../src/core/state";
+import { INDEX_FILE as FILE, searchPaths as paths, searchReq as req, startedSearch as started } from "../support/search-service";
 
-const FILE = "search-index.sqlite";
 
-function make(vault: MemoryVault, store = new MemoryStateStore(), extra: Partial<SearchServiceDeps> = {}) {
-  const logs: string[] = [];
-  const svc = createSearchService({
-    port: vault,
-    policy: new AccessPolicy({ configDir: ".obsidian" }),
-    store,
-    sqlWasm,
-    log: (l, m) => logs.push(`${l}: ${m}`),
-    options: { debounceMs: 5, persistDebounceMs: 20 },
-    ...extra,
-  });
-  return { svc, store, logs };
-}
 
-async function started(vault: MemoryVault, store?: MemoryStateStore, extra?: Partial<SearchServiceDeps>) {
-  const r = make(vault, store, extra);
-  await r.svc.start();
-  expect(await r.svc.waitForIdle(10_000)).toBe(true);
-  return r;
-}
 
-const req = (query: string, more: Partial<SearchRequest> = {}): SearchRequest => ({ query, limit: 10, chunksPerFile: 2, snippetWords: 0, ...more });
-const paths = (svc: SearchService, q: string) => svc.search(req(q)).hits.map((h) => h.path);
 
 /** Waits until the debounced save has written something, then until it is quiet. */
 async function saved(store: MemoryStateStore, svc: SearchService): Promise<void> {

@@ -1,34 +1,10 @@
-import sqlWasm from "sql.js/dist/sql-wasm.wasm";
-import { createSearchService, type SearchRequest, type SearchService, type SearchServiceDeps } from "../../src/core/search";
 import { MemoryVault } from "../../src/core/memory-vault";
-import { AccessPolicy } from "../../src/core/policy";
 import { MemoryStateStore } from "../../src/core/state";
+import { INDEX_FILE as FILE, makeSearch as make, searchPaths as paths, searchReq as req, startedSearch as started } from "../support/search-service";
 
-const FILE = "search-index.sqlite";
 
-function make(vault: MemoryVault, store = new MemoryStateStore(), extra: Partial<SearchServiceDeps> = {}) {
-  const logs: string[] = [];
-  const svc = createSearchService({
-    port: vault,
-    policy: new AccessPolicy({ configDir: ".obsidian", hiddenFolders: ["Private"] }),
-    store,
-    sqlWasm,
-    log: (l, m) => logs.push(`${l}: ${m}`),
-    options: { debounceMs: 5, persistDebounceMs: 20 },
-    ...extra,
-  });
-  return { svc, store, logs };
-}
 
-const req = (query: string, more: Partial<SearchRequest> = {}): SearchRequest => ({ query, limit: 10, chunksPerFile: 2, snippetWords: 0, ...more });
-const paths = (svc: SearchService, q: string, more: Partial<SearchRequest> = {}) => svc.search(req(q, more)).hits.map((h) => h.path);
 
-async function started(vault: MemoryVault, store?: MemoryStateStore, extra?: Partial<SearchServiceDeps>) {
-  const r = make(vault, store, extra);
-  await r.svc.start();
-  expect(await r.svc.waitForIdle(10_000)).toBe(true);
-  return r;
-}
 
 const notes = {
   "Garden/Roses.md": "---\ntags: [plants, craft/wood]\naliases: [Rosa]\nstatus: Done\n---\n# Roses\n\nPruning roses in early spring keeps them healthy.\n",

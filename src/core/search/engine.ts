@@ -68,14 +68,6 @@ export interface DocEntry {
 }
 
 
-/** The former string-keyed vector (kept for callers of `chunkVector`). */
-export interface ChunkVector {
-  terms: string[];
-  tfs: number[];
-  len: number;
-  seq: string[];
-}
-
 /** Postings of one term: (chunk id, weighted tf) pairs, interleaved in one Int32Array. */
 class PostingList {
   data: Int32Array = EMPTY_INTS;
@@ -104,14 +96,11 @@ const POOL_SLAB = 1 << 20;
 class IntPool {
   private slab = EMPTY_INTS;
   private used = 0;
-  /** Ints in slabs handed out since the last reset (live or left behind). */
-  slabInts = 0;
   alloc(n: number): Int32Array {
     if (n >= POOL_SLAB >> 4) return new Int32Array(n);
     if (this.used + n > this.slab.length) {
       this.slab = new Int32Array(POOL_SLAB);
       this.used = 0;
-      this.slabInts += POOL_SLAB;
     }
     const v = this.slab.subarray(this.used, this.used + n);
     this.used += n;
@@ -120,21 +109,7 @@ class IntPool {
   reset(): void {
     this.slab = EMPTY_INTS;
     this.used = 0;
-    this.slabInts = 0;
   }
-}
-
-/** Weighted term frequencies of a chunk (title, aliases, headings and tags above the body). */
-export function chunkVector(chunk: Chunk, language: SearchLanguage): ChunkVector {
-  const tf = new Map<string, number>();
-  let len = 0;
-  const seq: string[] = [];
-  forEachField(chunk, language, undefined, (t, w) => {
-    tf.set(t, (tf.get(t) ?? 0) + w);
-    len++;
-    if (w === 0) seq.push(t);
-  });
-  return { terms: [...tf.keys()], tfs: [...tf.values()], len: Math.max(1, len), seq };
 }
 
 /** Calls `cb(term, weight, id)` for every token of the chunk's fields; body tokens come last with weight 0 meaning "body". */

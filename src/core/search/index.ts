@@ -25,5 +25,5 @@ export { chunkNote, countWords } from "./chunk";
 export { tokenize, forEachToken, foldWord, TOKENIZER_VERSION } from "./tokenize";
 export { stemEnglish } from "./stemmer";
 export { parseQuery, positiveTerms } from "./query";
-export { chunkVector, FIELD_WEIGHTS, snippet, matchesFilters } from "./engine";
+export { FIELD_WEIGHTS, snippet, matchesFilters } from "./engine";
 export { SCHEMA_VERSION } from "./db";
