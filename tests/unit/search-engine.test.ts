@@ -7,12 +7,12 @@
 import { describe, expect, test } from "@jest/globals";
 import sqlWasm from "sql.js/dist/sql-wasm.wasm";
 import { parseQuery, type SearchService } from "../../src/core/search";
-import { loadSqlJs, readBlobs, segmentFileName, writeBlobs } from "../../src/core/search/db";
+import { loadSqlJs, readBlobs, segmentFileName, segmentTextFileName, writeBlobs } from "../../src/core/search/db";
 import { chunkNote } from "../../src/core/search/chunk";
 import { InvertedIndex, SEGMENT_COUNT, segmentOf } from "../../src/core/search/engine";
 import { MemoryVault } from "../../src/core/memory-vault";
 import { MemoryStateStore } from "../../src/core/state";
-import { INDEX_FILE as FILE, searchPaths as paths, searchReq as req, startedSearch as started } from "../support/search-service";
+import { INDEX_FILE as FILE, makeSearch, searchPaths as paths, searchReq as req, startedSearch as started } from "../support/search-service";
 
 
 
@@ -76,7 +76,7 @@ describe("segmented keyword index", () => {
     const { svc } = await started(vault, store);
     await saved(store, svc);
     const segFiles = [...store.files.keys()].filter((k) => k !== FILE);
-    expect(segFiles.length).toBe(SEGMENT_COUNT);
+    expect(segFiles.length).toBe(2 * SEGMENT_COUNT);
     for (const k of store.files.keys()) expect(store.files.get(k)!.length).toBeLessThan(200_000);
 
     const writes: string[] = [];
@@ -87,9 +87,10 @@ describe("segmented keyword index", () => {
     };
     vault.write("N/n7.md", "# Note 7\n\nnow about zeppelins\n");
     await svc.waitForIdle(5000);
-    for (let i = 0; i < 200 && writes.length < 2; i++) await new Promise((r) => setTimeout(r, 10));
+    for (let i = 0; i < 200 && writes.length < 3; i++) await new Promise((r) => setTimeout(r, 10));
     await svc.waitForIdle(5000);
-    expect(writes.sort()).toEqual([FILE, segmentFileName(FILE, segmentOf("N/n7.md"))].sort());
+    const k7 = segmentOf("N/n7.md");
+    expect(writes.sort()).toEqual([FILE, segmentFileName(FILE, k7), segmentTextFileName(FILE, k7)].sort());
     await svc.close();
 
     const again = await started(vault, store);
@@ -114,6 +115,63 @@ describe("segmented keyword index", () => {
     await second.svc.close();
   });
 
+  test("texts are loaded after the index is queryable; a search that needs one first loads it", async () => {
+    const { files, vault, store } = await savedIndex();
+    const cold = await started(vault, new MemoryStateStore());
+    const content = (svc: SearchService, word: string) => svc.search(req(word)).hits[0].sections[0].content;
+    const bad = segmentOf("N/n5.md");
+    const want5 = content(cold.svc, "word5");
+    expect(want5).toContain("word5 shared text");
+    store.files.set(segmentTextFileName(FILE, bad), new TextEncoder().encode("garbage".repeat(50)));
+    const reads = countReads(vault);
+    const { svc, logs } = makeSearch(vault, store);
+    await svc.start();
+    // Queryable at once, damaged texts not noticed yet: they are read only when needed.
+    expect(svc.status().state).toBe("queryable");
+    expect(svc.status().documents_indexed).toBe(200);
+    expect(logs.some((l) => /unusable/.test(l))).toBe(false);
+    const inBad = Object.keys(files).filter((p) => segmentOf(p) === bad);
+    const good = Object.keys(files).find((p) => segmentOf(p) !== bad)!;
+    const goodWord = good.replace(/^N\/n(\d+)\.md$/, "word$1");
+    expect(content(svc, goodWord)).toBe(content(cold.svc, goodWord));
+    expect(logs.some((l) => /unusable/.test(l))).toBe(false);
+    // The damaged segment's texts are needed now: the search still answers (without that text)...
+    const first = svc.search(req("word5")).hits;
+    expect(first.map((h) => h.path)).toEqual(["N/n5.md"]);
+    expect(first[0].sections[0].content).toBe("");
+    expect(logs.filter((l) => /texts .*unusable/.test(l)).length).toBe(1);
+    // ...and that segment's notes, only they, are indexed again.
+    expect(await svc.waitForIdle(10_000)).toBe(true);
+    expect(reads.n).toBe(inBad.length);
+    expect(content(svc, "word5")).toBe(want5);
+    expect(svc.status().documents_indexed).toBe(200);
+    await svc.close();
+    // The repaired segment was saved: the next start loads it all without complaint.
+    const again = await started(vault, store);
+    expect(again.logs.filter((l) => /unusable|inconsistent|rebuild/i.test(l))).toEqual([]);
+    expect(content(again.svc, "word5")).toBe(want5);
+    await again.svc.close();
+    await cold.svc.close();
+  });
+
+  test("texts saved apart from their segment (another save) are never used", async () => {
+    const { vault, store } = await savedIndex();
+    const k = segmentOf("N/n5.md");
+    const oldTexts = store.files.get(segmentTextFileName(FILE, k))!;
+    // Same length, other words: only the save stamp tells the two saves apart.
+    vault.write("N/n5.md", "# Note 5\n\nword5 shared text about gardens and beans.\n");
+    const { svc } = await started(vault, store);
+    const same = () => Buffer.from(store.files.get(segmentTextFileName(FILE, k))!).equals(Buffer.from(oldTexts));
+    for (let i = 0; i < 300 && same(); i++) await new Promise((r) => setTimeout(r, 10));
+    await svc.close();
+    expect(same()).toBe(false);
+    store.files.set(segmentTextFileName(FILE, k), oldTexts);
+    const again = await started(vault, store);
+    expect(again.logs.some((l) => /texts .*unusable \(saved apart from its segment\)/.test(l))).toBe(true);
+    expect(again.svc.search(req("word5")).hits[0].sections[0].content).toContain("gardens and beans.");
+    await again.svc.close();
+  });
+
   test("a reloaded index answers exactly as the one built from the notes", async () => {
     const files: Record<string, string> = {};
     for (let i = 0; i < 120; i++) {
@@ -132,6 +190,11 @@ describe("segmented keyword index", () => {
     expect(before[8].hits[0].sections[0]).toMatchObject({ heading: "Note 30 > Late 30" });
     await first.svc.close();
 
+    // Searched at once (texts loaded as the answers need them) and after the background loading.
+    const fresh = makeSearch(vault, store);
+    await fresh.svc.start();
+    expect(full(fresh.svc)).toEqual(before);
+    await fresh.svc.close();
     const again = await started(vault, store);
     expect(again.logs.filter((l) => /rebuild|unusable|inconsistent/i.test(l))).toEqual([]);
     expect(full(again.svc)).toEqual(before);

@@ -3,16 +3,19 @@ import initSqlJs, { type SqlJsStatic } from "sql.js";
 /**
  * Bump when the stored form changes: an older index is rebuilt once.
  *
- * Layout (v4): the index is sharded into several small sql.js databases, each written atomically
+ * Layout (v5): the index is sharded into several small sql.js databases, each written atomically
  * through the StateStore (temp file + rename): a main file (`search-index.sqlite`: format key,
- * segment count, term dictionary, skipped notes) and one file per segment (`search-index-NN.sqlite`:
- * its notes as JSON, their chunk numbers, a term header (term id, posting count), varint-coded
- * postings, term sequences and chunk texts, as blobs). Saving after an edit exports only the
- * segments that changed, each in a short step, instead of one large database. v4: 128 segments;
- * chunk numbers as varints instead of JSON; the term header lets loading lay out every posting list
- * first and decode each posting once.
+ * segment count, term dictionary, skipped notes) and two files per segment: `search-index-NN.sqlite`
+ * (its notes as JSON, their chunk numbers, a term header (term id, posting count), varint-coded
+ * postings and term sequences, as blobs) and `search-index-NN-text.sqlite` (its chunk texts). Saving
+ * after an edit exports only the segments that changed, each in short steps, instead of one large
+ * database. v4: chunk numbers as varints instead of JSON; the term header lets loading lay out every
+ * posting list first and decode each posting once. v5: each segment's chunk texts (more than half of
+ * the bytes) are in a file of their own, loaded after the index is queryable (or when a search needs
+ * them first); both files carry the same save stamp (`gen`), so texts from another save are never
+ * used; 32 segments instead of 128.
  */
-export const SCHEMA_VERSION = 4;
+export const SCHEMA_VERSION = 5;
 
 const sqlCache = new WeakMap<Uint8Array, Promise<SqlJsStatic>>();
 
@@ -71,4 +74,9 @@ export function readBlobs(SQL: SqlJsStatic, bytes: Uint8Array): Map<string, Uint
 export function segmentFileName(main: string, k: number): string {
   const base = main.replace(/\.sqlite$/, "");
   return `${base}-${String(k).padStart(2, "0")}.sqlite`;
+}
+
+/** The name of the file holding segment `k`'s chunk texts. */
+export function segmentTextFileName(main: string, k: number): string {
+  return segmentFileName(main, k).replace(/\.sqlite$/, "-text.sqlite");
 }

@@ -3,8 +3,9 @@ import { isUnder } from "../paths";
 import { basenameOf, isNotePath, parentOf, type VaultEvent } from "../vault";
 import { chunkNote } from "./chunk";
 import type { SqlJsStatic } from "sql.js";
-import { loadSqlJs, readBlobs, SCHEMA_VERSION, segmentFileName, writeBlobs } from "./db";
-import { InvertedIndex, SEGMENT_COUNT, segmentOf, type DocEntry, type SegmentBlobs } from "./engine";
+import type { StateStore } from "../state";
+import { loadSqlJs, readBlobs, SCHEMA_VERSION, segmentFileName, segmentTextFileName, writeBlobs } from "./db";
+import { InvertedIndex, SEGMENT_COUNT, segmentOf, type DocEntry, type LazyText, type RestoredBlobs } from "./engine";
 import { parseQuery } from "./query";
 import { TOKENIZER_VERSION } from "./tokenize";
 import {
@@ -93,8 +94,16 @@ class KeywordSearchService implements SearchService {
   private prefetched = new Map<string, Promise<string>>();
   /** Notes (re)indexed since the posting lists were last laid out again. */
   private indexedSinceCompaction = 0;
+  /** Restored segments' texts still to load (one per step, after the queue; a search loads one it needs first). */
+  private unloadedTexts: LazyText[] = [];
+  /** Segments whose texts could not be loaded: their notes are indexed again. */
+  private lostTexts: number[] = [];
+  /** Notes to index again even though their content is unchanged. */
+  private forceIndex = new Set<string>();
+  /** Save stamps: both files of a segment carry the same one. */
+  private genCounter = 0;
   /** Measurements for the bench and the logs (longest single synchronous step of the last save). */
-  readonly timings = { loadMs: 0, lastExportMs: 0, lastSerializeMs: 0, lastPersistBytes: 0, lastPersistMaxStepMs: 0, lastPersistFiles: 0 };
+  readonly timings = { load: { waitMs: 0, sqliteMs: 0, decodeMs: 0, postingsMs: 0 }, loadMs: 0, lastExportMs: 0, lastSerializeMs: 0, lastPersistBytes: 0, lastPersistMaxStepMs: 0, lastPersistFiles: 0 };
 
   constructor(private readonly deps: SearchServiceDeps) {
     this.opts = { ...DEFAULT_SEARCH_OPTIONS, ...(deps.options ?? {}) };
@@ -133,6 +142,7 @@ class KeywordSearchService implements SearchService {
     }
     if (!loaded) {
       this.index.clear();
+      this.unloadedTexts = [];
       this.skipped.clear();
       // Every segment file is rewritten, so none from an older index survives next to the new main file.
       this.index.markAllDirty();
@@ -170,13 +180,15 @@ class KeywordSearchService implements SearchService {
     for (const r of JSON.parse(text(main.get("skipped")) || "[]") as { path: string; mtime: number; size: number; reason: string }[]) {
       this.skipped.set(r.path, { mtime: r.mtime, size: r.size, reason: r.reason });
     }
-    // Read every segment file at once (I/O overlaps), then decode one per task.
-    const reads = Array.from({ length: SEGMENT_COUNT }, (_, k) =>
-      this.deps.store.read(segmentFileName(this.file, k)).then(
-        (b) => b,
-        (e: unknown) => e as Error,
-      ),
-    );
+    // Read the segment files ahead of decoding (one per task), then the texts' files, which are
+    // decoded only after loading (see LazyText).
+    const all = readInOrder(this.deps.store, [
+      ...Array.from({ length: SEGMENT_COUNT }, (_, k) => segmentFileName(this.file, k)),
+      ...Array.from({ length: SEGMENT_COUNT }, (_, k) => segmentTextFileName(this.file, k)),
+    ]);
+    const reads = all.slice(0, SEGMENT_COUNT);
+    const textReads = all.slice(SEGMENT_COUNT);
+    const textFiles: (Uint8Array | Error | null)[] = [];
     // Yield between segments only when the slice is used up (each yield costs a timer tick).
     let slice = this.sched.now();
     const yieldIfDue = async () => {
@@ -184,30 +196,61 @@ class KeywordSearchService implements SearchService {
       await this.sched.yield();
       slice = this.sched.now();
     };
+    const now = () => this.sched.now();
+    const lt = { wait: 0, sqlite: 0, decode: 0, postings: 0 };
     for (let k = 0; k < SEGMENT_COUNT; k++) {
       await yieldIfDue();
       const name = segmentFileName(this.file, k);
       try {
+        let t = now();
         const b = await reads[k];
+        lt.wait += now() - t;
         if (b instanceof Error) throw b;
         if (!b || b.length === 0) throw new Error("missing");
+        t = now();
         const blobs = readBlobs(SQL, b);
+        lt.sqlite += now() - t;
+        t = now();
         if (text(blobs.get("key")) !== this.indexKey()) throw new Error("another format");
-        const get = (n: keyof SegmentBlobs): Uint8Array => {
+        const get = (n: keyof RestoredBlobs): Uint8Array => {
           const v = blobs.get(n);
           if (!v) throw new Error(`no ${n}`);
           return v;
         };
-        this.index.restoreSegment(k, { docs: get("docs"), nums: get("nums"), terms: get("terms"), postings: get("postings"), seq: get("seq"), text: get("text") });
+        const gen = text(blobs.get("gen"));
+        const loadText = (): Uint8Array => {
+          const raw = textFiles[k];
+          textFiles[k] = null;
+          if (raw instanceof Error) throw raw;
+          if (!raw || raw.length === 0) throw new Error("missing");
+          const tb = readBlobs(SQL, raw);
+          if (text(tb.get("key")) !== this.indexKey() || text(tb.get("gen")) !== gen) throw new Error("saved apart from its segment");
+          const t = tb.get("text");
+          if (!t) throw new Error("no text");
+          return t;
+        };
+        this.index.restoreSegment(k, { docs: get("docs"), nums: get("nums"), terms: get("terms"), postings: get("postings"), seq: get("seq") }, loadText, (seg, why) => this.textLost(seg, why));
+        lt.decode += now() - t;
       } catch (e) {
         // Its notes are not in the index: the reconciliation indexes them again.
         this.index.dirty[k] = 1;
         this.log("warn", `Search index segment ${name} is unusable (${errText(e)}); its notes are indexed again.`);
       }
     }
+    const t = now();
     for (const k of await this.index.finishRestore(yieldIfDue)) {
       this.log("warn", `Search index segment ${segmentFileName(this.file, k)} has inconsistent postings; its notes are indexed again.`);
     }
+    lt.postings = now() - t;
+    // The texts' reads finished long ago (they overlapped the decoding above); keep those in use.
+    this.unloadedTexts = this.index.unloadedTexts();
+    const used = new Set(this.unloadedTexts.map((t) => t.seg));
+    for (let k = 0; k < SEGMENT_COUNT; k++) {
+      const raw = await textReads[k];
+      textFiles[k] = used.has(k) ? raw : null;
+    }
+    this.timings.load = { waitMs: lt.wait, sqliteMs: lt.sqlite, decodeMs: lt.decode, postingsMs: lt.postings };
+    this.log("debug", `Search index loaded: waiting for reads ${Math.round(lt.wait)} ms, sql.js ${Math.round(lt.sqlite)} ms, notes ${Math.round(lt.decode)} ms, postings ${Math.round(lt.postings)} ms (with yields).`);
     return true;
   }
 
@@ -249,7 +292,7 @@ class KeywordSearchService implements SearchService {
       .finally(() => {
         this.busy = false;
         this.loop = null;
-        if (!this.stopping && (this.queue.size > 0 || this.reconcilePending) && !this.debounceTimer) this.kick();
+        if (!this.stopping && (this.queue.size > 0 || this.reconcilePending || this.lostTexts.length > 0) && !this.debounceTimer) this.kick();
         else {
           if (this.dirty && !this.stopping) this.schedulePersist();
           this.emitProgress(true);
@@ -264,6 +307,15 @@ class KeywordSearchService implements SearchService {
       if (this.reconcilePending) {
         this.reconcilePending = false;
         await this.reconcile();
+        continue;
+      }
+      if (this.lostTexts.length) {
+        for (const k of this.lostTexts.splice(0)) {
+          for (const p of this.index.pathsWithRestoredText(k)) {
+            this.forceIndex.add(p);
+            this.queue.add(p);
+          }
+        }
         continue;
       }
       const next = this.queue.values().next();
@@ -281,6 +333,12 @@ class KeywordSearchService implements SearchService {
       }
       if (this.index.needsCompaction() || this.indexedSinceCompaction >= COMPACT_AFTER_NOTES) {
         await this.compact();
+        continue;
+      }
+      const lt = this.unloadedTexts.pop();
+      if (lt) {
+        lt.get();
+        await this.maybeYield();
         continue;
       }
       if (this.state === "building") {
@@ -328,8 +386,19 @@ class KeywordSearchService implements SearchService {
     this.log("debug", `Search reconcile: ${seen.size} notes, ${this.queue.size} to (re)index.`);
   }
 
+  /** A restored segment's texts could not be loaded (called from whatever first needed them). */
+  private textLost(seg: number, why: string): void {
+    this.log("warn", `Search index texts ${segmentTextFileName(this.file, seg)} are unusable (${why}); the segment's notes are indexed again.`);
+    this.lostTexts.push(seg);
+    // Not now: this runs inside a search (or a save), which must not see the index change under it.
+    void Promise.resolve().then(() => {
+      if (!this.stopping) this.kick();
+    });
+  }
+
   private async processPath(path: string): Promise<void> {
     const port = this.deps.port;
+    const force = this.forceIndex.delete(path);
     const st = port.stat(path);
     if (!st || !isNotePath(path) || this.deps.policy.isHidden(path)) {
       this.removePath(path);
@@ -358,7 +427,7 @@ class KeywordSearchService implements SearchService {
       return;
     }
     const hash = hashText(text);
-    if (doc && doc.hash === hash) {
+    if (doc && doc.hash === hash && !force) {
       if (doc.mtime !== st.mtime || doc.size !== st.size) {
         doc.mtime = st.mtime;
         doc.size = st.size;
@@ -480,25 +549,36 @@ class KeywordSearchService implements SearchService {
       while (!job.step(() => this.sched.now() - this.sliceStart >= this.opts.sliceMs)) await this.maybeYield();
       serializeMs += this.sched.now() - t0;
       names = job.names();
-      // …then each segment is exported and written in a step of its own.
+      // …then each segment is exported and written in steps of its own: its texts first, then the
+      // rest, both stamped with the same new `gen` (texts left from another save are never used).
+      const enc = new TextEncoder();
+      const key = enc.encode(this.indexKey());
       for (const k of segs) {
         await this.sched.yield();
         const t0 = this.sched.now();
-        const blobs = job.blobs(k);
+        const { text: textBlob, ...blobs } = job.blobs(k);
+        const gen = enc.encode(`${Date.now().toString(36)}.${(++this.genCounter).toString(36)}`);
         const t1 = this.sched.now();
-        await this.sched.yield();
-        const t2 = this.sched.now();
-        const bytes = writeBlobs(SQL, { ...blobs, key: new TextEncoder().encode(this.indexKey()) });
-        const t3 = this.sched.now();
         serializeMs += t1 - t0;
-        exportMs += t3 - t2;
-        maxStep = Math.max(maxStep, t1 - t0, t3 - t2);
-        bytesTotal += bytes.length;
-        files++;
-        await this.sched.yield();
-        if (!(await write(segmentFileName(this.file, k), bytes))) {
-          for (const j of segs) this.index.dirty[j] = 1;
-          return;
+        maxStep = Math.max(maxStep, t1 - t0);
+        const files2: [string, Record<string, Uint8Array>][] = [
+          [segmentTextFileName(this.file, k), { text: textBlob, key, gen }],
+          [segmentFileName(this.file, k), { ...blobs, key, gen }],
+        ];
+        for (const [name, content] of files2) {
+          await this.sched.yield();
+          const t2 = this.sched.now();
+          const bytes = writeBlobs(SQL, content);
+          const t3 = this.sched.now();
+          exportMs += t3 - t2;
+          maxStep = Math.max(maxStep, t3 - t2);
+          bytesTotal += bytes.length;
+          files++;
+          await this.sched.yield();
+          if (!(await write(name, bytes))) {
+            for (const j of segs) this.index.dirty[j] = 1;
+            return;
+          }
         }
       }
       this.sliceStart = this.sched.now();
@@ -562,7 +642,7 @@ class KeywordSearchService implements SearchService {
   }
 
   hasPendingWork(): boolean {
-    return this.queue.size > 0 || this.busy || this.reconcilePending || this.debounceTimer !== null;
+    return this.queue.size > 0 || this.busy || this.reconcilePending || this.lostTexts.length > 0 || this.debounceTimer !== null;
   }
 
   waitForIdle(timeoutMs: number): Promise<boolean> {
@@ -637,6 +717,30 @@ class KeywordSearchService implements SearchService {
 }
 
 export type KeywordSearchServiceStats = { docs: number; chunks: number; terms: number; postings: number };
+
+/** Files read at once while loading: enough to keep the disk busy, few enough that the first arrive first. */
+const READ_AHEAD = 8;
+
+/**
+ * Reads `names` in order, at most READ_AHEAD at a time. Started all at once, each read's steps (open,
+ * stat, read, close) queue behind every other read's, so all would arrive together at the end; in a
+ * window, the first arrive while the rest are still read. Never rejects: a failed read is its Error.
+ */
+function readInOrder(store: StateStore, names: string[]): Promise<Uint8Array | null | Error>[] {
+  const out: Promise<Uint8Array | null | Error>[] = [];
+  for (let i = 0; i < names.length; i++) {
+    const before: Promise<unknown> = i >= READ_AHEAD ? out[i - READ_AHEAD] : Promise.resolve();
+    out.push(
+      before
+        .then(() => store.read(names[i]))
+        .then(
+          (b) => b,
+          (e: unknown) => (e instanceof Error ? e : new Error(String(e))),
+        ),
+    );
+  }
+  return out;
+}
 
 function text(b: Uint8Array | undefined): string {
   return b ? new TextDecoder().decode(b) : "";
