@@ -255,6 +255,29 @@ describe("segmented keyword index", () => {
     expect(index.search(pq("common"), req("common", { limit: 2000 }), "en").total_files).toBe(1501);
   });
 
+  test("saving splits the long posting lists of common terms across steps, not only every 256 lists", () => {
+    const index = new InvertedIndex();
+    // Paths made of 24 words, so that the whole index has few terms (few lists, some very long).
+    const w = "alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima mike november oscar papa quebec romeo sierra tango uniform victor whiskey yankee".split(" ");
+    for (let i = 0; i < 12_000; i++) {
+      const path = `${w[i % 24]} ${w[Math.floor(i / 24) % 24]} ${w[Math.floor(i / 576)]}.md`;
+      const text = `common words everywhere tag${i % 40}`;
+      const chunks = chunkNote(path, text, null, { maxWords: 300 });
+      const b = index.docBuilder();
+      for (const c of chunks) b.addChunk(c, "en");
+      index.addDoc({ seg: segmentOf(path), path, title: "x", folder: "", mtime: 0, size: text.length, hash: path, frontmatter: {}, tags: [] }, chunks, b);
+    }
+    expect(index.termCount).toBeLessThan(256);
+    const job = index.segmentWriter(Array.from({ length: SEGMENT_COUNT }, (_, k) => k));
+    let steps = 1;
+    // A deadline that has always passed: one check's worth of work per step.
+    while (!job.step(() => true)) steps++;
+    expect(steps).toBeGreaterThan(2);
+    let postings = 0;
+    for (let k = 0; k < SEGMENT_COUNT; k++) postings += job.blobs(k).postings.length;
+    expect(postings).toBeGreaterThan(2 * 48_000);
+  });
+
   test("question and stop words are not required terms", async () => {
     expect(parseQuery("what are callouts").clauses).toEqual([[{ kind: "term", term: "callout", prefix: false }]]);
     expect(parseQuery("how do aliases work").clauses).toEqual([[{ kind: "term", term: "alias", prefix: false }]]);

@@ -29,6 +29,42 @@ export function loadSqlJs(wasm: Uint8Array): Promise<SqlJsStatic> {
   return p;
 }
 
+/**
+ * Runs sql.js's write and read paths once on a tiny database, one step per task. V8 compiles
+ * SQLite's WebAssembly lazily, function by function: done inside the first real load or save, that
+ * compiling is one ~35–45 ms pause; in these steps none is longer than ~15 ms.
+ */
+export async function warmUpSqlJs(SQL: SqlJsStatic, yieldNow: () => Promise<void>): Promise<void> {
+  let bytes: Uint8Array;
+  const db = new SQL.Database();
+  try {
+    await yieldNow();
+    db.exec("PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;");
+    await yieldNow();
+    db.exec("CREATE TABLE blobs(name TEXT PRIMARY KEY, data BLOB);");
+    await yieldNow();
+    db.run("INSERT INTO blobs(name, data) VALUES (?, ?)", ["warm-up", new Uint8Array(8192)]);
+    await yieldNow();
+    bytes = db.export();
+  } finally {
+    db.close();
+  }
+  await yieldNow();
+  const again = new SQL.Database(bytes);
+  try {
+    await yieldNow();
+    const st = again.prepare("SELECT name, data FROM blobs");
+    try {
+      await yieldNow();
+      while (st.step()) st.get();
+    } finally {
+      st.free();
+    }
+  } finally {
+    again.close();
+  }
+}
+
 /** A fresh database holding `blobs` in a `blobs(name, data)` table, exported to bytes. */
 export function writeBlobs(SQL: SqlJsStatic, blobs: Record<string, Uint8Array>): Uint8Array {
   const db = new SQL.Database();

@@ -75,8 +75,40 @@ export interface DocEntry {
 
 /** Postings of one term: (chunk id, weighted tf) pairs, interleaved in one Int32Array. */
 class PostingList {
-  data: Int32Array = EMPTY_INTS;
+  private view: Int32Array = EMPTY_INTS;
+  /**
+   * Set by loading: the list's room in the one buffer all lists share, made a view on first use.
+   * Loading lays out ~30k lists, and creating a typed-array view is slow (~1 µs each, plus garbage).
+   */
+  private base: Int32Array | null = null;
+  private off = 0;
+  private cap = 0;
   n = 0;
+  get data(): Int32Array {
+    if (this.base) {
+      this.view = this.base.subarray(this.off, this.off + this.cap);
+      this.base = null;
+    }
+    return this.view;
+  }
+  set data(d: Int32Array) {
+    this.view = d;
+    this.base = null;
+  }
+  /** Makes `buf[off, off + cap)` the list's room (no view is created until the list is used). */
+  placeIn(buf: Int32Array, off: number, cap: number): void {
+    this.base = buf;
+    this.off = off;
+    this.cap = cap;
+  }
+  /** Where the next posting goes while loading: `buf[at]` (see `placeIn`). */
+  get loadAt(): number {
+    return this.off + this.n * 2;
+  }
+  /** Room left in the laid-out space while loading, in ints. */
+  get loadRoom(): number {
+    return this.cap - this.n * 2;
+  }
   /** Room for `more` postings without growing (a grown list takes its space from `pool`). */
   reserve(more: number, pool: IntPool): void {
     const need = (this.n + more) * 2;
@@ -695,7 +727,8 @@ export class InvertedIndex {
           }
         }
         const w = (o - start) / 2;
-        l.data = w ? buf.subarray(start, o) : EMPTY_INTS;
+        if (w) l.placeIn(buf, start, o - start);
+        else l.data = EMPTY_INTS;
         this.totalPostings -= l.n - w;
         l.n = w;
       }
@@ -755,6 +788,7 @@ export class InvertedIndex {
     return {
       step: (deadline) => {
         let steps = 0;
+        let work = 0;
         if (!bySeg) {
           // The segments' notes, grouped in one pass.
           const groups: DocEntry[][] = Array.from({ length: SEGMENT_COUNT }, () => []);
@@ -788,9 +822,12 @@ export class InvertedIndex {
               w.varint(d[2 * i + 1]);
               prevId[k] = id;
             }
+            work += l.n;
           }
           g++;
-          if ((++steps & 255) === 0 && deadline()) return false;
+          // Every 256 lists or 32k postings: the first lists are the common terms', and the longest.
+          if (((++steps & 255) === 0 || work > 32768) && deadline()) return false;
+          if (work > 32768) work = 0;
         }
         return true;
       },
@@ -929,6 +966,7 @@ export class InvertedIndex {
    * dead postings of chunks that are not alive). Returns the segments left out.
    */
   async finishRestore(yieldNow: () => Promise<void>): Promise<number[]> {
+    await yieldNow();
     const counts = this.loadCounts;
     let total = 0;
     for (let g = 0; g < counts.length; g++) total += counts[g];
@@ -936,9 +974,10 @@ export class InvertedIndex {
     let off = 0;
     while (this.lists.length < counts.length) this.lists.push(undefined);
     for (let g = 0; g < counts.length; g++) {
+      if ((g & 4095) === 4095) await yieldNow();
       if (!counts[g]) continue;
       const l = new PostingList();
-      l.data = buf.subarray(off, off + counts[g] * 2);
+      l.placeIn(buf, off, counts[g] * 2);
       this.lists[g] = l;
       off += counts[g] * 2;
     }
@@ -951,14 +990,21 @@ export class InvertedIndex {
       let pos = 0;
       let written = 0;
       try {
+        let sinceYield = 0;
         for (let t = 0; t < gs.length; t++) {
           const l = this.lists[gs[t]]!;
           const n = ns[t];
-          if (l.n * 2 + 2 * n > l.data.length) throw new Error("more postings than counted");
-          pos = decodePostings(src, pos, n, l.data, l.n * 2, owner, tag);
+          if (2 * n > l.loadRoom) throw new Error("more postings than counted");
+          pos = decodePostings(src, pos, n, buf, l.loadAt, owner, tag);
           if (pos < 0) throw new Error("posting of an unknown chunk");
           l.n += n;
           written += n;
+          // A segment holds ~80k postings at 10k notes: offer to yield every 16k (its first ones run
+          // before the decoder is optimized, several times slower).
+          if ((sinceYield += n) > 16384) {
+            sinceYield = 0;
+            await yieldNow();
+          }
         }
         if (pos !== src.length) throw new Error("trailing postings");
       } catch {

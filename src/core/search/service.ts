@@ -4,7 +4,7 @@ import { basenameOf, isNotePath, parentOf, type VaultEvent } from "../vault";
 import { chunkNote } from "./chunk";
 import type { SqlJsStatic } from "sql.js";
 import type { StateStore } from "../state";
-import { loadSqlJs, readBlobs, SCHEMA_VERSION, segmentFileName, segmentTextFileName, writeBlobs } from "./db";
+import { loadSqlJs, readBlobs, SCHEMA_VERSION, segmentFileName, segmentTextFileName, warmUpSqlJs, writeBlobs } from "./db";
 import { InvertedIndex, SEGMENT_COUNT, segmentOf, type DocEntry, type LazyText, type RestoredBlobs } from "./engine";
 import { parseQuery } from "./query";
 import { TOKENIZER_VERSION } from "./tokenize";
@@ -133,6 +133,11 @@ class KeywordSearchService implements SearchService {
       this.lastError = `The search engine (sql.js) could not start: ${errText(e)}`;
       this.log("error", this.lastError);
       return;
+    }
+    try {
+      await warmUpSqlJs(SQL, () => this.sched.yield());
+    } catch (e) {
+      this.log("debug", `sql.js warm-up failed: ${errText(e)}`);
     }
     let loaded = false;
     try {
