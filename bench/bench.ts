@@ -115,6 +115,18 @@ const cpuMs = (from: NodeJS.CpuUsage) => {
 };
 const gc = () => (globalThis as { gc?: () => void }).gc?.();
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+/**
+ * Memory after garbage collection has settled: V8 frees ArrayBuffer backing stores on a background
+ * thread after a GC, so a reading taken at once still counts tens of MB of freed buffers (the same
+ * build measured 274 to 320 MB of RSS growth depending on that timing).
+ */
+async function settledMemory(): Promise<NodeJS.MemoryUsage> {
+  gc();
+  await sleep(200);
+  gc();
+  await sleep(50);
+  return process.memoryUsage();
+}
 const log = (s: string) => process.stderr.write(s + "\n");
 
 function dirBytes(dir: string): number {
@@ -147,8 +159,7 @@ function queriesFromFolder(root: string, paths: string[], n: number): string[] {
 
 async function measure(label: string, root: string, queries: string[], args: Args, work: string): Promise<SizeResult> {
   log(`\n== ${label}: ${root}`);
-  gc();
-  const rss0 = process.memoryUsage().rss;
+  const rss0 = (await settledMemory()).rss;
   let t = performance.now();
   const vault = await FsVault.open(root, { watch: false });
   const vaultOpenMs = performance.now() - t;
@@ -205,8 +216,7 @@ async function measure(label: string, root: string, queries: string[], args: Arg
   h.disable();
   const maxEventLoopBlockMs = h.max / 1e6;
   log(`  cold build: ${coldBuildMs.toFixed(0)} ms wall, ${coldBuildCpuMs.toFixed(0)} ms CPU (status ${svc.status().state}, ${svc.status().documents_indexed} docs), longest event-loop block ${maxEventLoopBlockMs.toFixed(1)} ms`);
-  gc();
-  const mem = process.memoryUsage();
+  const mem = await settledMemory();
 
   // In-process search latency.
   for (const q of queries.slice(0, 20)) svc.search(req(q));

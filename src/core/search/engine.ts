@@ -97,6 +97,7 @@ class PostingList {
   }
   /** Makes `buf[off, off + cap)` the list's room (no view is created until the list is used). */
   placeIn(buf: Int32Array, off: number, cap: number): void {
+    this.view = EMPTY_INTS; // let go of the old space (compaction frees the pool's slabs)
     this.base = buf;
     this.off = off;
     this.cap = cap;
