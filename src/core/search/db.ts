@@ -30,12 +30,11 @@ export function loadSqlJs(wasm: Uint8Array): Promise<SqlJsStatic> {
 }
 
 /**
- * Runs sql.js's write and read paths once on a tiny database, one step per task. V8 compiles
- * SQLite's WebAssembly lazily, function by function: done inside the first real load or save, that
- * compiling is one ~35–45 ms pause; in these steps none is longer than ~15 ms.
+ * Runs sql.js's write path once on a tiny database, one step per task. V8 compiles SQLite's
+ * WebAssembly lazily, function by function: done inside the first real save, that compiling is one
+ * ~35–45 ms pause; in these steps none is longer than ~15 ms.
  */
-export async function warmUpSqlJs(SQL: SqlJsStatic, yieldNow: () => Promise<void>): Promise<void> {
-  let bytes: Uint8Array;
+export async function warmUpWriter(SQL: SqlJsStatic, yieldNow: () => Promise<void>): Promise<void> {
   const db = new SQL.Database();
   try {
     await yieldNow();
@@ -45,23 +44,31 @@ export async function warmUpSqlJs(SQL: SqlJsStatic, yieldNow: () => Promise<void
     await yieldNow();
     db.run("INSERT INTO blobs(name, data) VALUES (?, ?)", ["warm-up", new Uint8Array(8192)]);
     await yieldNow();
-    bytes = db.export();
+    db.export();
   } finally {
     db.close();
   }
-  await yieldNow();
-  const again = new SQL.Database(bytes);
+}
+
+/** `readBlobs`, one step per task: for the first database read, while sql.js compiles its read path (see `warmUpWriter`). */
+export async function readBlobsStepwise(SQL: SqlJsStatic, bytes: Uint8Array, yieldNow: () => Promise<void>): Promise<Map<string, Uint8Array>> {
+  const db = new SQL.Database(bytes);
   try {
     await yieldNow();
-    const st = again.prepare("SELECT name, data FROM blobs");
+    const out = new Map<string, Uint8Array>();
+    const st = db.prepare("SELECT name, data FROM blobs");
     try {
       await yieldNow();
-      while (st.step()) st.get();
+      while (st.step()) {
+        const [name, data] = st.get();
+        out.set(String(name), data instanceof Uint8Array ? data : new Uint8Array(0));
+      }
     } finally {
       st.free();
     }
+    return out;
   } finally {
-    again.close();
+    db.close();
   }
 }
 

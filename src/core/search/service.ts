@@ -4,7 +4,7 @@ import { basenameOf, isNotePath, parentOf, type VaultEvent } from "../vault";
 import { chunkNote } from "./chunk";
 import type { SqlJsStatic } from "sql.js";
 import type { StateStore } from "../state";
-import { loadSqlJs, readBlobs, SCHEMA_VERSION, segmentFileName, segmentTextFileName, warmUpSqlJs, writeBlobs } from "./db";
+import { loadSqlJs, readBlobs, readBlobsStepwise, SCHEMA_VERSION, segmentFileName, segmentTextFileName, warmUpWriter, writeBlobs } from "./db";
 import { InvertedIndex, SEGMENT_COUNT, segmentOf, type DocEntry, type LazyText, type RestoredBlobs } from "./engine";
 import { parseQuery } from "./query";
 import { TOKENIZER_VERSION } from "./tokenize";
@@ -102,6 +102,8 @@ class KeywordSearchService implements SearchService {
   private forceIndex = new Set<string>();
   /** Save stamps: both files of a segment carry the same one. */
   private genCounter = 0;
+  /** sql.js's write path has run once (see `warmUpWriter`). */
+  private writerWarm = false;
   /** Measurements for the bench and the logs (longest single synchronous step of the last save). */
   readonly timings = { load: { waitMs: 0, sqliteMs: 0, decodeMs: 0, postingsMs: 0 }, loadMs: 0, lastExportMs: 0, lastSerializeMs: 0, lastPersistBytes: 0, lastPersistMaxStepMs: 0, lastPersistFiles: 0 };
 
@@ -133,11 +135,6 @@ class KeywordSearchService implements SearchService {
       this.lastError = `The search engine (sql.js) could not start: ${errText(e)}`;
       this.log("error", this.lastError);
       return;
-    }
-    try {
-      await warmUpSqlJs(SQL, () => this.sched.yield());
-    } catch (e) {
-      this.log("debug", `sql.js warm-up failed: ${errText(e)}`);
     }
     let loaded = false;
     try {
@@ -172,7 +169,7 @@ class KeywordSearchService implements SearchService {
       return false;
     }
     if (!bytes || bytes.length === 0) return false;
-    const main = readBlobs(SQL, bytes);
+    const main = await readBlobsStepwise(SQL, bytes, () => this.sched.yield());
     const meta = JSON.parse(text(main.get("meta"))) as { key?: string; segments?: number };
     if (meta.key !== this.indexKey() || meta.segments !== SEGMENT_COUNT) {
       this.log("info", `Search index format changed (${meta.key ?? "unknown"} → ${this.indexKey()}); rebuilding it.`);
@@ -529,6 +526,14 @@ class KeywordSearchService implements SearchService {
   private async persist(): Promise<void> {
     const SQL = this.SQL;
     if (!SQL) return;
+    if (!this.writerWarm) {
+      this.writerWarm = true;
+      try {
+        await warmUpWriter(SQL, () => this.sched.yield());
+      } catch (e) {
+        this.log("debug", `sql.js warm-up failed: ${errText(e)}`);
+      }
+    }
     if (this.index.deadPostings > 0 && this.index.needsCompaction()) await this.compact();
     await this.maybeYield();
     let serializeMs = 0;
