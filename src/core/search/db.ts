@@ -52,23 +52,11 @@ export async function warmUpWriter(SQL: SqlJsStatic, yieldNow: () => Promise<voi
 
 /** `readBlobs`, one step per task: for the first database read, while sql.js compiles its read path (see `warmUpWriter`). */
 export async function readBlobsStepwise(SQL: SqlJsStatic, bytes: Uint8Array, yieldNow: () => Promise<void>): Promise<Map<string, Uint8Array>> {
-  const db = new SQL.Database(bytes);
-  try {
+  const steps = readSteps(SQL, bytes);
+  for (;;) {
+    const r = steps.next();
+    if (r.done) return r.value;
     await yieldNow();
-    const out = new Map<string, Uint8Array>();
-    const st = db.prepare("SELECT name, data FROM blobs");
-    try {
-      await yieldNow();
-      while (st.step()) {
-        const [name, data] = st.get();
-        out.set(String(name), data instanceof Uint8Array ? data : new Uint8Array(0));
-      }
-    } finally {
-      st.free();
-    }
-    return out;
-  } finally {
-    db.close();
   }
 }
 
@@ -95,11 +83,22 @@ export function writeBlobs(SQL: SqlJsStatic, blobs: Record<string, Uint8Array>):
 
 /** The blobs of a database written by `writeBlobs`. Throws when the bytes are not such a database. */
 export function readBlobs(SQL: SqlJsStatic, bytes: Uint8Array): Map<string, Uint8Array> {
+  const steps = readSteps(SQL, bytes);
+  for (;;) {
+    const r = steps.next();
+    if (r.done) return r.value;
+  }
+}
+
+/** Reads the blobs, pausing (yield) after opening the database and after preparing the query. */
+function* readSteps(SQL: SqlJsStatic, bytes: Uint8Array): Generator<void, Map<string, Uint8Array>> {
   const db = new SQL.Database(bytes);
   try {
+    yield;
     const out = new Map<string, Uint8Array>();
     const st = db.prepare("SELECT name, data FROM blobs");
     try {
+      yield;
       while (st.step()) {
         const [name, data] = st.get();
         out.set(String(name), data instanceof Uint8Array ? data : new Uint8Array(0));
