@@ -1,5 +1,7 @@
 import { describe, expect, test } from "@jest/globals";
 import { parseNote } from "../../src/core/parser";
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
 
 const links = (t: string) => parseNote(t).links.map((l) => l.link);
 const embeds = (t: string) => parseNote(t).embeds.map((l) => l.link);
@@ -224,5 +226,31 @@ describe("parseNote: inputs that could make a naive scanner quadratic", () => {
     expect(parseNote("%%\n" + "[[x]] line\n".repeat(N / 10) + "%%\n[[after]]").links.map((l) => l.link)).toEqual(["after"]);
     expect(parseNote("```\n" + "[[x]]\n".repeat(N / 5)).links).toEqual([]);
     expect(parseNote("[[open\n".repeat(N / 7) + "[[closed]]").links.map((l) => l.link)).toEqual(["closed"]);
+  });
+});
+
+describe("parseNote: memory", () => {
+  test("the metadata does not keep the note's text alive (strings cut from it are copied)", async () => {
+    // V8 keeps a slice of 13+ characters as a view into its parent string: without copies, every
+    // link, heading, tag and frontmatter value would keep its whole note in memory.
+    setFlagsFromString("--expose-gc");
+    const gc = runInNewContext("gc") as () => void;
+    const filler = "lorem ipsum dolor sit amet ".repeat(40_000); // ~1 MB
+    const kept: unknown[] = [];
+    gc();
+    const before = process.memoryUsage().heapUsed;
+    for (let i = 0; i < 40; i++) {
+      // A fresh 1 MB string each time (not a constant the engine could share).
+      const text = `---\ntitle: A title long enough to be sliced ${i}\n---\n# A heading long enough ${i}\n\n[[A link target long enough ${i}]] #a-long-enough-tag-${i}\n\n${filler}${i}\n`;
+      kept.push(parseNote(text));
+    }
+    // Twice, with a pause: large objects are swept concurrently after a collection.
+    gc();
+    await new Promise((r) => setTimeout(r, 100));
+    gc();
+    const retained = process.memoryUsage().heapUsed - before;
+    expect(kept).toHaveLength(40);
+    // 40 notes of 1 MB: tens of MB if the notes were kept; their metadata alone is a few KB.
+    expect(retained).toBeLessThan(8 * 1024 * 1024);
   });
 });
