@@ -13,9 +13,10 @@ import initSqlJs, { type SqlJsStatic } from "sql.js";
  * posting list first and decode each posting once. v5: each segment's chunk texts (more than half of
  * the bytes) are in a file of their own, loaded after the index is queryable (or when a search needs
  * them first); both files carry the same save stamp (`gen`), so texts from another save are never
- * used; 32 segments instead of 128.
+ * used; 32 segments instead of 128. v6: the term header also gives each term's bytes of postings, so
+ * loading leaves postings encoded and decodes each list on first use.
  */
-export const SCHEMA_VERSION = 5;
+export const SCHEMA_VERSION = 6;
 
 const sqlCache = new WeakMap<Uint8Array, Promise<SqlJsStatic>>();
 

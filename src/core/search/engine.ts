@@ -81,10 +81,20 @@ class PostingList {
    * Loading lays out ~30k lists, and creating a typed-array view is slow (~1 µs each, plus garbage).
    */
   private base: Int32Array | null = null;
-  private off = 0;
+  /** Where the list's room starts in `base` (see `placeIn`). */
+  off = 0;
   private cap = 0;
   n = 0;
+  /** Set by loading: fills the list's room from the segments' encoded postings, on first use. */
+  pending: ((l: PostingList) => void) | null = null;
+  /** The list's term id (set by loading, for `pending`). */
+  term = 0;
   get data(): Int32Array {
+    const fill = this.pending;
+    if (fill) {
+      this.pending = null;
+      fill(this);
+    }
     if (this.base) {
       this.view = this.base.subarray(this.off, this.off + this.cap);
       this.base = null;
@@ -102,14 +112,7 @@ class PostingList {
     this.off = off;
     this.cap = cap;
   }
-  /** Where the next posting goes while loading: `buf[at]` (see `placeIn`). */
-  get loadAt(): number {
-    return this.off + this.n * 2;
-  }
-  /** Room left in the laid-out space while loading, in ints. */
-  get loadRoom(): number {
-    return this.cap - this.n * 2;
-  }
+
   /** Room for `more` postings without growing (a grown list takes its space from `pool`). */
   reserve(more: number, pool: IntPool): void {
     const need = (this.n + more) * 2;
@@ -342,6 +345,20 @@ function decodePostings(src: Uint8Array, pos: number, n: number, data: Int32Arra
   return pos;
 }
 
+/** The index of `v` in the ascending array `a`, or -1. */
+function findSorted(a: Int32Array, v: number): number {
+  let lo = 0;
+  let hi = a.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    const x = a[mid];
+    if (x === v) return mid;
+    if (x < v) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return -1;
+}
+
 const zig = (v: number) => (v >= 0 ? v * 2 : -v * 2 - 1);
 const unzig = (v: number) => (v % 2 === 0 ? v / 2 : -(v + 1) / 2);
 
@@ -395,7 +412,7 @@ export interface SegmentBlobs {
   docs: Uint8Array;
   /** Varints, per note in `docs` order: its chunk count, then per chunk: zigzag id delta, length, first line, line span, term-sequence bytes, text bytes. */
   nums: Uint8Array;
-  /** Varints, per term present: term id delta and its posting count (lets loading lay out every list before decoding a posting). */
+  /** Varints, per term present: term id delta, its posting count and their bytes in `postings` (lets loading lay out every list, and decode each one on first use). */
   terms: Uint8Array;
   /** Varints, the postings of the terms in `terms` order: (zigzag chunk id delta, tf). */
   postings: Uint8Array;
@@ -486,6 +503,7 @@ export class InvertedIndex {
     this.pendingPaths = new Set();
     this.loadCounts = new Int32Array(0);
     this.owner = new Uint8Array(0);
+    this.lazy = null;
     this.logN = 0;
   }
 
@@ -777,6 +795,7 @@ export class InvertedIndex {
     const lastTerm = new Int32Array(SEGMENT_COUNT);
     const prevId = new Int32Array(SEGMENT_COUNT);
     const counts = new Int32Array(SEGMENT_COUNT);
+    const startLen = new Int32Array(SEGMENT_COUNT);
     for (const k of segs) {
       posts.set(k, new ByteWriter(64 * 1024));
       heads.set(k, new ByteWriter(16 * 1024));
@@ -808,11 +827,8 @@ export class InvertedIndex {
             }
             for (const k of segs) {
               if (!counts[k]) continue;
-              const w = heads.get(k)!;
-              w.varint(g - lastTerm[k]);
-              lastTerm[k] = g;
-              w.varint(counts[k]);
               prevId[k] = 0;
+              startLen[k] = posts.get(k)!.n;
             }
             for (let i = 0; i < l.n; i++) {
               const id = d[2 * i];
@@ -822,6 +838,15 @@ export class InvertedIndex {
               w.varint(zig(id - prevId[k]));
               w.varint(d[2 * i + 1]);
               prevId[k] = id;
+            }
+            // The term header: term id delta, posting count, and their encoded bytes.
+            for (const k of segs) {
+              if (!counts[k]) continue;
+              const w = heads.get(k)!;
+              w.varint(g - lastTerm[k]);
+              lastTerm[k] = g;
+              w.varint(counts[k]);
+              w.varint(posts.get(k)!.n - startLen[k]);
             }
             work += l.n;
           }
@@ -873,7 +898,15 @@ export class InvertedIndex {
     this.dict = TermDict.from(names.length ? utf8d.decode(names).split("\n") : []);
   }
 
-  private pending: { k: number; docs: RestoredDoc[]; b: RestoredBlobs; text: LazyText; gs: Int32Array; ns: Int32Array }[] = [];
+  private pending: { k: number; docs: RestoredDoc[]; b: RestoredBlobs; text: LazyText; gs: Int32Array; ns: Int32Array; offs: Int32Array }[] = [];
+  /**
+   * After loading, the segments' postings still encoded: each list is decoded on first use (see
+   * `PostingList.pending`) or by `decodeSomeLists` in the background. `owner` tags each chunk id with
+   * its segment (k + 1) to check every posting; `left` counts the lists not decoded yet.
+   */
+  private lazy: { segs: { k: number; src: Uint8Array; gs: Int32Array; ns: Int32Array; offs: Int32Array; failed: boolean }[]; owner: Uint8Array; left: number; next: number } | null = null;
+  /** Called when a restored segment's postings turn out inconsistent (its notes must be indexed again). */
+  onSegmentLost: ((k: number) => void) | null = null;
   private pendingPaths = new Set<string>();
   private loadCounts = new Int32Array(0);
   /** Loading: chunk id → 1 + the segment that holds it (0: none). */
@@ -934,18 +967,24 @@ export class InvertedIndex {
       const h = new VarintReader(b.terms);
       const gs: number[] = [];
       const ns: number[] = [];
+      const offs: number[] = [0];
       let g = 0;
       let first = true;
+      let bytes = 0;
       while (!h.done()) {
         const step = h.next();
         if (!first && step === 0) throw new Error("term listed twice");
         first = false;
         g += step;
         const n = h.next();
+        bytes += h.next();
         if (g >= names) throw new Error("term id out of range");
+        if (n <= 0) throw new Error("empty posting list");
         gs.push(g);
         ns.push(n);
+        offs.push(bytes);
       }
+      if (bytes !== b.postings.length) throw new Error("postings truncated");
       if (this.loadCounts.length < names) {
         const c = new Int32Array(names);
         c.set(this.loadCounts);
@@ -953,7 +992,7 @@ export class InvertedIndex {
       }
       for (let i = 0; i < gs.length; i++) this.loadCounts[gs[i]] += ns[i];
       for (const d of docs) this.pendingPaths.add(d.p);
-      this.pending.push({ k, docs, b, text, gs: Int32Array.from(gs), ns: Int32Array.from(ns) });
+      this.pending.push({ k, docs, b, text, gs: Int32Array.from(gs), ns: Int32Array.from(ns), offs: Int32Array.from(offs) });
     } catch (e) {
       for (const id of mine) this.owner[id] = 0;
       throw e;
@@ -961,68 +1000,99 @@ export class InvertedIndex {
   }
 
   /**
-   * Loading, step 2: lays out the posting lists (one buffer, sized from the term headers), then
-   * decodes each segment's postings straight into them (yielding between segments). A segment whose
-   * postings turn out inconsistent is left out (its notes are indexed again; what it wrote stays as
-   * dead postings of chunks that are not alive). Returns the segments left out.
+   * Loading, step 2: lays out the posting lists (one buffer, sized from the term headers) and
+   * registers every segment's notes. The postings stay encoded: a list is decoded the first time it
+   * is used, or by `decodeSomeLists`. Decoding 2.5M postings was the longest part of loading (10k
+   * notes), and a first answer needs only the query's lists. A segment whose postings turn out
+   * inconsistent is reported through `onSegmentLost` (its notes are indexed again; what it wrote
+   * stays as dead postings).
    */
-  async finishRestore(yieldNow: () => Promise<void>): Promise<number[]> {
+  async finishRestore(yieldNow: () => Promise<void>): Promise<void> {
     await yieldNow();
     const counts = this.loadCounts;
     let total = 0;
     for (let g = 0; g < counts.length; g++) total += counts[g];
     const buf = new Int32Array(total * 2);
     let off = 0;
+    let lists = 0;
+    const fill = (l: PostingList) => this.decodeList(l, buf);
     while (this.lists.length < counts.length) this.lists.push(undefined);
     for (let g = 0; g < counts.length; g++) {
       if ((g & 4095) === 4095) await yieldNow();
       if (!counts[g]) continue;
       const l = new PostingList();
       l.placeIn(buf, off, counts[g] * 2);
+      l.n = counts[g];
+      l.term = g;
+      l.pending = fill;
       this.lists[g] = l;
       off += counts[g] * 2;
+      lists++;
     }
-    const failed: number[] = [];
-    const owner = this.owner;
-    for (const { k, docs, b, text, gs, ns } of this.pending) {
+    this.totalPostings += total;
+    this.lazy = {
+      segs: this.pending.map(({ k, b, gs, ns, offs }) => ({ k, src: b.postings, gs, ns, offs, failed: false })),
+      owner: this.owner,
+      left: lists,
+      next: 0,
+    };
+    if (lists === 0) this.lazy = null;
+    for (const { k, docs, b, text } of this.pending) {
       await yieldNow();
-      const tag = k + 1;
-      const src = b.postings;
-      let pos = 0;
-      let written = 0;
-      try {
-        let sinceYield = 0;
-        for (let t = 0; t < gs.length; t++) {
-          const l = this.lists[gs[t]]!;
-          const n = ns[t];
-          if (2 * n > l.loadRoom) throw new Error("more postings than counted");
-          pos = decodePostings(src, pos, n, buf, l.loadAt, owner, tag);
-          if (pos < 0) throw new Error("posting of an unknown chunk");
-          l.n += n;
-          written += n;
-          // A segment holds ~80k postings at 10k notes: offer to yield every 16k (its first ones run
-          // before the decoder is optimized, several times slower).
-          if ((sinceYield += n) > 16384) {
-            sinceYield = 0;
-            await yieldNow();
-          }
-        }
-        if (pos !== src.length) throw new Error("trailing postings");
-      } catch {
-        this.totalPostings += written;
-        this.deadPostings += written;
-        this.dirty[k] = 1;
-        failed.push(k);
-        continue;
-      }
-      this.totalPostings += written;
       this.registerDocs(k, docs, b, text);
     }
     this.pending = [];
     this.pendingPaths = new Set();
     this.loadCounts = new Int32Array(0);
     this.owner = new Uint8Array(0);
-    return failed;
+  }
+
+  /** Decodes list `l`'s postings from every segment that has its term, in segment order. */
+  private decodeList(l: PostingList, buf: Int32Array): void {
+    const lz = this.lazy;
+    if (!lz) return;
+    const g = l.term;
+    let at = l.off;
+    for (const s of lz.segs) {
+      const t = findSorted(s.gs, g);
+      if (t < 0) continue;
+      const n = s.ns[t];
+      if (!s.failed && decodePostings(s.src, s.offs[t], n, buf, at, lz.owner, s.k + 1) !== s.offs[t + 1]) {
+        s.failed = true;
+        this.dirty[s.k] = 1;
+        this.onSegmentLost?.(s.k);
+      }
+      // A failed segment's part stays (or becomes) chunk 0, which is never alive.
+      if (s.failed) buf.fill(0, at, at + 2 * n);
+      at += 2 * n;
+    }
+    if (--lz.left === 0) this.lazy = null;
+  }
+
+  /** True while some lists restored from disk are still encoded. */
+  get hasEncodedLists(): boolean {
+    return this.lazy !== null;
+  }
+
+  /** Decodes encoded lists until `deadline` passes (checked every ~16k postings). False when none is left. */
+  decodeSomeLists(deadline: () => boolean): boolean {
+    let work = 0;
+    while (this.lazy) {
+      const g = this.lazy.next++;
+      if (g >= this.lists.length) {
+        this.lazy = null; // every list was visited (none can be left encoded)
+        break;
+      }
+      const l = this.lists[g];
+      if (!l?.pending) continue;
+      work += l.n;
+      void l.data;
+      if (work > 16384) {
+        work = 0;
+        if (deadline()) return this.lazy !== null;
+      }
+    }
+    return false;
   }
 
   /** Restored segments' texts that were not loaded yet (the service loads them in the background). */
@@ -1032,8 +1102,8 @@ export class InvertedIndex {
     return [...out];
   }
 
-  /** The notes that still use segment `k`'s restored texts. */
-  pathsWithRestoredText(k: number): string[] {
+  /** The notes of segment `k` as loaded from disk (not indexed again since). */
+  restoredPaths(k: number): string[] {
     const out: string[] = [];
     for (const d of this.docs.values()) if (d.text instanceof LazyText && d.text.seg === k) out.push(d.path);
     return out;

@@ -96,8 +96,8 @@ class KeywordSearchService implements SearchService {
   private indexedSinceCompaction = 0;
   /** Restored segments' texts still to load (one per step, after the queue; a search loads one it needs first). */
   private unloadedTexts: LazyText[] = [];
-  /** Segments whose texts could not be loaded: their notes are indexed again. */
-  private lostTexts: number[] = [];
+  /** Restored segments whose texts or postings turned out unusable: their notes are indexed again. */
+  private lostSegments: number[] = [];
   /** Notes to index again even though their content is unchanged. */
   private forceIndex = new Set<string>();
   /** Save stamps: both files of a segment carry the same one. */
@@ -111,6 +111,7 @@ class KeywordSearchService implements SearchService {
     this.opts = { ...DEFAULT_SEARCH_OPTIONS, ...(deps.options ?? {}) };
     this.sched = deps.scheduler ?? defaultScheduler;
     this.file = deps.fileName ?? DEFAULT_FILE;
+    this.index.onSegmentLost = (k) => this.segmentLost(k, `Search index segment ${segmentFileName(this.file, k)} has inconsistent postings`);
   }
 
   private log(level: "debug" | "info" | "warn" | "error", msg: string): void {
@@ -231,7 +232,7 @@ class KeywordSearchService implements SearchService {
           if (!t) throw new Error("no text");
           return t;
         };
-        this.index.restoreSegment(k, { docs: get("docs"), nums: get("nums"), terms: get("terms"), postings: get("postings"), seq: get("seq") }, loadText, (seg, why) => this.textLost(seg, why));
+        this.index.restoreSegment(k, { docs: get("docs"), nums: get("nums"), terms: get("terms"), postings: get("postings"), seq: get("seq") }, loadText, (seg, why) => this.segmentLost(seg, `Search index texts ${segmentTextFileName(this.file, seg)} are unusable (${why})`));
         lt.decode += now() - t;
       } catch (e) {
         // Its notes are not in the index: the reconciliation indexes them again.
@@ -240,9 +241,7 @@ class KeywordSearchService implements SearchService {
       }
     }
     const t = now();
-    for (const k of await this.index.finishRestore(yieldIfDue)) {
-      this.log("warn", `Search index segment ${segmentFileName(this.file, k)} has inconsistent postings; its notes are indexed again.`);
-    }
+    await this.index.finishRestore(yieldIfDue);
     lt.postings = now() - t;
     // The texts' reads finished long ago (they overlapped the decoding above); keep those in use.
     this.unloadedTexts = this.index.unloadedTexts();
@@ -294,7 +293,7 @@ class KeywordSearchService implements SearchService {
       .finally(() => {
         this.busy = false;
         this.loop = null;
-        if (!this.stopping && (this.queue.size > 0 || this.reconcilePending || this.lostTexts.length > 0) && !this.debounceTimer) this.kick();
+        if (!this.stopping && (this.queue.size > 0 || this.reconcilePending || this.lostSegments.length > 0) && !this.debounceTimer) this.kick();
         else {
           if (this.dirty && !this.stopping) this.schedulePersist();
           this.emitProgress(true);
@@ -311,13 +310,19 @@ class KeywordSearchService implements SearchService {
         await this.reconcile();
         continue;
       }
-      if (this.lostTexts.length) {
-        for (const k of this.lostTexts.splice(0)) {
-          for (const p of this.index.pathsWithRestoredText(k)) {
+      if (this.lostSegments.length) {
+        for (const k of this.lostSegments.splice(0)) {
+          for (const p of this.index.restoredPaths(k)) {
             this.forceIndex.add(p);
             this.queue.add(p);
           }
         }
+        continue;
+      }
+      if (this.index.hasEncodedLists) {
+        // Posting lists loaded from disk are decoded on first use; the rest here, in slices.
+        this.index.decodeSomeLists(() => this.sched.now() - this.sliceStart >= this.opts.sliceMs);
+        await this.maybeYield();
         continue;
       }
       const next = this.queue.values().next();
@@ -388,10 +393,10 @@ class KeywordSearchService implements SearchService {
     this.log("debug", `Search reconcile: ${seen.size} notes, ${this.queue.size} to (re)index.`);
   }
 
-  /** A restored segment's texts could not be loaded (called from whatever first needed them). */
-  private textLost(seg: number, why: string): void {
-    this.log("warn", `Search index texts ${segmentTextFileName(this.file, seg)} are unusable (${why}); the segment's notes are indexed again.`);
-    this.lostTexts.push(seg);
+  /** A restored segment's texts or postings are unusable (called from whatever first needed them). */
+  private segmentLost(seg: number, what: string): void {
+    this.log("warn", `${what}; the segment's notes are indexed again.`);
+    this.lostSegments.push(seg);
     // Not now: this runs inside a search (or a save), which must not see the index change under it.
     void Promise.resolve().then(() => {
       if (!this.stopping) this.kick();
@@ -652,7 +657,7 @@ class KeywordSearchService implements SearchService {
   }
 
   hasPendingWork(): boolean {
-    return this.queue.size > 0 || this.busy || this.reconcilePending || this.lostTexts.length > 0 || this.debounceTimer !== null;
+    return this.queue.size > 0 || this.busy || this.reconcilePending || this.lostSegments.length > 0 || this.debounceTimer !== null;
   }
 
   waitForIdle(timeoutMs: number): Promise<boolean> {
