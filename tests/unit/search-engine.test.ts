@@ -154,6 +154,32 @@ describe("segmented keyword index", () => {
     await cold.svc.close();
   });
 
+  test("texts spread over many rows: searches right after loading read the rows they need and answer as a fresh build", async () => {
+    // ~3.6 MB of text: every segment's texts span several 64 KB rows, and notes straddle rows.
+    const files: Record<string, string> = {};
+    for (let i = 0; i < 120; i++) {
+      const body = Array.from({ length: 300 }, (_, j) => `line ${j} of note ${i}: words about kilns glaze${(i * 7 + j) % 97} and clay${j % 13} ${"x".repeat(40 + ((i * j) % 50))}`).join("\n");
+      files[`F/n${i}.md`] = `# Note ${i}\n\nmarker${i} ${body}\n`;
+    }
+    const vault = new MemoryVault(files);
+    const store = new MemoryStateStore();
+    const cold = await started(vault, store);
+    const queries = ["marker7", "marker64 OR marker99", "glaze42", "clay5 kilns", '"words about kilns"', "note 77"];
+    const answer = (svc: SearchService) => queries.map((q) => svc.search(req(q, { snippetWords: 30, chunksPerFile: 3, limit: 20 })));
+    const before = answer(cold.svc);
+    expect(before[0].hits[0].sections[0].content).toContain("marker7");
+    await cold.svc.close();
+    const rows = readBlobs(await loadSqlJs(sqlWasm), store.files.get(segmentTextFileName(FILE, segmentOf("F/n7.md")))!);
+    expect([...rows.keys()].filter((n) => /^t\d+$/.test(n)).length).toBeGreaterThan(1);
+    const fresh = makeSearch(vault, store);
+    await fresh.svc.start();
+    expect(answer(fresh.svc)).toEqual(before);
+    expect(await fresh.svc.waitForIdle(10_000)).toBe(true);
+    expect(answer(fresh.svc)).toEqual(before);
+    expect(fresh.logs.filter((l) => /unusable|inconsistent|rebuild/i.test(l))).toEqual([]);
+    await fresh.svc.close();
+  });
+
   test("texts saved apart from their segment (another save) are never used", async () => {
     const { vault, store } = await savedIndex();
     const k = segmentOf("N/n5.md");

@@ -14,9 +14,10 @@ import initSqlJs, { type SqlJsStatic } from "sql.js";
  * the bytes) are in a file of their own, loaded after the index is queryable (or when a search needs
  * them first); both files carry the same save stamp (`gen`), so texts from another save are never
  * used; 32 segments instead of 128. v6: the term header also gives each term's bytes of postings, so
- * loading leaves postings encoded and decodes each list on first use.
+ * loading leaves postings encoded and decodes each list on first use. v7: a segment's texts are
+ * stored in rows of 64 KB (`t0`, `t1`, …), so a search reads only the rows its snippets need.
  */
-export const SCHEMA_VERSION = 6;
+export const SCHEMA_VERSION = 7;
 
 const sqlCache = new WeakMap<Uint8Array, Promise<SqlJsStatic>>();
 
@@ -82,9 +83,12 @@ export function writeBlobs(SQL: SqlJsStatic, blobs: Record<string, Uint8Array>):
   }
 }
 
-/** The blobs of a database written by `writeBlobs`. Throws when the bytes are not such a database. */
-export function readBlobs(SQL: SqlJsStatic, bytes: Uint8Array): Map<string, Uint8Array> {
-  const steps = readSteps(SQL, bytes);
+/**
+ * The blobs of a database written by `writeBlobs` (only those named in `names`, when given: SQLite
+ * then reads only their pages). Throws when the bytes are not such a database.
+ */
+export function readBlobs(SQL: SqlJsStatic, bytes: Uint8Array, names?: string[]): Map<string, Uint8Array> {
+  const steps = readSteps(SQL, bytes, names);
   for (;;) {
     const r = steps.next();
     if (r.done) return r.value;
@@ -92,13 +96,14 @@ export function readBlobs(SQL: SqlJsStatic, bytes: Uint8Array): Map<string, Uint
 }
 
 /** Reads the blobs, pausing (yield) after opening the database and after preparing the query. */
-function* readSteps(SQL: SqlJsStatic, bytes: Uint8Array): Generator<void, Map<string, Uint8Array>> {
+function* readSteps(SQL: SqlJsStatic, bytes: Uint8Array, names?: string[]): Generator<void, Map<string, Uint8Array>> {
   const db = new SQL.Database(bytes);
   try {
     yield;
     const out = new Map<string, Uint8Array>();
-    const st = db.prepare("SELECT name, data FROM blobs");
+    const st = db.prepare(names ? `SELECT name, data FROM blobs WHERE name IN (${names.map(() => "?").join(", ")})` : "SELECT name, data FROM blobs");
     try {
+      if (names) st.bind(names);
       yield;
       while (st.step()) {
         const [name, data] = st.get();

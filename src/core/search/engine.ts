@@ -362,48 +362,86 @@ function findSorted(a: Int32Array, v: number): number {
 const zig = (v: number) => (v >= 0 ? v * 2 : -v * 2 - 1);
 const unzig = (v: number) => (v % 2 === 0 ? v / 2 : -(v + 1) / 2);
 
+/** Bytes of chunk text per row of a segment's text file: a search reads only its notes' rows. */
+export const TEXT_PART = 64 * 1024;
+
+/** Reads rows (parts) of a segment's text file; `null` reads them all. Throws when the file is unusable. */
+export type TextPartReader = (parts: number[] | null, last: boolean) => Map<number, Uint8Array>;
+
+const EMPTY_BYTES = new Uint8Array(0);
+
 /**
  * A restored segment's chunk texts (UTF-8), loaded from their own file on first use: they are more than
  * half of the index's bytes and only snippets read them, so loading the index leaves them for later
- * (the service decodes them in the background, or a search does when it needs one first). When they
- * cannot be loaded (missing, corrupt, or from another save than the segment), `get` returns null and
- * `lost` is called once, so the segment's notes can be indexed again.
+ * (the service loads them in the background; a search that needs some first reads only the rows
+ * holding them). When they cannot be loaded (missing, corrupt, or from another save than the
+ * segment), `slice` returns null and `lost` is called once, so the segment's notes can be indexed again.
  */
 export class LazyText {
   private bytes: Uint8Array | null = null;
-  private load: (() => Uint8Array) | null;
+  private readonly have: Uint8Array;
+  private missing: number;
+  private read: TextPartReader | null;
+  private isLost = false;
   constructor(
     readonly seg: number,
     /** The byte length the segment's chunks add up to. */
     readonly length: number,
-    load: () => Uint8Array,
+    read: TextPartReader,
     private readonly lost: (seg: number, why: string) => void,
   ) {
-    this.load = load;
+    const parts = Math.ceil(length / TEXT_PART);
+    this.have = new Uint8Array(parts);
+    this.missing = parts;
+    this.read = parts ? read : null;
   }
-  /** True once loading was tried (whether or not it worked). */
+  /** True once every part is loaded, or loading failed. */
   get settled(): boolean {
-    return this.load === null;
+    return this.read === null;
   }
-  get(): Uint8Array | null {
-    const load = this.load;
-    if (load) {
-      this.load = null;
-      try {
-        const b = load();
-        if (b.length !== this.length) throw new Error(`its texts are ${b.length} bytes, the segment's chunks ${this.length}`);
-        this.bytes = b;
-      } catch (e) {
-        this.lost(this.seg, e instanceof Error ? e.message : String(e));
+  /** Loads every part not loaded yet. */
+  loadAll(): void {
+    this.ensure(0, this.length);
+  }
+  /** Bytes [a, b) of the segment's texts, or null when they are lost. */
+  slice(a: number, b: number): Uint8Array | null {
+    if (!this.ensure(a, b)) return null;
+    return a === b || !this.bytes ? EMPTY_BYTES : this.bytes.subarray(a, b);
+  }
+  private ensure(a: number, b: number): boolean {
+    const read = this.read;
+    if (this.isLost) return false;
+    if (!read || a >= b) return true;
+    const want: number[] = [];
+    for (let p = Math.floor(a / TEXT_PART); p * TEXT_PART < b && p < this.have.length; p++) if (!this.have[p]) want.push(p);
+    if (!want.length) return true;
+    const last = want.length === this.missing;
+    try {
+      const rows = read(last ? null : want, last);
+      if (!this.bytes) this.bytes = new Uint8Array(this.length);
+      for (const p of last ? Array.from(this.have.keys()).filter((i) => !this.have[i]) : want) {
+        const row = rows.get(p);
+        const size = Math.min(TEXT_PART, this.length - p * TEXT_PART);
+        if (!row) throw new Error(`no texts part ${p}`);
+        if (row.length !== size) throw new Error(`texts part ${p} is ${row.length} bytes, the segment's chunks say ${size}`);
+        this.bytes.set(row, p * TEXT_PART);
+        this.have[p] = 1;
+        this.missing--;
       }
+      if (this.missing === 0) this.read = null;
+    } catch (e) {
+      this.isLost = true;
+      this.read = null;
+      this.bytes = null;
+      this.lost(this.seg, e instanceof Error ? e.message : String(e));
     }
-    return this.bytes;
+    return !this.isLost;
   }
 }
 
-/** A note's chunk texts, or null when they are lost (see `LazyText`). */
-function textBytes(doc: DocEntry): Uint8Array | null {
-  return doc.text instanceof LazyText ? doc.text.get() : doc.text;
+/** Bytes [a, b) of a note's chunk texts, or null when they are lost (see `LazyText`). */
+function textRange(doc: DocEntry, a: number, b: number): Uint8Array | null {
+  return doc.text instanceof LazyText ? doc.text.slice(a, b) : doc.text.subarray(a, b);
 }
 
 /** The persisted form of one segment (its notes; postings hold term ids of the main file's dictionary). */
@@ -866,8 +904,8 @@ export class InvertedIndex {
           if (this.docs.get(d.path) !== d) continue;
           seqW.bytes(d.seq.subarray(d.seqOff[0], d.seqOff[d.seqOff.length - 1]));
           // Texts that could not be loaded are saved empty (the note is being indexed again).
-          const tb = textBytes(d);
-          if (tb) textW.bytes(tb.subarray(d.textOff[0], d.textOff[d.textOff.length - 1]));
+          const tb = textRange(d, d.textOff[0], d.textOff[d.textOff.length - 1]);
+          if (tb) textW.bytes(tb);
           const n = d.chunkIds.length;
           numW.varint(n);
           let prev = 0;
@@ -915,10 +953,10 @@ export class InvertedIndex {
   /**
    * Loading, step 1 of 2, one call per segment: decodes and checks a persisted segment's notes and
    * its term header (not its postings). Throws when its data is inconsistent (the segment is then
-   * left out; its notes are indexed again). Its texts are loaded by `loadText` on first use; `lost` is
+   * left out; its notes are indexed again). Its texts are read by `readText` on first use; `lost` is
    * called if that fails.
    */
-  restoreSegment(k: number, b: RestoredBlobs, loadText: () => Uint8Array, lost: (seg: number, why: string) => void): void {
+  restoreSegment(k: number, b: RestoredBlobs, readText: TextPartReader, lost: (seg: number, why: string) => void): void {
     const docs = JSON.parse(utf8d.decode(b.docs)) as RestoredDoc[];
     const mine: number[] = [];
     const tag = k + 1;
@@ -962,7 +1000,7 @@ export class InvertedIndex {
       }
       if (!r.done()) throw new Error("trailing chunk data");
       if (so !== b.seq.length) throw new Error("segment chunks truncated");
-      const text = new LazyText(k, to, loadText, lost);
+      const text = new LazyText(k, to, readText, lost);
       const names = this.dict.names.length;
       const h = new VarintReader(b.terms);
       const gs: number[] = [];
@@ -1169,8 +1207,10 @@ export class InvertedIndex {
 
   /** The text of a chunk (decoded from UTF-8). */
   chunkText(doc: DocEntry, i: number): string {
-    const t = textBytes(doc);
-    return t ? utf8d.decode(t.subarray(doc.textOff[i], doc.textOff[i + 1])) : "";
+    // A restored note's whole text is read at once: its other sections are likely shown next.
+    if (doc.text instanceof LazyText) doc.text.slice(doc.textOff[0], doc.textOff[doc.textOff.length - 1]);
+    const t = textRange(doc, doc.textOff[i], doc.textOff[i + 1]);
+    return t ? utf8d.decode(t) : "";
   }
 
   private titleTerms(doc: DocEntry, language: SearchLanguage): string[] {

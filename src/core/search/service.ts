@@ -5,7 +5,7 @@ import { chunkNote } from "./chunk";
 import type { SqlJsStatic } from "sql.js";
 import type { StateStore } from "../state";
 import { loadSqlJs, readBlobs, readBlobsStepwise, SCHEMA_VERSION, segmentFileName, segmentTextFileName, warmUpWriter, writeBlobs } from "./db";
-import { InvertedIndex, SEGMENT_COUNT, segmentOf, type DocEntry, type LazyText, type RestoredBlobs } from "./engine";
+import { InvertedIndex, SEGMENT_COUNT, segmentOf, TEXT_PART, type DocEntry, type LazyText, type RestoredBlobs } from "./engine";
 import { parseQuery } from "./query";
 import { TOKENIZER_VERSION } from "./tokenize";
 import {
@@ -221,18 +221,25 @@ class KeywordSearchService implements SearchService {
           return v;
         };
         const gen = text(blobs.get("gen"));
-        const loadText = (): Uint8Array => {
+        const readText = (parts: number[] | null, last: boolean): Map<number, Uint8Array> => {
           const raw = textFiles[k];
-          textFiles[k] = null;
-          if (raw instanceof Error) throw raw;
-          if (!raw || raw.length === 0) throw new Error("missing");
-          const tb = readBlobs(SQL, raw);
-          if (text(tb.get("key")) !== this.indexKey() || text(tb.get("gen")) !== gen) throw new Error("saved apart from its segment");
-          const t = tb.get("text");
-          if (!t) throw new Error("no text");
-          return t;
+          let release = last;
+          try {
+            if (raw instanceof Error) throw raw;
+            if (!raw || raw.length === 0) throw new Error("missing");
+            const rows = readBlobs(SQL, raw, parts ? ["key", "gen", ...parts.map((p) => `t${p}`)] : undefined);
+            if (text(rows.get("key")) !== this.indexKey() || text(rows.get("gen")) !== gen) throw new Error("saved apart from its segment");
+            const out = new Map<number, Uint8Array>();
+            for (const [name, v] of rows) if (/^t\d+$/.test(name)) out.set(Number(name.slice(1)), v);
+            return out;
+          } catch (e) {
+            release = true;
+            throw e;
+          } finally {
+            if (release) textFiles[k] = null; // the file's bytes are no longer needed
+          }
         };
-        this.index.restoreSegment(k, { docs: get("docs"), nums: get("nums"), terms: get("terms"), postings: get("postings"), seq: get("seq") }, loadText, (seg, why) => this.segmentLost(seg, `Search index texts ${segmentTextFileName(this.file, seg)} are unusable (${why})`));
+        this.index.restoreSegment(k, { docs: get("docs"), nums: get("nums"), terms: get("terms"), postings: get("postings"), seq: get("seq") }, readText, (seg, why) => this.segmentLost(seg, `Search index texts ${segmentTextFileName(this.file, seg)} are unusable (${why})`));
         lt.decode += now() - t;
       } catch (e) {
         // Its notes are not in the index: the reconciliation indexes them again.
@@ -344,7 +351,7 @@ class KeywordSearchService implements SearchService {
       }
       const lt = this.unloadedTexts.pop();
       if (lt) {
-        lt.get();
+        lt.loadAll();
         await this.maybeYield();
         continue;
       }
@@ -576,8 +583,10 @@ class KeywordSearchService implements SearchService {
         const t1 = this.sched.now();
         serializeMs += t1 - t0;
         maxStep = Math.max(maxStep, t1 - t0);
+        const textRows: Record<string, Uint8Array> = { key, gen };
+        for (let p = 0; p * TEXT_PART < textBlob.length; p++) textRows[`t${p}`] = textBlob.subarray(p * TEXT_PART, (p + 1) * TEXT_PART);
         const files2: [string, Record<string, Uint8Array>][] = [
-          [segmentTextFileName(this.file, k), { text: textBlob, key, gen }],
+          [segmentTextFileName(this.file, k), textRows],
           [segmentFileName(this.file, k), { ...blobs, key, gen }],
         ];
         for (const [name, content] of files2) {
