@@ -315,7 +315,7 @@ class VarintReader {
  * Decodes `n` postings (zigzag chunk-id delta, tf; varints) from `src` at `pos` into `data` at `o`.
  * Returns the position after them, or -1 when the bytes run out, a varint is longer than 28 bits (no
  * chunk id or tf is that large) or a posting names a chunk that `owner` does not tag with `tag`.
- * One tight loop: loading decodes every posting of the index here.
+ * One tight loop: every posting loaded from disk is decoded here, when its list is first used.
  */
 function decodePostings(src: Uint8Array, pos: number, n: number, data: Int32Array, o: number, owner: Uint8Array, tag: number): number {
   const end = src.length;
