@@ -1133,6 +1133,15 @@ export class InvertedIndex {
     return false;
   }
 
+  /** Terms at these quantiles (0–1) of posting-list length, shortest first (for warming up the search path). */
+  sampleTerms(quantiles: number[]): string[] {
+    const gs: number[] = [];
+    for (let g = 0; g < this.lists.length; g++) if (this.lists[g]?.n && /^\p{L}+$/u.test(this.dict.names[g])) gs.push(g);
+    if (!gs.length) return [];
+    gs.sort((a, b) => this.lists[a]!.n - this.lists[b]!.n);
+    return quantiles.map((q) => this.dict.names[gs[Math.min(gs.length - 1, Math.floor(q * gs.length))]]);
+  }
+
   /** Restored segments' texts that were not loaded yet (the service loads them in the background). */
   unloadedTexts(): LazyText[] {
     const out = new Set<LazyText>();
