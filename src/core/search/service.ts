@@ -94,7 +94,7 @@ class KeywordSearchService implements SearchService {
   private prefetched = new Map<string, Promise<string>>();
   /** Notes (re)indexed since the posting lists were last laid out again. */
   private indexedSinceCompaction = 0;
-  /** Restored segments' texts still to load (one per step, after the queue; a search loads one it needs first). */
+  /** Restored segments' texts still to load (one per step, after the queue; a search first reads the rows it needs). */
   private unloadedTexts: LazyText[] = [];
   /** Restored segments whose texts or postings turned out unusable: their notes are indexed again. */
   private lostSegments: number[] = [];
