@@ -37,36 +37,36 @@ export function loadSqlJs(wasm: Uint8Array): Promise<SqlJsStatic> {
  * ~35–45 ms pause; in these steps none is longer than ~15 ms.
  */
 export async function warmUpWriter(SQL: SqlJsStatic, yieldNow: () => Promise<void>): Promise<void> {
-  const db = new SQL.Database();
-  try {
-    await yieldNow();
-    db.exec("PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;");
-    await yieldNow();
-    db.exec("CREATE TABLE blobs(name TEXT PRIMARY KEY, data BLOB);");
-    await yieldNow();
-    db.run("INSERT INTO blobs(name, data) VALUES (?, ?)", ["warm-up", new Uint8Array(8192)]);
-    await yieldNow();
-    db.export();
-  } finally {
-    db.close();
-  }
+  await runStepwise(writeSteps(SQL, { "warm-up": new Uint8Array(8192) }), yieldNow);
 }
 
 /** `readBlobs`, one step per task: for the first database read, while sql.js compiles its read path (see `warmUpWriter`). */
-export async function readBlobsStepwise(SQL: SqlJsStatic, bytes: Uint8Array, yieldNow: () => Promise<void>): Promise<Map<string, Uint8Array>> {
-  const steps = readSteps(SQL, bytes);
-  for (;;) {
-    const r = steps.next();
-    if (r.done) return r.value;
-    await yieldNow();
-  }
+export function readBlobsStepwise(SQL: SqlJsStatic, bytes: Uint8Array, yieldNow: () => Promise<void>): Promise<Map<string, Uint8Array>> {
+  return runStepwise(readSteps(SQL, bytes), yieldNow);
 }
 
 /** A fresh database holding `blobs` in a `blobs(name, data)` table, exported to bytes. */
 export function writeBlobs(SQL: SqlJsStatic, blobs: Record<string, Uint8Array>): Uint8Array {
+  return runAtOnce(writeSteps(SQL, blobs));
+}
+
+/**
+ * The blobs of a database written by `writeBlobs` (only those named in `names`, when given: SQLite
+ * then reads only their pages). Throws when the bytes are not such a database.
+ */
+export function readBlobs(SQL: SqlJsStatic, bytes: Uint8Array, names?: string[]): Map<string, Uint8Array> {
+  return runAtOnce(readSteps(SQL, bytes, names));
+}
+
+/** Writes the blobs, pausing (yield) between opening, the schema, the rows and the export. */
+function* writeSteps(SQL: SqlJsStatic, blobs: Record<string, Uint8Array>): Generator<void, Uint8Array> {
   const db = new SQL.Database();
   try {
-    db.exec("PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; CREATE TABLE blobs(name TEXT PRIMARY KEY, data BLOB);");
+    yield;
+    db.exec("PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;");
+    yield;
+    db.exec("CREATE TABLE blobs(name TEXT PRIMARY KEY, data BLOB);");
+    yield;
     const st = db.prepare("INSERT INTO blobs(name, data) VALUES (?, ?)");
     try {
       for (const [name, data] of Object.entries(blobs)) {
@@ -77,21 +77,10 @@ export function writeBlobs(SQL: SqlJsStatic, blobs: Record<string, Uint8Array>):
     } finally {
       st.free();
     }
+    yield;
     return db.export();
   } finally {
     db.close();
-  }
-}
-
-/**
- * The blobs of a database written by `writeBlobs` (only those named in `names`, when given: SQLite
- * then reads only their pages). Throws when the bytes are not such a database.
- */
-export function readBlobs(SQL: SqlJsStatic, bytes: Uint8Array, names?: string[]): Map<string, Uint8Array> {
-  const steps = readSteps(SQL, bytes, names);
-  for (;;) {
-    const r = steps.next();
-    if (r.done) return r.value;
   }
 }
 
@@ -115,6 +104,23 @@ function* readSteps(SQL: SqlJsStatic, bytes: Uint8Array, names?: string[]): Gene
     return out;
   } finally {
     db.close();
+  }
+}
+
+/** Runs steps to the end in one go. */
+function runAtOnce<T>(steps: Generator<void, T>): T {
+  for (;;) {
+    const r = steps.next();
+    if (r.done) return r.value;
+  }
+}
+
+/** Runs steps to the end, one per task. */
+async function runStepwise<T>(steps: Generator<void, T>, yieldNow: () => Promise<void>): Promise<T> {
+  for (;;) {
+    const r = steps.next();
+    if (r.done) return r.value;
+    await yieldNow();
   }
 }
 

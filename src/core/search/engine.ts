@@ -419,7 +419,8 @@ export class LazyText {
     try {
       const rows = read(last ? null : want, last);
       if (!this.bytes) this.bytes = new Uint8Array(this.length);
-      for (const p of last ? Array.from(this.have.keys()).filter((i) => !this.have[i]) : want) {
+      // When `last`, `want` is every part still missing.
+      for (const p of want) {
         const row = rows.get(p);
         const size = Math.min(TEXT_PART, this.length - p * TEXT_PART);
         if (!row) throw new Error(`no texts part ${p}`);
@@ -1216,10 +1217,10 @@ export class InvertedIndex {
 
   /** The text of a chunk (decoded from UTF-8). */
   chunkText(doc: DocEntry, i: number): string {
-    // A restored note's whole text is read at once: its other sections are likely shown next.
-    if (doc.text instanceof LazyText) doc.text.slice(doc.textOff[0], doc.textOff[doc.textOff.length - 1]);
-    const t = textRange(doc, doc.textOff[i], doc.textOff[i + 1]);
-    return t ? utf8d.decode(t) : "";
+    // The note's whole text (a restored note's is read at once: its other sections are likely next).
+    const base = doc.textOff[0];
+    const t = textRange(doc, base, doc.textOff[doc.textOff.length - 1]);
+    return t ? utf8d.decode(t.subarray(doc.textOff[i] - base, doc.textOff[i + 1] - base)) : "";
   }
 
   private titleTerms(doc: DocEntry, language: SearchLanguage): string[] {

@@ -107,7 +107,7 @@ class KeywordSearchService implements SearchService {
   /** The search path has run once (see `warmUpSearch`). */
   private searchWarm = false;
   /** Measurements for the bench and the logs (longest single synchronous step of the last save). */
-  readonly timings = { load: { waitMs: 0, sqliteMs: 0, decodeMs: 0, postingsMs: 0 }, loadMs: 0, lastExportMs: 0, lastSerializeMs: 0, lastPersistBytes: 0, lastPersistMaxStepMs: 0, lastPersistFiles: 0 };
+  readonly timings = { load: { waitMs: 0, sqliteMs: 0, decodeMs: 0, listsMs: 0 }, loadMs: 0, lastExportMs: 0, lastSerializeMs: 0, lastPersistBytes: 0, lastPersistMaxStepMs: 0, lastPersistFiles: 0 };
 
   constructor(private readonly deps: SearchServiceDeps) {
     this.opts = { ...DEFAULT_SEARCH_OPTIONS, ...(deps.options ?? {}) };
@@ -202,7 +202,7 @@ class KeywordSearchService implements SearchService {
       slice = this.sched.now();
     };
     const now = () => this.sched.now();
-    const lt = { wait: 0, sqlite: 0, decode: 0, postings: 0 };
+    const lt = { wait: 0, sqlite: 0, decode: 0, lists: 0 };
     for (let k = 0; k < SEGMENT_COUNT; k++) {
       // One segment per task: a segment is 1/32 of the index, and the first ones run before V8 has
       // optimized the decoding (a yield is one setImmediate, ~0.1 ms).
@@ -254,7 +254,7 @@ class KeywordSearchService implements SearchService {
     }
     const t = now();
     await this.index.finishRestore(yieldIfDue);
-    lt.postings = now() - t;
+    lt.lists = now() - t;
     // The texts' reads finished long ago (they overlapped the decoding above); keep those in use.
     this.unloadedTexts = this.index.unloadedTexts();
     const used = new Set(this.unloadedTexts.map((t) => t.seg));
@@ -262,8 +262,8 @@ class KeywordSearchService implements SearchService {
       const raw = await textReads[k];
       textFiles[k] = used.has(k) ? raw : null;
     }
-    this.timings.load = { waitMs: lt.wait, sqliteMs: lt.sqlite, decodeMs: lt.decode, postingsMs: lt.postings };
-    this.log("debug", `Search index loaded: waiting for reads ${Math.round(lt.wait)} ms, sql.js ${Math.round(lt.sqlite)} ms, notes ${Math.round(lt.decode)} ms, lists laid out and notes registered ${Math.round(lt.postings)} ms (with yields).`);
+    this.timings.load = { waitMs: lt.wait, sqliteMs: lt.sqlite, decodeMs: lt.decode, listsMs: lt.lists };
+    this.log("debug", `Search index loaded: waiting for reads ${Math.round(lt.wait)} ms, sql.js ${Math.round(lt.sqlite)} ms, notes ${Math.round(lt.decode)} ms, lists laid out and notes registered ${Math.round(lt.lists)} ms (with yields).`);
     return true;
   }
 

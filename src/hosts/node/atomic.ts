@@ -2,7 +2,8 @@ import { randomBytes } from "node:crypto";
 import { promises as fsp } from "node:fs";
 import nodePath from "node:path";
 
-async function exists(p: string): Promise<boolean> {
+/** True when something (a file, folder or link) is at `p`. */
+export async function exists(p: string): Promise<boolean> {
   try {
     await fsp.lstat(p);
     return true;

@@ -12,7 +12,7 @@ import { isUnder } from "../../core/paths";
 import { basenameOf, extensionOf, isNotePath, parentOf, type RenameResult, type VaultEvent, type VaultFile, type VaultPort } from "../../core/vault";
 import type { LogLevel } from "../common/runtime";
 import { VaultWatcher } from "./watcher";
-import { writeAtomic } from "./atomic";
+import { exists, writeAtomic } from "./atomic";
 
 export interface FsVaultOptions {
   /** Obsidian's config folder name (default `.obsidian`). */
@@ -1036,15 +1036,6 @@ function existsError(path: string): VaultError {
 
 function forbidden(path: string): VaultError {
   return new VaultError("forbidden", `"${path}" leads outside the vault (a symbolic link); it cannot be read or changed through this server.`);
-}
-
-async function exists(abs: string): Promise<boolean> {
-  try {
-    await fsp.lstat(abs);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /** True when both paths are the same directory entry (a case-only rename on a case-insensitive disk). */
