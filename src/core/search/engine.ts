@@ -1004,24 +1004,25 @@ export class InvertedIndex {
       const text = new LazyText(k, to, readText, lost);
       const names = this.dict.names.length;
       const h = new VarintReader(b.terms);
-      const gs: number[] = [];
-      const ns: number[] = [];
-      const offs: number[] = [0];
+      // Each entry is three varints (at least three bytes): room for all of them, trimmed below.
+      const cap = Math.ceil(b.terms.length / 3);
+      const gs = new Int32Array(cap);
+      const ns = new Int32Array(cap);
+      const offs = new Int32Array(cap + 1);
+      let m = 0;
       let g = 0;
-      let first = true;
       let bytes = 0;
       while (!h.done()) {
         const step = h.next();
-        if (!first && step === 0) throw new Error("term listed twice");
-        first = false;
+        if (m > 0 && step === 0) throw new Error("term listed twice");
         g += step;
         const n = h.next();
         bytes += h.next();
         if (g >= names) throw new Error("term id out of range");
         if (n <= 0) throw new Error("empty posting list");
-        gs.push(g);
-        ns.push(n);
-        offs.push(bytes);
+        gs[m] = g;
+        ns[m] = n;
+        offs[++m] = bytes;
       }
       if (bytes !== b.postings.length) throw new Error("postings truncated");
       if (this.loadCounts.length < names) {
@@ -1029,9 +1030,9 @@ export class InvertedIndex {
         c.set(this.loadCounts);
         this.loadCounts = c;
       }
-      for (let i = 0; i < gs.length; i++) this.loadCounts[gs[i]] += ns[i];
+      for (let i = 0; i < m; i++) this.loadCounts[gs[i]] += ns[i];
       for (const d of docs) this.pendingPaths.add(d.p);
-      this.pending.push({ k, docs, b, text, gs: Int32Array.from(gs), ns: Int32Array.from(ns), offs: Int32Array.from(offs) });
+      this.pending.push({ k, docs, b, text, gs: gs.slice(0, m), ns: ns.slice(0, m), offs: offs.slice(0, m + 1) });
     } catch (e) {
       for (const id of mine) this.owner[id] = 0;
       throw e;
