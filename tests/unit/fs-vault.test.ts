@@ -29,6 +29,27 @@ async function open(root: string, opts: Parameters<typeof FsVault.open>[1] = {})
   return v;
 }
 
+describe("FsVault: reading", () => {
+  test("small notes (read synchronously) and large ones (asynchronously) read whole, also after growing past the limit unseen", async () => {
+    const root = tempDir();
+    const big = "# Big\n" + "a line of a large note\n".repeat(20000); // ~460 KB, above the synchronous limit
+    put(root, "Small.md", "small text");
+    put(root, "Big.md", big);
+    put(root, "Grows.md", "short");
+    const v = await open(root, { watch: false });
+    expect(await v.read("Small.md")).toBe("small text");
+    expect(await v.read("Big.md")).toBe(big);
+    expect(v.getMetadata("Big.md")?.headings.map((h) => h.heading)).toEqual(["Big"]);
+    // Listed as 5 bytes; written in place (same file) to ~460 KB with no watcher to tell.
+    fs.writeFileSync(path.join(root, "Grows.md"), big);
+    expect(await v.read("Grows.md")).toBe(big);
+    // Replaced by another file (another inode) since it was listed.
+    fs.writeFileSync(path.join(root, "Small.tmp"), "replaced");
+    fs.renameSync(path.join(root, "Small.tmp"), path.join(root, "Small.md"));
+    expect(await v.read("Small.md")).toBe("replaced");
+  });
+});
+
 describe("FsVault: symbolic links", () => {
   test("links leading outside the vault are neither listed nor readable nor writable", async () => {
     const root = tempDir();
