@@ -5,6 +5,8 @@
  * sentences).
  */
 import { describe, expect, test } from "@jest/globals";
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
 import sqlWasm from "sql.js/dist/sql-wasm.wasm";
 import { parseQuery, type SearchService } from "../../src/core/search";
 import { loadSqlJs, readBlobs, segmentFileName, segmentTextFileName, writeBlobs } from "../../src/core/search/db";
@@ -248,6 +250,34 @@ describe("segmented keyword index", () => {
     expect(second.svc.search(req("shared text", { limit: 1000 })).total_files).toBe(200);
     expect(second.svc.status().documents_indexed).toBe(200);
     await second.svc.close();
+  });
+
+  test("the index does not keep a note's text alive (chunk headings are copied)", async () => {
+    // A heading cut from the text (13+ characters) is a view into the whole text in V8: kept in
+    // the index, it kept every note's full text in memory (~15 MB at 10k notes).
+    setFlagsFromString("--expose-gc");
+    const gc = runInNewContext("gc") as () => void;
+    const index = new InvertedIndex();
+    const filler = "some words ".repeat(200) + "-".repeat(1_000_000); // ~1 MB, few words (quick to tokenize)
+    gc();
+    const before = process.memoryUsage().heapUsed;
+    for (let i = 0; i < 40; i++) {
+      const path = `big${i}.md`;
+      // A fresh 1 MB string each time, with a heading long enough to be sliced.
+      const text = `# A heading long enough to be sliced ${i}\n\nunique${i} words\n\n## Another heading long enough ${i}\n\n${filler}${i}\n`;
+      const chunks = chunkNote(path, text, null, { maxWords: 300 });
+      const b = index.docBuilder();
+      for (const c of chunks) b.addChunk(c, "en");
+      index.addDoc({ seg: segmentOf(path), path, title: path.slice(0, -3), folder: "", mtime: 0, size: text.length, hash: path, frontmatter: {}, tags: [] }, chunks, b);
+    }
+    gc();
+    await new Promise((r) => setTimeout(r, 100));
+    gc();
+    const retained = process.memoryUsage().heapUsed - before;
+    expect(index.docs.get("big7.md")?.headings[0]).toBe("A heading long enough to be sliced 7");
+    // 40 notes of 1 MB: ~40 MB of heap if their texts were kept (the index's own copy of each
+    // chunk's text is UTF-8 bytes, outside the heap).
+    expect(retained).toBeLessThan(8 * 1024 * 1024);
   });
 
   test("compaction lays the lists out again in many small steps, dropping deleted notes only", () => {

@@ -20,6 +20,7 @@
  * Positions are 0-based line/col/offset in UTF-16 units into `text` as given (a BOM counts as one unit).
  */
 import { parseDocument } from "yaml";
+import { detach } from "../strings";
 import { splitFrontmatter } from "../frontmatter";
 import { fastYaml } from "./fast-yaml";
 import type { FrontmatterLinkRef, LinkRef, Loc, NoteMetadata, Pos } from "../metadata";
@@ -62,10 +63,6 @@ export function parseNote(text: string): NoteMetadata {
  * characters as a view into its parent, so a link's or heading's text would keep its whole note in
  * memory for as long as the metadata lives (~25 MB at 10k notes).
  */
-function detach(s: string): string {
-  return s.length < 13 ? s : (" " + s).slice(1);
-}
-
 /** Every string in the metadata (and in its frontmatter, recursively) replaced by a detached copy. */
 function detachStrings(meta: NoteMetadata): NoteMetadata {
   for (const h of meta.headings) h.heading = detach(h.heading);

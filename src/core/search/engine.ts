@@ -1,4 +1,5 @@
 import { frontmatterAliases } from "../metadata";
+import { detach } from "../strings";
 import { isUnder } from "../paths";
 import { STOP_WORDS } from "./query";
 import { forEachToken, TermDict, tokenize } from "./tokenize";
@@ -637,7 +638,7 @@ export class InvertedIndex {
       this.totalLen += len;
       this.logPostings(id, b.terms, b.tfs, b.postOff[i], b.postOff[i + 1]);
       doc.chunkIds.push(id);
-      doc.headings.push(c.heading);
+      doc.headings.push(detach(c.heading));
       doc.lines.push(c.lineStart, c.lineEnd);
     }
     this.slots[slot] = doc;
