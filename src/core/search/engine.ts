@@ -612,13 +612,15 @@ export class InvertedIndex {
     if (b.chunkCount !== chunks.length) throw new Error("builder and chunks disagree");
     this.removeDoc(entry.path);
     const slot = this.freeSlots.pop() ?? this.slots.length;
+    // Arrays of their final length (grown by push, each would keep room for ~2× its chunks).
+    const n = chunks.length;
     const doc: DocEntry = {
       ...entry,
       slot,
-      chunkIds: [],
+      chunkIds: new Array<number>(n),
       chunkLens: b.lens.slice(),
-      headings: [],
-      lines: [],
+      headings: new Array<string>(n),
+      lines: new Array<number>(2 * n),
       seq: b.seq.result(),
       seqOff: b.seqOff.slice(),
       text: b.text.slice(0, b.textOff[b.textOff.length - 1]),
@@ -637,9 +639,10 @@ export class InvertedIndex {
       this.liveChunks++;
       this.totalLen += len;
       this.logPostings(id, b.terms, b.tfs, b.postOff[i], b.postOff[i + 1]);
-      doc.chunkIds.push(id);
-      doc.headings.push(detach(c.heading));
-      doc.lines.push(c.lineStart, c.lineEnd);
+      doc.chunkIds[i] = id;
+      doc.headings[i] = detach(c.heading);
+      doc.lines[2 * i] = c.lineStart;
+      doc.lines[2 * i + 1] = c.lineEnd;
     }
     this.slots[slot] = doc;
     this.docs.set(doc.path, doc);
