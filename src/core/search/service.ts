@@ -395,7 +395,7 @@ class KeywordSearchService implements SearchService {
     const seen = new Set<string>();
     let i = 0;
     for (const f of files) {
-      if (++i % 512 === 0) await this.maybeYield();
+      if (++i % 64 === 0) await this.maybeYield(); // it yields only when the slice is used up
       if (!isNotePath(f.path) || this.deps.policy.isHidden(f.path)) continue;
       seen.add(f.path);
       const doc = this.index.docs.get(f.path);
