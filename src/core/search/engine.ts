@@ -614,9 +614,19 @@ export class InvertedIndex {
     const slot = this.freeSlots.pop() ?? this.slots.length;
     // Arrays of their final length (grown by push, each would keep room for ~2× its chunks).
     const n = chunks.length;
+    // Every field written out, in the order registerDocs uses: built by spreading `entry`, V8 turned
+    // each note's entry into a dictionary (a hash table and a map of its own per note).
     const doc: DocEntry = {
-      ...entry,
       slot,
+      seg: entry.seg,
+      path: entry.path,
+      title: entry.title,
+      folder: entry.folder,
+      mtime: entry.mtime,
+      size: entry.size,
+      hash: entry.hash,
+      frontmatter: entry.frontmatter,
+      tags: entry.tags,
       chunkIds: new Array<number>(n),
       chunkLens: b.lens.slice(),
       headings: new Array<string>(n),
@@ -625,6 +635,7 @@ export class InvertedIndex {
       seqOff: b.seqOff.slice(),
       text: b.text.slice(0, b.textOff[b.textOff.length - 1]),
       textOff: b.textOff.slice(),
+      titleTerms: undefined,
     };
     for (let i = 0; i < chunks.length; i++) {
       const c = chunks[i];
@@ -1184,6 +1195,7 @@ export class InvertedIndex {
         seqOff: d.so,
         text,
         textOff: d.to,
+        titleTerms: undefined,
       };
       this.slots[slot] = doc;
       this.docs.set(doc.path, doc);
