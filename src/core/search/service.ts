@@ -187,12 +187,11 @@ class KeywordSearchService implements SearchService {
     }
     // Read the segment files ahead of decoding (one per task), then the texts' files, which are
     // decoded only after loading (see LazyText).
-    const all = readInOrder(this.deps.store, [
-      ...Array.from({ length: SEGMENT_COUNT }, (_, k) => segmentFileName(this.file, k)),
-      ...Array.from({ length: SEGMENT_COUNT }, (_, k) => segmentTextFileName(this.file, k)),
-    ]);
-    const reads = all.slice(0, SEGMENT_COUNT);
-    const textReads = all.slice(SEGMENT_COUNT);
+    const all = readInOrder(
+      this.deps.store,
+      [...Array.from({ length: SEGMENT_COUNT }, (_, k) => segmentFileName(this.file, k)), ...Array.from({ length: SEGMENT_COUNT }, (_, k) => segmentTextFileName(this.file, k))],
+      () => this.sched.yield(),
+    );
     const textFiles: (Uint8Array | Error | null)[] = [];
     // Yield between segments only when the slice is used up (each yield costs a timer tick).
     let slice = this.sched.now();
@@ -211,7 +210,7 @@ class KeywordSearchService implements SearchService {
       const name = segmentFileName(this.file, k);
       try {
         let t = now();
-        const b = await reads[k];
+        const b = await all[k];
         lt.wait += now() - t;
         if (b instanceof Error) throw b;
         if (!b || b.length === 0) throw new Error("missing");
@@ -259,7 +258,7 @@ class KeywordSearchService implements SearchService {
     this.unloadedTexts = this.index.unloadedTexts();
     const used = new Set(this.unloadedTexts.map((t) => t.seg));
     for (let k = 0; k < SEGMENT_COUNT; k++) {
-      const raw = await textReads[k];
+      const raw = await all[SEGMENT_COUNT + k];
       textFiles[k] = used.has(k) ? raw : null;
     }
     this.timings.load = { waitMs: lt.wait, sqliteMs: lt.sqlite, decodeMs: lt.decode, listsMs: lt.lists };
@@ -772,14 +771,18 @@ const READ_AHEAD = 8;
 /**
  * Reads `names` in order, at most READ_AHEAD at a time. Started all at once, each read's steps (open,
  * stat, read, close) queue behind every other read's, so all would arrive together at the end; in a
- * window, the first arrive while the rest are still read. Never rejects: a failed read is its Error.
+ * window, the first arrive while the rest are still read. Each read starts in a task of its own
+ * (`yieldNow`): a store that reads synchronously (the headless one, for small files) would otherwise
+ * read every file in one task, chained on the previous reads' completion. Never rejects: a failed read
+ * is its Error.
  */
-function readInOrder(store: StateStore, names: string[]): Promise<Uint8Array | null | Error>[] {
+function readInOrder(store: StateStore, names: string[], yieldNow: () => Promise<void>): Promise<Uint8Array | null | Error>[] {
   const out: Promise<Uint8Array | null | Error>[] = [];
   for (let i = 0; i < names.length; i++) {
     const before: Promise<unknown> = i >= READ_AHEAD ? out[i - READ_AHEAD] : Promise.resolve();
     out.push(
       before
+        .then(yieldNow)
         .then(() => store.read(names[i]))
         .then(
           (b) => b,
