@@ -40,6 +40,9 @@ export class LinkGraph {
   private readonly resolveCache = new Map<string, string | null>();
   private readonly hiddenCache = new Map<string, boolean>();
   private sorted: string[] | null = null;
+  /** Notes with at least one link to no file (see `sortedWithUnresolved`). */
+  private readonly withUnresolved = new Set<string>();
+  private sortedUnresolved: string[] | null = null;
   private state: "empty" | "building" | "built" = "empty";
   private buildPromise: Promise<void> | null = null;
   private flushTimer: ReturnType<typeof setTimeout> | null = null;
@@ -118,6 +121,8 @@ export class LinkGraph {
     this.byName.clear();
     this.hiddenCache.clear();
     this.sorted = null;
+    this.withUnresolved.clear();
+    this.sortedUnresolved = null;
     this.dirty.clear();
     this.resolveCache.clear();
     this.state = "empty";
@@ -127,6 +132,12 @@ export class LinkGraph {
   sortedNotes(): readonly string[] {
     if (!this.sorted) this.sorted = [...this.out.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
     return this.sorted;
+  }
+
+  /** The notes with a link to no file, sorted by path (cached until the next change): broken links scan only these. */
+  sortedWithUnresolved(): readonly string[] {
+    if (!this.sortedUnresolved) this.sortedUnresolved = [...this.withUnresolved].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    return this.sortedUnresolved;
   }
 
   /** The policy's answer, remembered: it only changes with the excluded-files setting, which resets the graph. */
@@ -249,6 +260,10 @@ export class LinkGraph {
     const links = meta ? this.linksOf(path, meta) : [];
     this.out.set(path, links);
     this.sorted = null;
+    if (links.some((l) => l.target === null)) {
+      this.withUnresolved.add(path);
+      this.sortedUnresolved = null;
+    }
     const folder = parentOf(path);
     let peers = this.byFolder.get(folder);
     if (!peers) this.byFolder.set(folder, (peers = new Set()));
@@ -275,6 +290,7 @@ export class LinkGraph {
     if (!links) return;
     this.out.delete(path);
     this.sorted = null;
+    if (this.withUnresolved.delete(path)) this.sortedUnresolved = null;
     const peers = this.byFolder.get(parentOf(path));
     peers?.delete(path);
     if (peers && peers.size === 0) this.byFolder.delete(parentOf(path));

@@ -394,7 +394,8 @@ class GraphServiceImpl implements GraphService {
     const limit = opts.limit ?? 200;
     const found: GraphLink[] = [];
     const reasons: BrokenLink["reason"][] = [];
-    for (const src of this.graph.sortedNotes()) {
+    // Without fragments, only notes with a link to no file can have broken links (kept by the graph).
+    for (const src of opts.includeFragments ? this.graph.sortedNotes() : this.graph.sortedWithUnresolved()) {
       if (folder && !isUnder(src, folder)) continue;
       for (const l of this.graph.out.get(src)!) {
         if (l.target === null) {
