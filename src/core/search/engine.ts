@@ -14,7 +14,7 @@ const PHRASE_VERIFY_CAP = 3000;
 /** Chunk ids above this are taken for corruption when loading (the segment is indexed again). */
 const MAX_CHUNK_ID = 1 << 26;
 /** The postings log is merged into the lists when it holds this many postings (and before any read). */
-const LOG_MERGE_AT = 1 << 16;
+const LOG_MERGE_AT = 1 << 15;
 /** A prefix expands to at most this many terms (the most frequent). */
 const PREFIX_EXPANSION_CAP = 64;
 /**
