@@ -13,7 +13,11 @@ const B = 0.75;
 const PHRASE_VERIFY_CAP = 3000;
 /** Chunk ids above this are taken for corruption when loading (the segment is indexed again). */
 const MAX_CHUNK_ID = 1 << 26;
-/** The postings log is merged into the lists when it holds this many postings (and before any read). */
+/**
+ * The postings log is due for a merge into the lists when it holds this many postings (the indexing
+ * worker merges it at the start of its next slice, see `mergeDue`), and is merged at once at twice
+ * that (and before any read).
+ */
 const LOG_MERGE_AT = 1 << 15;
 /** A prefix expands to at most this many terms (the most frequent). */
 const PREFIX_EXPANSION_CAP = 64;
@@ -687,7 +691,15 @@ export class InvertedIndex {
     }
     this.logN += n;
     this.totalPostings += n;
-    if (this.logN >= LOG_MERGE_AT) this.flushPostings(false);
+    if (this.logN >= 2 * LOG_MERGE_AT) this.flushPostings(false);
+  }
+
+  /**
+   * The postings log is due for a merge: a worker does it at the start of a slice, so that a merge
+   * (up to ~16 ms) never comes on top of a slice's work.
+   */
+  get mergeDue(): boolean {
+    return this.logN >= LOG_MERGE_AT;
   }
 
   /**

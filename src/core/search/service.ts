@@ -133,6 +133,8 @@ class KeywordSearchService implements SearchService {
     let SQL: SqlJsStatic;
     try {
       SQL = await loadSqlJs(this.deps.sqlWasm);
+      // Starting sql.js (its WebAssembly module and runtime) is one task; what follows, another.
+      await this.sched.yield();
     } catch (e) {
       this.state = "failed";
       this.lastError = `The search engine (sql.js) could not start: ${errText(e)}`;
@@ -382,6 +384,7 @@ class KeywordSearchService implements SearchService {
     this.emitProgress(false);
     await this.sched.yield();
     this.sliceStart = this.sched.now();
+    if (this.index.mergeDue) this.index.flushPostings(false);
   }
 
   private async reconcile(): Promise<void> {
