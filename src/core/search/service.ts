@@ -219,6 +219,9 @@ class KeywordSearchService implements SearchService {
         t = now();
         const blobs = readBlobs(SQL, b);
         lt.sqlite += now() - t;
+        // Reading a segment and decoding it are two tasks (in a fresh process, before V8 has
+        // optimised either, one segment was up to ~50 ms).
+        await this.sched.yield();
         t = now();
         if (text(blobs.get("key")) !== this.indexKey()) throw new Error("another format");
         const get = (n: keyof RestoredBlobs): Uint8Array => {
