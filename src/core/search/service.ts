@@ -183,6 +183,7 @@ class KeywordSearchService implements SearchService {
     const names = main.get("names");
     if (!names) throw new Error("no term dictionary");
     this.index.restoreDict(names);
+    await this.sched.yield();
     this.skipped.clear();
     for (const r of JSON.parse(text(main.get("skipped")) || "[]") as { path: string; mtime: number; size: number; reason: string }[]) {
       this.skipped.set(r.path, { mtime: r.mtime, size: r.size, reason: r.reason });
