@@ -83,13 +83,19 @@ export function rawReadsAvailable(SQL: SqlJsStatic): boolean {
   }
 }
 
+const rawApis = new WeakMap<SqlJsStatic, RawApi | null>();
+
 /** The raw API and the open database's handle, when this sql.js build offers both (else sql.js's own path is used). */
 function rawApi(SQL: SqlJsStatic, db: Database): { api: RawApi; handle: number } | null {
-  const memory = memories.get(SQL);
+  let api = rawApis.get(SQL);
+  if (api === undefined) {
+    const memory = memories.get(SQL);
+    const mod = SQL as unknown as Record<string, unknown>;
+    api = memory && RAW_FUNCTIONS.every((f) => typeof mod[f] === "function") ? { ...(mod as unknown as RawApi), memory } : null;
+    rawApis.set(SQL, api);
+  }
   const handle = (db as unknown as { db?: unknown }).db;
-  const mod = SQL as unknown as Record<string, unknown>;
-  if (!memory || typeof handle !== "number" || !RAW_FUNCTIONS.every((f) => typeof mod[f] === "function")) return null;
-  return { api: { ...(mod as unknown as RawApi), memory }, handle };
+  return api && typeof handle === "number" ? { api, handle } : null;
 }
 
 /**

@@ -23,7 +23,7 @@ export const DEFAULT_SEARCH_OPTIONS: SearchOptions = {
   maxNoteBytes: 2 * 1024 * 1024,
   language: "en",
   debounceMs: 40,
-  sliceMs: 12,
+  sliceMs: 8,
   persistDebounceMs: 5000,
   chunkWords: 300,
 };
