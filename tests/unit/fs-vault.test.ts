@@ -43,6 +43,12 @@ describe("FsVault: reading", () => {
     // Listed as 5 bytes; written in place (same file) to ~460 KB with no watcher to tell.
     fs.writeFileSync(path.join(root, "Grows.md"), big);
     expect(await v.read("Grows.md")).toBe(big);
+    // Invalid UTF-8 and a BOM, read as text the way TextDecoder does (U+FFFD, BOM kept); bytes exact.
+    const bad = new Uint8Array([0xef, 0xbb, 0xbf, 0x68, 0xff, 0xfe, 0xe2, 0x82, 0x41, 0x7a]);
+    fs.writeFileSync(path.join(root, "Bad.md"), bad);
+    const v2 = await open(root, { watch: false });
+    expect(await v2.read("Bad.md")).toBe(new TextDecoder("utf-8", { ignoreBOM: true }).decode(bad));
+    expect(Buffer.from(await v2.readBinary("Bad.md")).equals(Buffer.from(bad))).toBe(true);
     // Replaced by another file (another inode) since it was listed.
     fs.writeFileSync(path.join(root, "Small.tmp"), "replaced");
     fs.renameSync(path.join(root, "Small.tmp"), path.join(root, "Small.md"));
