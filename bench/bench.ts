@@ -588,7 +588,13 @@ function freshWarmStarts(root: string, stateDir: string, query: string, runs: nu
       log(`  fresh-process warm start failed: ${(r.stderr ?? "").slice(0, 300)}`);
       return null;
     }
-    all.push(JSON.parse(line) as { ms: number; maxBlockMs: number; firstQueryMs: number });
+    const run = JSON.parse(line) as { ms: number; maxBlockMs: number; firstQueryMs: number; state: string };
+    if (run.state !== "queryable") {
+      // It rebuilt instead of loading: not a warm start.
+      log(`  fresh-process warm start did not load the index (state ${run.state})`);
+      return null;
+    }
+    all.push(run);
   }
   const byMs = [...all].sort((a, b) => a.ms - b.ms);
   const mid = byMs[Math.floor(byMs.length / 2)];
