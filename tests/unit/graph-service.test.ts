@@ -269,6 +269,17 @@ describe("graph updates from vault events", () => {
     expect((await graph.brokenLinks()).links.map((l) => l.original)).toEqual(["[[Missing]]", "[[Secret]]"]);
   });
 
+  test("a note with broken links that is deleted, or whose links are fixed, leaves the broken links", async () => {
+    vault.write("Broken.md", "See [[Nowhere at all]] and [[B]].\n");
+    expect((await graph.brokenLinks()).links.map((l) => `${l.source}: ${l.original}`)).toContain("Broken.md: [[Nowhere at all]]");
+    vault.write("Broken.md", "See [[B]] only.\n");
+    expect((await graph.brokenLinks()).links.map((l) => l.source)).not.toContain("Broken.md");
+    vault.write("Broken.md", "See [[Nowhere at all]].\n");
+    expect((await graph.brokenLinks()).links.map((l) => l.source)).toContain("Broken.md");
+    vault.remove("Broken.md");
+    expect((await graph.brokenLinks()).links.map((l) => l.source)).not.toContain("Broken.md");
+  });
+
   test("modifying a note recomputes its links", async () => {
     vault.write("D.md", "Now links [[B]] and [[Chain/4]].\n");
     expect((await graph.backlinks("B.md")).backlinks.map((b) => b.source)).toContain("D.md");
