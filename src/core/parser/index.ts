@@ -59,11 +59,10 @@ export function parseNote(text: string): NoteMetadata {
 }
 
 /**
- * A copy of `s` that does not keep the string it was cut from alive. V8 keeps a slice of 13 or more
- * characters as a view into its parent, so a link's or heading's text would keep its whole note in
- * memory for as long as the metadata lives (~25 MB at 10k notes).
+ * Every string in the metadata (and in its frontmatter, recursively) replaced by a detached copy
+ * (see `detach`): a link's or heading's text would otherwise keep its whole note in memory for as
+ * long as the metadata lives (~25 MB at 10k notes).
  */
-/** Every string in the metadata (and in its frontmatter, recursively) replaced by a detached copy. */
 function detachStrings(meta: NoteMetadata): NoteMetadata {
   for (const h of meta.headings) h.heading = detach(h.heading);
   for (const list of [meta.links, meta.embeds, meta.frontmatterLinks] as { link: string; original: string; displayText?: string }[][]) {
