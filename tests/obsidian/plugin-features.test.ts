@@ -189,6 +189,45 @@ describe("the built plugin: settings, confirmations, tools, activity, progress",
     expect(modal.contentEl.descendants().filter((e) => e.tagName === "tr")).toHaveLength(2);
   });
 
+  test("the search index is saved in the plugin folder on unload and loaded from it on the next start", async () => {
+    const port = await freePort();
+    const files: Record<string, string> = {};
+    for (let i = 0; i < 300; i++) files[`N/${i}.md`] = `# Note ${i}\n\nWords about topic${i % 17} and zebrafinch${i}.\n`;
+    const root = makeVault(files, { port, token: TOKEN });
+    const ask = async (): Promise<{ paths: string[]; indexed: number }> => {
+      const client = await connect(port, TOKEN);
+      try {
+        const r = await client.callTool({ name: "search", arguments: { query: "zebrafinch123", wait_for_pending_writes: true } });
+        const hits = (r.structuredContent as { hits: { path: string }[] }).hits;
+        const st = await client.callTool({ name: "get_index_status", arguments: {} });
+        return { paths: hits.map((h) => h.path), indexed: (st.structuredContent as { documents_indexed: number }).documents_indexed };
+      } finally {
+        await client.close();
+      }
+    };
+    const first = await loadPlugin(root);
+    await until(() => first.status() === `MCP: listening on :${port}`, "the server to listen after indexing", 60000);
+    expect(await ask()).toEqual({ paths: ["N/123.md"], indexed: 300 });
+    void first.plugin.unload();
+    await first.plugin.shutdown(); // the server and the index closed (a closing index saves what it has)
+    first.forget();
+    const dir = path.join(root, ".obsidian/plugins/vault-mcp");
+    const saved = fs.readdirSync(dir).filter((f) => f.startsWith("search-index"));
+    // The main file and two files per segment (through the sql.js inlined in main.js).
+    expect(saved).toContain("search-index.sqlite");
+    expect(saved.length).toBeGreaterThan(10);
+    const stamps = new Map(saved.map((f) => [f, fs.statSync(path.join(dir, f)).mtimeMs]));
+    const second = await loadPlugin(root);
+    await until(() => second.status() === `MCP: listening on :${port}`, "the server to listen on the second start", 60000);
+    expect(await ask()).toEqual({ paths: ["N/123.md"], indexed: 300 });
+    // Loaded, not rebuilt: a rebuild would have shown progress and rewritten the files.
+    expect(second.plugin.statusBarItems[0].textHistory.some((t) => /^MCP: indexing \d+\/300$/.test(t))).toBe(false);
+    void second.plugin.unload();
+    await second.plugin.shutdown();
+    second.forget();
+    for (const [f, mtime] of stamps) expect(fs.statSync(path.join(dir, f)).mtimeMs).toBe(mtime);
+  }, 90000);
+
   test("the status bar shows indexing progress while the index is built, then listening", async () => {
     const port = await freePort();
     const files: Record<string, string> = {};
