@@ -1097,13 +1097,9 @@ export class InvertedIndex {
       lists++;
     }
     this.totalPostings += total;
-    this.lazy = {
-      segs: this.pending.map(({ k, b, gs, ns, offs }) => ({ k, src: b.postings, gs, ns, offs, failed: false })),
-      owner: this.owner,
-      left: lists,
-      next: 0,
-    };
-    if (lists === 0) this.lazy = null;
+    this.lazy = lists
+      ? { segs: this.pending.map(({ k, b, gs, ns, offs }) => ({ k, src: b.postings, gs, ns, offs, failed: false })), owner: this.owner, left: lists, next: 0 }
+      : null;
     for (const { k, docs, b, text } of this.pending) {
       await yieldNow();
       this.registerDocs(k, docs, b, text);

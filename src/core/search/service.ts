@@ -615,11 +615,11 @@ class KeywordSearchService implements SearchService {
         maxStep = Math.max(maxStep, t1 - t0);
         const textRows: Record<string, Uint8Array> = { key, gen };
         for (let p = 0; p * TEXT_PART < textBlob.length; p++) textRows[`t${p}`] = textBlob.subarray(p * TEXT_PART, (p + 1) * TEXT_PART);
-        const files2: [string, Record<string, Uint8Array>][] = [
+        const segmentFiles: [string, Record<string, Uint8Array>][] = [
           [segmentTextFileName(this.file, k), textRows],
           [segmentFileName(this.file, k), { ...blobs, key, gen }],
         ];
-        for (const [name, content] of files2) {
+        for (const [name, content] of segmentFiles) {
           await this.sched.yield();
           const t2 = this.sched.now();
           const bytes = writeBlobs(SQL, content);
@@ -791,17 +791,16 @@ function readInOrder(store: StateStore, names: string[], yieldNow: () => Promise
       before
         .then(yieldNow)
         .then(() => store.read(names[i]))
-        .then(
-          (b) => b,
-          (e: unknown) => (e instanceof Error ? e : new Error(String(e))),
-        ),
+        .catch((e: unknown) => (e instanceof Error ? e : new Error(String(e)))),
     );
   }
   return out;
 }
 
+const utf8d = new TextDecoder();
+
 function text(b: Uint8Array | undefined): string {
-  return b ? new TextDecoder().decode(b) : "";
+  return b ? utf8d.decode(b) : "";
 }
 
 function errText(e: unknown): string {

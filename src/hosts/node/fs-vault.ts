@@ -187,11 +187,8 @@ export class FsVault implements VaultPort {
 
   async read(path: string): Promise<string> {
     // A small listed note straight into a string (Node decodes it natively: no Buffer per note).
-    const sig = NOFOLLOW === undefined ? undefined : this.sigs.get(path);
-    if (sig !== undefined && Number(sig.slice(0, sig.indexOf(":"))) <= SYNC_READ_MAX) {
-      const text = this.readListedSync(path, sig, "utf8");
-      if (text !== null) return text;
-    }
+    const sig = this.smallListedSig(path);
+    if (sig !== undefined) return this.readListedSync(path, sig, "utf8") ?? decoder.decode(await this.readChecked(path));
     return decoder.decode(await this.readBytes(path));
   }
 
@@ -200,16 +197,29 @@ export class FsVault implements VaultPort {
     return new Uint8Array(buf.buffer, buf.byteOffset, buf.byteLength);
   }
 
+  /**
+   * The listing's change signature of `path` when it may take the fast path (see `readBytes`); the
+   * small-file variants read it synchronously.
+   */
+  private listedSig(path: string): string | undefined {
+    return NOFOLLOW === undefined ? undefined : this.sigs.get(path);
+  }
+
+  /** `listedSig`, for a file listed at no more than SYNC_READ_MAX bytes. */
+  private smallListedSig(path: string): string | undefined {
+    const sig = this.listedSig(path);
+    return sig !== undefined && Number(sig.slice(0, sig.indexOf(":"))) <= SYNC_READ_MAX ? sig : undefined;
+  }
+
   private async readBytes(path: string): Promise<Buffer> {
     // Fast path for a listed file: open it by its lexical path without following a final symbolic link,
     // and read it only if it is the very file the listing checked (same inode). A link (ELOOP), a folder
     // on the way swapped for a link, or a file replaced since (another inode) all take the fully checked
-    // path below. It saves a realpath per read, most of the main-thread cost of indexing every note.
-    const sig = NOFOLLOW === undefined ? undefined : this.sigs.get(path);
-    if (sig !== undefined && Number(sig.slice(0, sig.indexOf(":"))) <= SYNC_READ_MAX) {
-      const small = this.readListedSync(path, sig);
-      if (small) return small;
-    } else if (sig !== undefined) {
+    // path. It saves a realpath per read, most of the main-thread cost of indexing every note.
+    const small = this.smallListedSig(path);
+    if (small !== undefined) return this.readListedSync(path, small) ?? this.readChecked(path);
+    const sig = this.listedSig(path);
+    if (sig !== undefined) {
       let fh: FileHandle | undefined;
       try {
         fh = await fsp.open(nodePath.join(this.rootAbs, this.diskOf(path)), fsConstants.O_RDONLY | NOFOLLOW!);
@@ -221,6 +231,11 @@ export class FsVault implements VaultPort {
         await fh?.close().catch(() => undefined);
       }
     }
+    return this.readChecked(path);
+  }
+
+  /** Reads `path` after resolving it fully (links on the way checked against the vault). */
+  private async readChecked(path: string): Promise<Buffer> {
     const real = await this.realFor(path);
     try {
       return await fsp.readFile(real);
