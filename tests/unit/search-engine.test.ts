@@ -11,7 +11,7 @@ import sqlWasm from "sql.js/dist/sql-wasm.wasm";
 import { parseQuery, type SearchService } from "../../src/core/search";
 import { loadSqlJs, readBlobs, segmentFileName, segmentTextFileName, writeBlobs } from "../../src/core/search/db";
 import { chunkNote } from "../../src/core/search/chunk";
-import { InvertedIndex, SEGMENT_COUNT, segmentOf } from "../../src/core/search/engine";
+import { InvertedIndex, kthLargest, positiveTermSet, SEGMENT_COUNT, segmentOf, snippet } from "../../src/core/search/engine";
 import { MemoryVault } from "../../src/core/memory-vault";
 import { MemoryStateStore } from "../../src/core/state";
 import { INDEX_FILE as FILE, makeSearch, searchPaths as paths, searchReq as req, startedSearch as started } from "../support/search-service";
@@ -230,6 +230,44 @@ describe("segmented keyword index", () => {
     await again.svc.close();
   });
 
+  test("snippets cut from the stored term sequence are those of tokenizing the section's text, built or reloaded", async () => {
+    const files: Record<string, string> = {};
+    const words = ["kiln", "glaze", "clay", "don't", "naïve", "café", "e-mail", "Kilns", "glazing", "日本語の窯", "#pottery/tools", "[[Kiln]]", "x_y", "42"];
+    for (let i = 0; i < 40; i++) {
+      const body: string[] = [];
+      for (let k = 0; k < 30 + ((i * 37) % 400); k++) body.push(words[(i * 7 + k * k) % words.length]);
+      files[`n${i}.md`] = `# Note ${i}\n\n${body.join(i % 3 ? " " : "  ")}\n\nlast line ${i}.\n`;
+    }
+    const vault = new MemoryVault(files);
+    const store = new MemoryStateStore();
+    const queries = ["kiln", "glaze clay", "caf*", '"clay kiln"', "日本語", "naive", "pottery", "e-mail kiln", "don't"];
+    const check = (svc: SearchService) => {
+      let long = 0;
+      for (const q of queries)
+        for (const w of [1, 5, 40, 200]) {
+          const cut = svc.search(req(q, { snippetWords: w, chunksPerFile: 3, limit: 50 }));
+          const whole = svc.search(req(q, { snippetWords: 0, chunksPerFile: 3, limit: 50 }));
+          expect(cut.hits.map((h) => h.path)).toEqual(whole.hits.map((h) => h.path));
+          const want = positiveTermSet(parseQuery(q));
+          cut.hits.forEach((h, i) =>
+            h.sections.forEach((sec, j) => {
+              const text = whole.hits[i].sections[j].content;
+              if (sec.content !== text.trim()) long++;
+              expect(sec.content).toBe(snippet(text, want, w, "en"));
+            }),
+          );
+        }
+      return long;
+    };
+    const first = await started(vault, store);
+    expect(check(first.svc)).toBeGreaterThan(50); // most answers were cut, not whole sections
+    await first.svc.close();
+    const again = await started(vault, store);
+    expect(again.logs.filter((l) => /rebuild|unusable|inconsistent/i.test(l))).toEqual([]);
+    check(again.svc);
+    await again.svc.close();
+  });
+
   test("a segment whose postings disagree with its term header: only its notes are indexed again", async () => {
     const { files, vault, store } = await savedIndex();
     const SQL = await loadSqlJs(sqlWasm);
@@ -355,6 +393,34 @@ describe("segmented keyword index", () => {
     );
     expect(paths(svc, "outline of headings")[0]).toBe("Guides/Outline.md");
     await svc.close();
+  });
+
+  test("among many matching notes, the one whose title holds the query still ranks first; a folder narrows them", async () => {
+    // 600 notes match "kiln" and score above the titled note's body: the title boost works on a pool of the best.
+    const files: Record<string, string> = {};
+    for (let i = 0; i < 600; i++) files[`Logs/log${i}.md`] = `Kiln log ${i}: the kiln ${"kiln ".repeat(i % 7)}fired.`;
+    files["Guides/Kiln.md"] = "How to load it: shelves first, then the kiln posts.";
+    const { svc } = await started(new MemoryVault(files));
+    expect(paths(svc, "kiln")[0]).toBe("Guides/Kiln.md");
+    expect(svc.search(req("kiln", { limit: 50 })).total_files).toBe(601);
+    expect(paths(svc, "kiln", { folder: "Guides" })).toEqual(["Guides/Kiln.md"]);
+    expect(paths(svc, "kiln -shelves")).not.toContain("Guides/Kiln.md");
+    await svc.close();
+  });
+
+  test("kthLargest picks the same value as a full sort, ties and all", () => {
+    let seed = 7;
+    const rnd = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
+    for (let round = 0; round < 200; round++) {
+      const n = 1 + Math.floor(rnd() * 700);
+      const a = new Float64Array(n + 5);
+      const distinct = 1 + Math.floor(rnd() * 50);
+      for (let i = 0; i < n; i++) a[i] = round % 3 === 0 ? Math.floor(rnd() * distinct) : rnd() * 100;
+      for (let i = n; i < a.length; i++) a[i] = 1e9; // beyond n: never looked at
+      const sorted = Float64Array.from(a.subarray(0, n)).sort();
+      const k = 1 + Math.floor(rnd() * n);
+      expect(kthLargest(a, n, k)).toBe(sorted[n - k]);
+    }
   });
 
   test("Japanese sentences with particles match their key words loosely", async () => {

@@ -64,7 +64,7 @@ export interface DocEntry {
   /** Per chunk: its heading path, and its first and last line (two numbers per chunk). */
   headings: string[];
   lines: number[];
-  /** Per chunk: the body's segment-local term ids (varints) at seq[seqOff[i], seqOff[i+1]). */
+  /** Per chunk: the body's term ids (varints, in token order) at seq[seqOff[i], seqOff[i+1]]. */
   seq: Uint8Array;
   seqOff: number[];
   /**
@@ -523,7 +523,9 @@ export class InvertedIndex {
   private docMask = new Uint32Array(64);
   private docBest = new Float64Array(64);
   private docExcluded = new Uint8Array(64);
+  private selectScratch = new Float64Array(256);
   private seqScratch = new Int32Array(1024);
+  private hitScratch = new Uint8Array(1024);
 
   clear(): void {
     this.dict = new TermDict();
@@ -1256,11 +1258,8 @@ export class InvertedIndex {
     return doc.titleTerms;
   }
 
-  /** True when chunk `id`'s body holds the term ids of `needle` in a row. */
-  private hasSequence(id: number, needle: Int32Array): boolean {
-    const doc = this.slots[this.chunkDoc[id]];
-    if (!doc) return false;
-    const o = this.chunkOrd[id];
+  /** Decodes chunk `o` of `doc`'s body term ids into `seqScratch`; returns how many. */
+  private decodeSeq(doc: DocEntry, o: number): number {
     const b = doc.seq;
     let p = doc.seqOff[o];
     const end = doc.seqOff[o + 1];
@@ -1278,12 +1277,48 @@ export class InvertedIndex {
       }
       hay[n++] = v;
     }
+    return n;
+  }
+
+  /** True when chunk `id`'s body holds the term ids of `needle` in a row. */
+  private hasSequence(id: number, needle: Int32Array): boolean {
+    const doc = this.slots[this.chunkDoc[id]];
+    if (!doc) return false;
+    const n = this.decodeSeq(doc, this.chunkOrd[id]);
+    const hay = this.seqScratch;
     const m = needle.length;
     outer: for (let i = 0; i + m <= n; i++) {
       for (let j = 0; j < m; j++) if (hay[i + j] !== needle[j]) continue outer;
       return true;
     }
     return false;
+  }
+
+  /**
+   * `snippet` of chunk `o`, found in its stored term sequence (the body's tokens, in order): a chunk
+   * of at most `words` tokens is not tokenized again, a longer one only to locate the window.
+   */
+  private sectionSnippet(doc: DocEntry, o: number, want: WantedIds, words: number, language: SearchLanguage): string {
+    const text = this.chunkText(doc, o);
+    if (words <= 0) return text;
+    const n = this.decodeSeq(doc, o);
+    if (n <= words) return text.trim();
+    if (this.hitScratch.length < n) this.hitScratch = new Uint8Array(Math.max(n, 2 * this.hitScratch.length));
+    const hit = this.hitScratch;
+    const ids = this.seqScratch;
+    for (let i = 0; i < n; i++) hit[i] = want.has(ids[i]) ? 1 : 0;
+    const { first, last } = snippetWindow(hit, n, words);
+    let k = 0;
+    let start = 0;
+    let end = 0;
+    forEachToken(text, language, (_t, s, e) => {
+      if (k === first) start = s;
+      if (k === last) end = e;
+      k++;
+    });
+    // The sequence was made from this very text; should they ever disagree, tokenize it the old way.
+    if (k !== n) return snippet(text, want.terms, words, language);
+    return cutSnippet(text, n, first, last, start, end);
   }
 
   search(pq: ParsedQuery, req: SearchRequest, language: SearchLanguage): SearchResponse {
@@ -1478,11 +1513,23 @@ export class InvertedIndex {
     const full = clauses.length === 31 ? 0x7fffffff : (1 << clauses.length) - 1;
     const docBest = this.docBest;
     const folder = (req.folder ?? "").replace(/^\/+|\/+$/g, "");
+    const docExcluded = this.docExcluded;
+    const narrowed = folder !== "" || req.filters !== undefined;
     const passes = (slot: number): boolean => {
+      if (docExcluded[slot]) return false;
+      if (!narrowed) return true; // touched slots hold live notes: no need to visit them
       const doc = this.slots[slot];
-      if (!doc || this.docExcluded[slot]) return false;
+      if (!doc) return false;
       if (folder && !isUnder(doc.path, folder)) return false;
       return !req.filters || matchesFilters(doc, req.filters);
+    };
+    const candidates = (all: boolean): number[] => {
+      const out: number[] = [];
+      for (let i = 0; i < docsTouched.length; i++) {
+        const s = docsTouched[i];
+        if ((all ? docMask[s] === full : docMask[s] !== 0) && passes(s)) out.push(s);
+      }
+      return out;
     };
     const best = () => {
       for (const id of touched) {
@@ -1491,7 +1538,7 @@ export class InvertedIndex {
       }
     };
     best();
-    let cands = docsTouched.filter((s) => docMask[s] === full && passes(s));
+    let cands = candidates(true);
     let relaxed = false;
     if (cands.length === 0 && clauses.length > 1) {
       // No note has every term: score every term over every note, ranked by how many clauses they match.
@@ -1499,7 +1546,7 @@ export class InvertedIndex {
       reset();
       score(false);
       best();
-      cands = docsTouched.filter((s) => docMask[s] !== 0 && passes(s));
+      cands = candidates(false);
       for (const s of cands) docBest[s] = (docBest[s] * popcount(docMask[s])) / clauses.length;
     }
     if (cands.length === 0) relaxed = false;
@@ -1514,10 +1561,14 @@ export class InvertedIndex {
       // Boost among the best candidates only (a title match lifts a note by at most 2.5×).
       let boostSet = cands;
       if (cands.length > TITLE_BOOST_POOL) {
-        const scores = Float64Array.from(cands, (s) => docBest[s]).sort();
-        const cut = scores[scores.length - TITLE_BOOST_POOL] / (1 + TITLE_BOOST + TITLE_EXACT_BOOST);
+        // The pool's score floor by selection, not a sort (sorting every candidate was a third of a common query's time).
+        if (this.selectScratch.length < cands.length) this.selectScratch = new Float64Array(Math.max(cands.length, 2 * this.selectScratch.length));
+        const scores = this.selectScratch;
+        for (let i = 0; i < cands.length; i++) scores[i] = docBest[cands[i]];
+        const floor = kthLargest(scores, cands.length, TITLE_BOOST_POOL);
+        const cut = floor / (1 + TITLE_BOOST + TITLE_EXACT_BOOST);
         boostSet = cands.filter((s) => docBest[s] >= cut);
-        if (boostSet.length > TITLE_BOOST_POOL * 4) boostSet = boostSet.filter((s) => docBest[s] >= scores[scores.length - TITLE_BOOST_POOL]);
+        if (boostSet.length > TITLE_BOOST_POOL * 4) boostSet = boostSet.filter((s) => docBest[s] >= floor);
       }
       for (const s of boostSet) {
         const tt = this.titleTerms(this.slots[s]!, language);
@@ -1557,7 +1608,7 @@ export class InvertedIndex {
     }
 
     const paths = top.map((slot) => this.slots[slot]!.path);
-    const wanted = withHits ? positiveTermSet(pq) : null;
+    const wanted = withHits ? new WantedIds(positiveTermSet(pq), this.dict) : null;
     const hits = (withHits ? top : []).map((slot) => {
       const doc = this.slots[slot]!;
       const chunkIds = doc.chunkIds.filter((id) => acc[id] > 0).sort((a, b) => acc[b] - acc[a]);
@@ -1566,7 +1617,7 @@ export class InvertedIndex {
         const o = this.chunkOrd[id];
         sections.push({
           heading: doc.headings[o],
-          content: snippet(this.chunkText(doc, o), wanted!, req.snippetWords, language),
+          content: this.sectionSnippet(doc, o, wanted!, req.snippetWords, language),
           score: round(acc[id]),
           line_start: doc.lines[2 * o],
           line_end: doc.lines[2 * o + 1],
@@ -1579,6 +1630,43 @@ export class InvertedIndex {
     for (const s of excludedDocs) this.docExcluded[s] = 0;
     return { res: { hits, total_files: cands.length, relaxed }, paths };
   }
+}
+
+/**
+ * The k-th largest of `a[0..n)` (1 ≤ k ≤ n), by quickselect with a median-of-three pivot; reorders
+ * `a[0..n)`. Same value as `a.subarray(0, n).sort()[n - k]`, in linear time on average.
+ */
+export function kthLargest(a: Float64Array, n: number, k: number): number {
+  const m = n - k;
+  let lo = 0;
+  let hi = n - 1;
+  while (hi > lo) {
+    const mid = (lo + hi) >>> 1;
+    let x = a[lo];
+    let y = a[mid];
+    let z = a[hi];
+    if (x > y) [x, y] = [y, x];
+    if (y > z) [y, z] = [z, y];
+    if (x > y) [x, y] = [y, x];
+    const pivot = y;
+    let i = lo;
+    let j = hi;
+    while (i <= j) {
+      while (a[i] < pivot) i++;
+      while (a[j] > pivot) j--;
+      if (i <= j) {
+        const t = a[i];
+        a[i] = a[j];
+        a[j] = t;
+        i++;
+        j--;
+      }
+    }
+    if (m <= j) hi = j;
+    else if (m >= i) lo = i;
+    else return a[m];
+  }
+  return a[m];
 }
 
 function round(x: number): number {
@@ -1603,12 +1691,13 @@ export function containsSequence<T>(hay: ArrayLike<T>, needle: ArrayLike<T>): bo
   return false;
 }
 
-interface TermSet {
+export interface TermSet {
   exact: Set<string>;
   prefixes: string[];
 }
 
-function positiveTermSet(pq: ParsedQuery): TermSet {
+/** The terms a query looks for (not its exclusions): what snippets centre on. */
+export function positiveTermSet(pq: ParsedQuery): TermSet {
   const exact = new Set<string>();
   const prefixes: string[] = [];
   for (const clause of pq.clauses)
@@ -1635,6 +1724,12 @@ export function snippet(text: string, want: TermSet, words: number, language: Se
   });
   const n = starts.length;
   if (n <= words) return text.trim();
+  const w = snippetWindow(hit, n, words);
+  return cutSnippet(text, n, w.first, w.last, starts[w.first], ends[w.last]);
+}
+
+/** The `words` tokens (first..last, of `n` > `words`) around the densest cluster of hits, centred on them. */
+function snippetWindow(hit: ArrayLike<number>, n: number, words: number): { first: number; last: number } {
   let best = 0;
   let bestAt = 0;
   let cur = 0;
@@ -1655,13 +1750,43 @@ export function snippet(text: string, want: TermSet, words: number, language: Se
     const mid = Math.floor((first + last) / 2);
     bestAt = Math.max(0, Math.min(n - words, mid - Math.floor(words / 2)));
   }
-  const endTok = Math.min(n, bestAt + words) - 1;
+  return { first: bestAt, last: Math.min(n, bestAt + words) - 1 };
+}
+
+/** The text of tokens first..last of `n` (`start`: where token `first` starts, `end`: where `last` ends), with "…" where cut. */
+function cutSnippet(text: string, n: number, first: number, last: number, start: number, end: number): string {
   // Whole words: keep leading punctuation (`#tag`, `[[link`), never cut inside unspaced scripts.
-  let a = bestAt === 0 ? 0 : starts[bestAt];
+  let a = first === 0 ? 0 : start;
   while (a > 0 && !WORD_STOP.test(text[a - 1])) a--;
-  let b = endTok === n - 1 ? text.length : ends[endTok];
+  let b = last === n - 1 ? text.length : end;
   while (b < text.length && !WORD_STOP.test(text[b])) b++;
-  return (bestAt > 0 ? "… " : "") + text.slice(a, b).trim() + (endTok < n - 1 ? " …" : "");
+  return (first > 0 ? "… " : "") + text.slice(a, b).trim() + (last < n - 1 ? " …" : "");
+}
+
+/** A query's wanted terms as term ids, to mark matches in a chunk's stored term sequence. */
+class WantedIds {
+  private readonly exact = new Set<number>();
+  private readonly byPrefix = new Map<number, boolean>();
+  constructor(
+    readonly terms: TermSet,
+    private readonly dict: TermDict,
+  ) {
+    for (const t of terms.exact) {
+      const id = dict.map.get(t);
+      if (id !== undefined) this.exact.add(id);
+    }
+  }
+  has(id: number): boolean {
+    if (this.exact.has(id)) return true;
+    if (this.terms.prefixes.length === 0) return false;
+    let v = this.byPrefix.get(id);
+    if (v === undefined) {
+      const t = this.dict.names[id] ?? "";
+      v = this.terms.prefixes.some((p) => t.startsWith(p));
+      this.byPrefix.set(id, v);
+    }
+    return v;
+  }
 }
 
 /** Frontmatter filters: lists contain the value, strings equal it (case-insensitive); `tags` include inline and nested tags. */
