@@ -171,7 +171,7 @@ describe("segmented keyword index", () => {
     const before = answer(cold.svc);
     expect(before[0].hits[0].sections[0].content).toContain("marker7");
     await cold.svc.close();
-    const rows = readBlobs(await loadSqlJs(sqlWasm), store.files.get(segmentTextFileName(FILE, segmentOf("F/n7.md")))!);
+    const rows = readBlobs(store.files.get(segmentTextFileName(FILE, segmentOf("F/n7.md")))!);
     expect([...rows.keys()].filter((n) => /^t\d+$/.test(n)).length).toBeGreaterThan(1);
     const fresh = makeSearch(vault, store);
     await fresh.svc.start();
@@ -273,7 +273,7 @@ describe("segmented keyword index", () => {
     const SQL = await loadSqlJs(sqlWasm);
     const bad = segmentOf("N/n5.md");
     const other = (bad + 1) % SEGMENT_COUNT;
-    const blobs = readBlobs(SQL, store.files.get(segmentFileName(FILE, bad))!);
+    const blobs = readBlobs(store.files.get(segmentFileName(FILE, bad))!);
     // As many bytes as its term header says, but postings that name no chunk of the segment.
     blobs.set("postings", new Uint8Array(blobs.get("postings")!.length));
     store.files.set(segmentFileName(FILE, bad), writeBlobs(SQL, Object.fromEntries(blobs)));

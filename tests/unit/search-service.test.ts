@@ -1,3 +1,5 @@
+import sqlWasm from "sql.js/dist/sql-wasm.wasm";
+import { loadSqlJs, readBlobs } from "../../src/core/search/db";
 import { MemoryVault } from "../../src/core/memory-vault";
 import { MemoryStateStore } from "../../src/core/state";
 import { INDEX_FILE as FILE, makeSearch as make, searchPaths as paths, searchReq as req, startedSearch as started } from "../support/search-service";
@@ -165,6 +167,26 @@ describe("keyword search service", () => {
     const d = await started(vault, store, { options: { debounceMs: 5, persistDebounceMs: 20, chunkWords: 123 } });
     expect(d.logs.some((l) => /format changed|rebuilding/.test(l))).toBe(false);
     await d.svc.close();
+  });
+
+  test("a valid database our own reader does not expect is read through sql.js, not rebuilt", async () => {
+    const vault = new MemoryVault(notes);
+    const store = new MemoryStateStore();
+    await (await started(vault, store)).svc.close();
+    // A valid database our reader does not expect (the main file with a third column): sql.js reads it.
+    const SQL = await loadSqlJs(sqlWasm);
+    const main = readBlobs(store.files.get(FILE)!);
+    const db = new SQL.Database();
+    db.exec("CREATE TABLE blobs(name TEXT PRIMARY KEY, data BLOB, extra);");
+    for (const [k, v] of main) db.run("INSERT INTO blobs VALUES (?, ?, 1)", [k, v]);
+    store.files.set(FILE, db.export());
+    db.close();
+    expect(() => readBlobs(store.files.get(FILE)!)).toThrow(/key and a value/);
+    const b = await started(vault, store);
+    expect(b.svc.status().state).toBe("queryable");
+    expect(b.logs.filter((l) => /rebuild|unreadable/i.test(l))).toEqual([]);
+    expect(paths(b.svc, "dough")).toEqual(["Kitchen/Bread.md"]);
+    await b.svc.close();
   });
 
   test("oversize, binary and invalid UTF-8 notes are skipped with reasons", async () => {

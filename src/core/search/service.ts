@@ -4,7 +4,8 @@ import { basenameOf, isNotePath, parentOf, type VaultEvent } from "../vault";
 import { chunkNote } from "./chunk";
 import type { SqlJsStatic } from "sql.js";
 import type { StateStore } from "../state";
-import { loadSqlJs, readBlobs, readBlobsStepwise, SCHEMA_VERSION, segmentFileName, segmentTextFileName, warmUpWriter, writeBlobs } from "./db";
+import { loadSqlJs, readBlobs, SCHEMA_VERSION, segmentFileName, segmentTextFileName, warmUpWriter, writeBlobs } from "./db";
+import { SqliteFileError } from "./sqlite-file";
 import { InvertedIndex, SEGMENT_COUNT, segmentOf, TEXT_PART, type DocEntry, type LazyText, type RestoredBlobs } from "./engine";
 import { parseQuery } from "./query";
 import { TOKENIZER_VERSION } from "./tokenize";
@@ -130,22 +131,26 @@ class KeywordSearchService implements SearchService {
 
   async start(): Promise<void> {
     const t0 = this.sched.now();
+    // The index's files are read without sql.js (see readBlobs); it is needed to save, and starts
+    // meanwhile (WebAssembly compiles off the main thread).
+    const sql = loadSqlJs(this.deps.sqlWasm);
+    sql.catch(() => {}); // reported below
+    let loaded = false;
+    try {
+      loaded = await this.load(sql);
+    } catch (e) {
+      this.log("warn", `Search index ${this.file} is unreadable (${errText(e)}); rebuilding it from the notes.`);
+    }
     let SQL: SqlJsStatic;
     try {
-      SQL = await loadSqlJs(this.deps.sqlWasm);
-      // Starting sql.js (its WebAssembly module and runtime) is one task; what follows, another.
-      await this.sched.yield();
+      SQL = await sql;
     } catch (e) {
+      this.index.clear();
+      this.unloadedTexts = [];
       this.state = "failed";
       this.lastError = `The search engine (sql.js) could not start: ${errText(e)}`;
       this.log("error", this.lastError);
       return;
-    }
-    let loaded = false;
-    try {
-      loaded = await this.load(SQL);
-    } catch (e) {
-      this.log("warn", `Search index ${this.file} is unreadable (${errText(e)}); rebuilding it from the notes.`);
     }
     if (!loaded) {
       this.index.clear();
@@ -165,7 +170,16 @@ class KeywordSearchService implements SearchService {
   }
 
   /** Loads the persisted index, one segment per task. False when there is none or it has another format. */
-  private async load(SQL: SqlJsStatic): Promise<boolean> {
+  private async load(sql: Promise<SqlJsStatic>): Promise<boolean> {
+    // A file our reader cannot make sense of goes to sql.js (see readBlobs).
+    const read = async (bytes: Uint8Array): Promise<Map<string, Uint8Array>> => {
+      try {
+        return readBlobs(bytes);
+      } catch (e) {
+        if (!(e instanceof SqliteFileError)) throw e;
+        return readBlobs(bytes, undefined, await sql);
+      }
+    };
     let bytes: Uint8Array | null = null;
     try {
       bytes = await this.deps.store.read(this.file);
@@ -174,7 +188,7 @@ class KeywordSearchService implements SearchService {
       return false;
     }
     if (!bytes || bytes.length === 0) return false;
-    const main = await readBlobsStepwise(SQL, bytes, () => this.sched.yield());
+    const main = await read(bytes);
     const meta = JSON.parse(text(main.get("meta"))) as { key?: string; segments?: number };
     if (meta.key !== this.indexKey() || meta.segments !== SEGMENT_COUNT) {
       this.log("info", `Search index format changed (${meta.key ?? "unknown"} → ${this.indexKey()}); rebuilding it.`);
@@ -218,7 +232,7 @@ class KeywordSearchService implements SearchService {
         if (b instanceof Error) throw b;
         if (!b || b.length === 0) throw new Error("missing");
         t = now();
-        const blobs = readBlobs(SQL, b);
+        const blobs = await read(b);
         lt.sqlite += now() - t;
         // Reading a segment and decoding it are two tasks (in a fresh process, before V8 has
         // optimised either, one segment was up to ~50 ms).
@@ -237,7 +251,7 @@ class KeywordSearchService implements SearchService {
           try {
             if (raw instanceof Error) throw raw;
             if (!raw || raw.length === 0) throw new Error("missing");
-            const rows = readBlobs(SQL, raw, parts ? ["key", "gen", ...parts.map((p) => `t${p}`)] : undefined);
+            const rows = readBlobs(raw, parts ? ["key", "gen", ...parts.map((p) => `t${p}`)] : undefined, this.SQL);
             if (text(rows.get("key")) !== this.indexKey() || text(rows.get("gen")) !== gen) throw new Error("saved apart from its segment");
             const out = new Map<number, Uint8Array>();
             for (const [name, v] of rows) if (/^t\d+$/.test(name)) out.set(Number(name.slice(1)), v);

@@ -28,8 +28,6 @@ declare module "sql.js" {
   export interface InitOptions {
     wasmBinary?: ArrayBuffer | Uint8Array;
     locateFile?: (file: string) => string;
-    /** Emscripten's hook: instantiate the module yourself, call `done`, return `{}` (asynchronous). */
-    instantiateWasm?: (imports: WebAssembly.Imports, done: (instance: WebAssembly.Instance, module: WebAssembly.Module) => void) => WebAssembly.Exports;
   }
   export default function initSqlJs(opts?: InitOptions): Promise<SqlJsStatic>;
 }
