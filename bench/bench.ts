@@ -288,8 +288,8 @@ async function measure(label: string, root: string, queries: string[], args: Arg
   await svc.waitForIdle(10 * 60_000);
   const warmReconcileMs = performance.now() - t;
   warmHits = Math.max(warmHits, svc.search(req(queries[0])).hits.length);
-  const lt = (svc as unknown as { timings?: { loadMs?: number; load?: { waitMs: number; sqliteMs: number; decodeMs: number; listsMs: number } } }).timings;
-  const loadParts = lt?.load ? `; loading ${f(lt.loadMs ?? null, 0)} ms: sql.js ${f(lt.load.sqliteMs, 0)}, notes and term headers ${f(lt.load.decodeMs, 0)}, lists ${f(lt.load.listsMs, 0)}, waiting for reads ${f(lt.load.waitMs, 0)}` : "";
+  const lt = (svc as unknown as { timings?: { loadMs?: number; load?: { waitMs: number; rowsMs: number; decodeMs: number; listsMs: number } } }).timings;
+  const loadParts = lt?.load ? `; loading ${f(lt.loadMs ?? null, 0)} ms: reading rows ${f(lt.load.rowsMs, 0)}, notes and term headers ${f(lt.load.decodeMs, 0)}, lists ${f(lt.load.listsMs, 0)}, waiting for reads ${f(lt.load.waitMs, 0)}` : "";
   log(`  warm start → first answer: ${warmStartMs.toFixed(0)} ms (state ${svc.status().state}, longest block ${warmMaxBlockMs.toFixed(1)} ms${loadParts}); reconcile done after ${warmReconcileMs.toFixed(0)} ms; index ${mb(indexBytes).toFixed(1)} MB`);
   void warmHits;
 

@@ -108,7 +108,7 @@ class KeywordSearchService implements SearchService {
   /** The search path has run once (see `warmUpSearch`). */
   private searchWarm = false;
   /** Measurements for the bench and the logs (longest single synchronous step of the last save). */
-  readonly timings = { load: { waitMs: 0, sqliteMs: 0, decodeMs: 0, listsMs: 0 }, loadMs: 0, lastExportMs: 0, lastSerializeMs: 0, lastPersistBytes: 0, lastPersistMaxStepMs: 0, lastPersistFiles: 0 };
+  readonly timings = { load: { waitMs: 0, rowsMs: 0, decodeMs: 0, listsMs: 0 }, loadMs: 0, lastExportMs: 0, lastSerializeMs: 0, lastPersistBytes: 0, lastPersistMaxStepMs: 0, lastPersistFiles: 0 };
 
   constructor(private readonly deps: SearchServiceDeps) {
     this.opts = { ...DEFAULT_SEARCH_OPTIONS, ...(deps.options ?? {}) };
@@ -218,7 +218,7 @@ class KeywordSearchService implements SearchService {
       slice = this.sched.now();
     };
     const now = () => this.sched.now();
-    const lt = { wait: 0, sqlite: 0, decode: 0, lists: 0 };
+    const lt = { wait: 0, rows: 0, decode: 0, lists: 0 };
     for (let k = 0; k < SEGMENT_COUNT; k++) {
       // One segment per task: a segment is 1/32 of the index, and the first ones run before V8 has
       // optimized the decoding (a yield is one setImmediate, ~0.1 ms).
@@ -233,7 +233,7 @@ class KeywordSearchService implements SearchService {
         if (!b || b.length === 0) throw new Error("missing");
         t = now();
         const blobs = await read(b);
-        lt.sqlite += now() - t;
+        lt.rows += now() - t;
         // Reading a segment and decoding it are two tasks (in a fresh process, before V8 has
         // optimised either, one segment was up to ~50 ms).
         await this.sched.yield();
@@ -281,8 +281,8 @@ class KeywordSearchService implements SearchService {
       const raw = await all[SEGMENT_COUNT + k];
       textFiles[k] = used.has(k) ? raw : null;
     }
-    this.timings.load = { waitMs: lt.wait, sqliteMs: lt.sqlite, decodeMs: lt.decode, listsMs: lt.lists };
-    this.log("debug", `Search index loaded: waiting for reads ${Math.round(lt.wait)} ms, sql.js ${Math.round(lt.sqlite)} ms, notes ${Math.round(lt.decode)} ms, lists laid out and notes registered ${Math.round(lt.lists)} ms (with yields).`);
+    this.timings.load = { waitMs: lt.wait, rowsMs: lt.rows, decodeMs: lt.decode, listsMs: lt.lists };
+    this.log("debug", `Search index loaded: waiting for reads ${Math.round(lt.wait)} ms, reading rows ${Math.round(lt.rows)} ms, notes ${Math.round(lt.decode)} ms, lists laid out and notes registered ${Math.round(lt.lists)} ms (with yields).`);
     return true;
   }
 
