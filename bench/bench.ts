@@ -13,7 +13,7 @@ import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import path from "node:path";
-import { monitorEventLoopDelay, performance } from "node:perf_hooks";
+import { constants as perfConstants, monitorEventLoopDelay, performance, PerformanceObserver } from "node:perf_hooks";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import sqlWasm from "sql.js/dist/sql-wasm.wasm";
@@ -222,7 +222,7 @@ async function measure(label: string, root: string, queries: string[], args: Arg
   const coldBuildCpuMs = cpuMs(cpu);
   h.disable();
   const maxEventLoopBlockMs = h.max / 1e6;
-  log(`  cold build: ${coldBuildMs.toFixed(0)} ms wall, ${coldBuildCpuMs.toFixed(0)} ms CPU (status ${svc.status().state}, ${svc.status().documents_indexed} docs), longest event-loop block ${maxEventLoopBlockMs.toFixed(1)} ms`);
+  log(`  cold build: ${coldBuildMs.toFixed(0)} ms wall, ${coldBuildCpuMs.toFixed(0)} ms CPU (status ${svc.status().state}, ${svc.status().documents_indexed} docs), longest event-loop block ${maxEventLoopBlockMs.toFixed(1)} ms (longest GC pause ${await longestGc(t, t + coldBuildMs)})`);
   const mem = await settledMemory();
 
   // In-process search latency.
@@ -244,6 +244,7 @@ async function measure(label: string, root: string, queries: string[], args: Arg
   // The event loop is watched from here to close (saving the index included).
   const h2 = monitorEventLoopDelay({ resolution: 1 });
   h2.enable();
+  const afterBuildFrom = performance.now();
   const writes: number[] = [];
   const r = rng(5);
   for (let i = 0; i < 15; i++) {
@@ -270,7 +271,7 @@ async function measure(label: string, root: string, queries: string[], args: Arg
   const tm = (svc as unknown as { timings?: { lastPersistMaxStepMs: number; lastPersistFiles: number } }).timings;
   const persistMaxStepMs = tm ? tm.lastPersistMaxStepMs : null;
   const persistFiles = tm ? tm.lastPersistFiles : null;
-  log(`  after the build (writes, save, close): longest event-loop block ${maxBlockAfterBuildMs.toFixed(1)} ms; last save: longest step ${f(persistMaxStepMs, 1)} ms over ${persistFiles ?? "?"} files`);
+  log(`  after the build (writes, save, close): longest event-loop block ${maxBlockAfterBuildMs.toFixed(1)} ms (longest GC pause ${await longestGc(afterBuildFrom, performance.now())}); last save: longest step ${f(persistMaxStepMs, 1)} ms over ${persistFiles ?? "?"} files`);
   const indexBytes = dirBytes(stateDir);
 
   // Warm start: reopen the persisted index and answer a first query. First let the collector finish
@@ -290,7 +291,7 @@ async function measure(label: string, root: string, queries: string[], args: Arg
   warmHits = Math.max(warmHits, svc.search(req(queries[0])).hits.length);
   const lt = (svc as unknown as { timings?: { loadMs?: number; load?: { waitMs: number; rowsMs: number; decodeMs: number; listsMs: number } } }).timings;
   const loadParts = lt?.load ? `; loading ${f(lt.loadMs ?? null, 0)} ms: reading rows ${f(lt.load.rowsMs, 0)}, notes and term headers ${f(lt.load.decodeMs, 0)}, lists ${f(lt.load.listsMs, 0)}, waiting for reads ${f(lt.load.waitMs, 0)}` : "";
-  log(`  warm start → first answer: ${warmStartMs.toFixed(0)} ms (state ${svc.status().state}, longest block ${warmMaxBlockMs.toFixed(1)} ms${loadParts}); reconcile done after ${warmReconcileMs.toFixed(0)} ms; index ${mb(indexBytes).toFixed(1)} MB`);
+  log(`  warm start → first answer: ${warmStartMs.toFixed(0)} ms (state ${svc.status().state}, longest block ${warmMaxBlockMs.toFixed(1)} ms, longest GC pause ${await longestGc(t, t + warmStartMs)}${loadParts}); reconcile done after ${warmReconcileMs.toFixed(0)} ms; index ${mb(indexBytes).toFixed(1)} MB`);
   void warmHits;
 
   // Graph tools (link graph built from the same vault; unlinked mentions through this index).
@@ -305,7 +306,7 @@ async function measure(label: string, root: string, queries: string[], args: Arg
 
   // Warm start as a user gets it after restarting the app: a fresh process (nothing compiled yet).
   const fresh = freshWarmStarts(root, stateDir, queries[0], 3);
-  if (fresh) log(`  warm start in a fresh process → first answer: median ${fresh.ms.toFixed(0)} ms of ${fresh.all.map((x) => x.toFixed(0)).join(", ")} (longest block while loading ${fresh.maxBlockMs.toFixed(1)} ms; the first query itself ${fresh.firstQueryMs.toFixed(0)} ms)`);
+  if (fresh) log(`  warm start in a fresh process → first answer: median ${fresh.ms.toFixed(0)} ms of ${fresh.all.map((x) => x.toFixed(0)).join(", ")} (longest block while loading ${fresh.maxBlockMs.toFixed(1)} ms; longest GC pauses ${fresh.gc.join(", ")}; the first query itself ${fresh.firstQueryMs.toFixed(0)} ms)`);
 
   // Over MCP HTTP with the SDK client, as a real client would call it.
   let http: Latency | null = null;
@@ -555,6 +556,37 @@ function verdicts(results: SizeResult[]): { lines: string[]; checks: { target: s
 }
 
 /**
+ * Garbage-collection pauses (V8 reports them through perf_hooks), so a long event-loop block can be
+ * told apart: a collection landing on a slice, or our own code.
+ */
+const gcPauses: { at: number; ms: number; kind: string }[] = [];
+let gcObserver: PerformanceObserver | null = null;
+function watchGc(): void {
+  if (gcObserver) return;
+  const kinds: Record<number, string> = {
+    [perfConstants.NODE_PERFORMANCE_GC_MINOR]: "scavenge",
+    [perfConstants.NODE_PERFORMANCE_GC_MAJOR]: "mark-compact",
+    [perfConstants.NODE_PERFORMANCE_GC_INCREMENTAL]: "incremental marking",
+    [perfConstants.NODE_PERFORMANCE_GC_WEAKCB]: "weak callbacks",
+  };
+  gcObserver = new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) {
+      const kind = (e as unknown as { detail?: { kind?: number } }).detail?.kind ?? 0;
+      gcPauses.push({ at: e.startTime, ms: e.duration, kind: kinds[kind] ?? `kind ${kind}` });
+    }
+  });
+  gcObserver.observe({ entryTypes: ["gc"] });
+}
+
+/** The longest garbage-collection pause between two `performance.now()` times (after the observer has caught up). */
+async function longestGc(from: number, to: number): Promise<string> {
+  await new Promise((r) => setTimeout(r, 0));
+  let best: { ms: number; kind: string } | null = null;
+  for (const g of gcPauses) if (g.at >= from && g.at <= to && (!best || g.ms > best.ms)) best = g;
+  return best ? `${best.ms.toFixed(1)} ms (${best.kind})` : "none";
+}
+
+/**
  * `--warm-child <vault> <state dir> <query>`: one warm start in this fresh process, as after an
  * app restart (V8 has compiled nothing yet): opens the vault (not timed: Obsidian has it loaded
  * already), then times opening the persisted index and answering the query. Prints JSON.
@@ -563,11 +595,13 @@ async function warmChild(root: string, stateDir: string, query: string): Promise
   const vault = await FsVault.open(root, { watch: false });
   const policy = new AccessPolicy({ configDir: vault.configDir, excludedFilters: () => vault.excludedFilters() });
   const svc = createSearchService({ port: vault, policy, store: new FsStateStore(stateDir), sqlWasm });
+  watchGc();
   const h = monitorEventLoopDelay({ resolution: 1 });
   h.enable();
   const t = performance.now();
   await svc.start();
   h.disable();
+  const gc = await longestGc(t, performance.now());
   // The first query is one task: V8 compiles the search path as it runs (see the README).
   const q = performance.now();
   const hits = svc.search(req(query)).hits.length;
@@ -575,12 +609,12 @@ async function warmChild(root: string, stateDir: string, query: string): Promise
   const state = svc.status().state;
   await svc.close();
   await vault.close();
-  process.stdout.write(JSON.stringify({ ms: end - t, maxBlockMs: h.max / 1e6, firstQueryMs: end - q, hits, state }) + "\n");
+  process.stdout.write(JSON.stringify({ ms: end - t, maxBlockMs: h.max / 1e6, firstQueryMs: end - q, hits, state, gc }) + "\n");
 }
 
 /** Median of `runs` warm starts, each in a fresh Node process (see `warmChild`). */
-function freshWarmStarts(root: string, stateDir: string, query: string, runs: number): { ms: number; maxBlockMs: number; firstQueryMs: number; all: number[] } | null {
-  const all: { ms: number; maxBlockMs: number; firstQueryMs: number }[] = [];
+function freshWarmStarts(root: string, stateDir: string, query: string, runs: number): { ms: number; maxBlockMs: number; firstQueryMs: number; all: number[]; gc: string[] } | null {
+  const all: { ms: number; maxBlockMs: number; firstQueryMs: number; gc?: string }[] = [];
   for (let i = 0; i < runs; i++) {
     const r = spawnSync(process.execPath, ["--expose-gc", process.argv[1], "--warm-child", root, stateDir, query], { encoding: "utf8", timeout: 120_000 });
     const line = r.stdout?.trim().split("\n").pop();
@@ -588,7 +622,7 @@ function freshWarmStarts(root: string, stateDir: string, query: string, runs: nu
       log(`  fresh-process warm start failed: ${(r.stderr ?? "").slice(0, 300)}`);
       return null;
     }
-    const run = JSON.parse(line) as { ms: number; maxBlockMs: number; firstQueryMs: number; state: string };
+    const run = JSON.parse(line) as { ms: number; maxBlockMs: number; firstQueryMs: number; state: string; gc?: string };
     if (run.state !== "queryable") {
       // It rebuilt instead of loading: not a warm start.
       log(`  fresh-process warm start did not load the index (state ${run.state})`);
@@ -598,12 +632,13 @@ function freshWarmStarts(root: string, stateDir: string, query: string, runs: nu
   }
   const byMs = [...all].sort((a, b) => a.ms - b.ms);
   const mid = byMs[Math.floor(byMs.length / 2)];
-  return { ms: mid.ms, maxBlockMs: Math.max(...all.map((x) => x.maxBlockMs)), firstQueryMs: mid.firstQueryMs, all: all.map((x) => x.ms) };
+  return { ms: mid.ms, maxBlockMs: Math.max(...all.map((x) => x.maxBlockMs)), firstQueryMs: mid.firstQueryMs, all: all.map((x) => x.ms), gc: all.map((x) => x.gc ?? "?") };
 }
 
 async function main(): Promise<void> {
   if (process.argv[2] === "--warm-child") return warmChild(process.argv[3], process.argv[4], process.argv[5]);
   const args = parseArgs(process.argv.slice(2));
+  watchGc();
   if (!(globalThis as { gc?: unknown }).gc) log("(run with node --expose-gc for stable memory numbers)");
   if (loadavg()[0] > cpus().length) log(`warning: load average ${loadavg()[0].toFixed(1)} on ${cpus().length} CPUs — wall-clock numbers will be inflated; compare the CPU-time rows and the ratios.`);
   const work = mkdtempSync(path.join(tmpdir(), "vault-mcp-bench-"));
