@@ -49,6 +49,11 @@ export function writeBlobs(SQL: SqlJsStatic, blobs: Record<string, Uint8Array>):
   return runAtOnce(writeSteps(SQL, blobs));
 }
 
+/** `writeBlobs` in steps, one per task (opening, the schema, the rows, the export): a save's longest task is one of them. */
+export function writeBlobsStepwise(SQL: SqlJsStatic, blobs: Record<string, Uint8Array>, yieldNow: () => Promise<void>): Promise<Uint8Array> {
+  return runStepwise(writeSteps(SQL, blobs), yieldNow);
+}
+
 /** Writes the blobs, pausing (yield) between opening, the schema, the rows and the export. */
 function* writeSteps(SQL: SqlJsStatic, blobs: Record<string, Uint8Array>): Generator<void, Uint8Array> {
   const db = new SQL.Database();

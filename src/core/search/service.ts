@@ -4,7 +4,7 @@ import { basenameOf, isNotePath, parentOf, type VaultEvent } from "../vault";
 import { chunkNote } from "./chunk";
 import type { SqlJsStatic } from "sql.js";
 import type { StateStore } from "../state";
-import { loadSqlJs, readBlobs, SCHEMA_VERSION, segmentFileName, segmentTextFileName, warmUpWriter, writeBlobs } from "./db";
+import { loadSqlJs, readBlobs, SCHEMA_VERSION, segmentFileName, segmentTextFileName, warmUpWriter, writeBlobsStepwise } from "./db";
 import { SqliteFileError } from "./sqlite-file";
 import { InvertedIndex, SEGMENT_COUNT, segmentOf, TEXT_PART, type DocEntry, type LazyText, type RestoredBlobs } from "./engine";
 import { parseQuery } from "./query";
@@ -576,8 +576,9 @@ class KeywordSearchService implements SearchService {
 
   /**
    * Saves the changed segments, then the main file, each as its own small sql.js database written
-   * atomically through the state store. Each segment is serialized and exported in one short step
-   * (a few ms at 10k notes), with the event loop given back between steps.
+   * atomically through the state store. Each segment is serialized in one short step and each of
+   * its files made in a few (opening, schema, rows, export: a few ms each at 10k notes), with the
+   * event loop given back between steps.
    */
   private async persist(): Promise<void> {
     const SQL = this.SQL;
@@ -605,6 +606,23 @@ class KeywordSearchService implements SearchService {
         this.log("warn", `Could not save the search index to ${this.deps.store.description}: ${errText(e)}`);
         return false;
       }
+    };
+    /** A file's bytes, made in a few steps (tasks), each timed. */
+    const exportStepwise = async (content: Record<string, Uint8Array>): Promise<Uint8Array> => {
+      await this.sched.yield();
+      let stepStart = this.sched.now();
+      const endStep = () => {
+        const t = this.sched.now();
+        exportMs += t - stepStart;
+        maxStep = Math.max(maxStep, t - stepStart);
+      };
+      const bytes = await writeBlobsStepwise(SQL, content, async () => {
+        endStep();
+        await this.sched.yield();
+        stepStart = this.sched.now();
+      });
+      endStep();
+      return bytes;
     };
     const segs = this.index.dirtySegments();
     let names: Uint8Array | null = null;
@@ -634,12 +652,7 @@ class KeywordSearchService implements SearchService {
           [segmentFileName(this.file, k), { ...blobs, key, gen }],
         ];
         for (const [name, content] of segmentFiles) {
-          await this.sched.yield();
-          const t2 = this.sched.now();
-          const bytes = writeBlobs(SQL, content);
-          const t3 = this.sched.now();
-          exportMs += t3 - t2;
-          maxStep = Math.max(maxStep, t3 - t2);
+          const bytes = await exportStepwise(content);
           bytesTotal += bytes.length;
           files++;
           await this.sched.yield();
@@ -656,13 +669,11 @@ class KeywordSearchService implements SearchService {
       const skipped = [...this.skipped].map(([path, s]) => ({ path, ...s }));
       const enc = new TextEncoder();
       await this.sched.yield();
-      const t1 = this.sched.now();
-      const bytes = writeBlobs(SQL, {
+      const bytes = await exportStepwise({
         meta: enc.encode(JSON.stringify({ key: this.indexKey(), segments: SEGMENT_COUNT })),
         skipped: enc.encode(JSON.stringify(skipped)),
         names: names ?? enc.encode(this.index.dict.names.join("\n")),
       });
-      maxStep = Math.max(maxStep, this.sched.now() - t1);
       bytesTotal += bytes.length;
       files++;
       if (!(await write(this.file, bytes))) this.mainDirty = true;
