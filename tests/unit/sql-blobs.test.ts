@@ -101,6 +101,13 @@ describe("index files (SQLite format, read without sql.js)", () => {
     db.close();
     expect(() => readBlobs(other)).toThrow(/no table blobs/);
     expect(() => readBlobs(other, undefined, SQL)).toThrow();
+    // A row whose stated length is larger than the whole file (a damaged length varint).
+    const one = writeBlobs(SQL, { x: bytes(10, 8) });
+    const huge = one.slice();
+    const leaf = (readRoot(huge) - 1) * 4096;
+    expect(huge[leaf]).toBe(13); // a table leaf, its one cell starting with the row's length
+    huge.set([0xff, 0xff, 0xff, 0xff, 0x7f], leaf + new DataView(huge.buffer).getUint16(leaf + 8));
+    expect(() => readKeyValueTable(huge, "blobs")).toThrow(/longer than the file/);
     // Truncated in the middle of an overflow chain.
     const file = writeBlobs(SQL, blobs);
     expect(() => readBlobs(file.subarray(0, file.length - 4096 * 10))).toThrow(SqliteFileError);

@@ -668,7 +668,6 @@ class KeywordSearchService implements SearchService {
       this.mainDirty = false;
       const skipped = [...this.skipped].map(([path, s]) => ({ path, ...s }));
       const enc = new TextEncoder();
-      await this.sched.yield();
       const bytes = await exportStepwise({
         meta: enc.encode(JSON.stringify({ key: this.indexKey(), segments: SEGMENT_COUNT })),
         skipped: enc.encode(JSON.stringify(skipped)),

@@ -107,6 +107,7 @@ class File {
     const size = varint(this.b, r, pageEnd);
     varint(this.b, r, pageEnd); // rowid
     const U = this.usable;
+    if (size > this.pages * U) fail("a row longer than the file");
     const X = U - 35;
     let local = size;
     if (size > X) {
