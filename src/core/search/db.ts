@@ -23,6 +23,8 @@ export const SCHEMA_VERSION = 7;
 /** The table of every index file: `name TEXT PRIMARY KEY, data BLOB`. */
 const TABLE = "blobs";
 
+const utf8 = new TextEncoder();
+
 const sqlCache = new WeakMap<Uint8Array, Promise<SqlJsStatic>>();
 
 /** sql.js, initialised once per WASM buffer. */
@@ -105,7 +107,7 @@ export function readBlobsWithSqlJs(SQL: SqlJsStatic, bytes: Uint8Array, names?: 
       if (names) st.bind(names);
       while (st.step()) {
         const [name, data] = st.get();
-        out.set(String(name), data instanceof Uint8Array ? data : typeof data === "string" ? new TextEncoder().encode(data) : new Uint8Array(0));
+        out.set(String(name), data instanceof Uint8Array ? data : typeof data === "string" ? utf8.encode(data) : new Uint8Array(0));
       }
     } finally {
       st.free();

@@ -1,3 +1,4 @@
+import { detach } from "../strings";
 import { stemEnglish } from "./stemmer";
 import type { SearchLanguage, TokenizeOptions } from "./types";
 
@@ -142,7 +143,7 @@ export function forEachToken(
           if (known !== undefined) term = known;
           else {
             // Long slices keep their whole source text alive: cache a flat copy.
-            if (word.length >= 13) word = flatCopy(word);
+            word = detach(word);
             term = termOf(word, language) ?? "";
             if (cache.size >= CACHE_MAX) cache.clear();
             cache.set(word, term);
@@ -203,17 +204,12 @@ export function forEachToken(
       if (term === undefined) {
         term = termOf(word, language) ?? "";
         if (cache.size >= CACHE_MAX) cache.clear();
-        cache.set(word.length >= 13 ? flatCopy(word) : word, term);
+        cache.set(detach(word), term);
       }
       if (term) emit(term, i, j);
     }
     i = j;
   }
-}
-
-/** A copy of `s` that does not share (and keep alive) a larger string's memory. */
-function flatCopy(s: string): string {
-  return (JSON.parse(JSON.stringify(s)) as string) || s;
 }
 
 /** Word → term caches (words repeat a lot; stemming is the costly part). */
