@@ -78,5 +78,12 @@ describe("npm start (the built CLI) on the bundled example vault", () => {
     const exited2 = new Promise<number | null>((resolve) => again.once("exit", (code) => resolve(code)));
     again.kill("SIGTERM");
     expect(await exited2).toBe(0);
+
+    // A signal as soon as anything is printed still stops it cleanly (the handlers exist before the banner).
+    const early = spawn(process.execPath, [CLI, "--port", String(port), "--state-dir", stateDir], { stdio: ["ignore", "pipe", "pipe"] });
+    child = early;
+    const exited3 = new Promise<[number | null, string | null]>((resolve) => early.once("exit", (code, signal) => resolve([code, signal])));
+    early.stdout!.once("data", () => early.kill("SIGTERM"));
+    expect(await exited3).toEqual([0, null]);
   });
 });

@@ -67,6 +67,20 @@ async function run(args: ReturnType<typeof parseArgs>): Promise<void> {
     throw e;
   }
 
+  // Stop cleanly on a signal. Registered before the banner: whoever reads the banner may signal at
+  // once, and a signal that arrives before a listener exists kills the process with no clean-up.
+  const running = runtime;
+  let stopping = false;
+  const stop = async () => {
+    if (stopping) return;
+    stopping = true;
+    await running.close();
+    await vault.close();
+    process.exit(0);
+  };
+  process.on("SIGINT", () => void stop());
+  process.on("SIGTERM", () => void stop());
+
   const out = process.stdout;
   out.write(`Vault MCP ${VERSION} serving "${vault.name}"${args.vault ? "" : " (the bundled example vault)"}${args.write ? " with write mode ON" : " read-only"}\n`);
   out.write(`\nEndpoint: ${runtime.url}\nToken:    ${token}\n`);
@@ -74,17 +88,6 @@ async function run(args: ReturnType<typeof parseArgs>): Promise<void> {
   const configs = clientConfigs(runtime.url, token, vault.name, { bridgePath: existsSync(bridge) ? bridge : null });
   for (const c of configs.filter((c) => ["claude-code", "http", "claude-desktop"].includes(c.id))) out.write(`\n${c.label}:\n${c.text}\n`);
   out.write("\nPress Ctrl+C to stop.\n");
-
-  let stopping = false;
-  const stop = async () => {
-    if (stopping) return;
-    stopping = true;
-    await runtime.close();
-    await vault.close();
-    process.exit(0);
-  };
-  process.on("SIGINT", () => void stop());
-  process.on("SIGTERM", () => void stop());
 }
 
 function readToken(file: string): string {
