@@ -7,9 +7,8 @@
 import { describe, expect, test } from "@jest/globals";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
-import sqlWasm from "sql.js/dist/sql-wasm.wasm";
 import { parseQuery, type SearchService } from "../../src/core/search";
-import { loadSqlJs, readBlobs, segmentFileName, segmentTextFileName, writeBlobs } from "../../src/core/search/db";
+import { readBlobs, segmentFileName, segmentTextFileName, writeBlobs } from "../../src/core/search/db";
 import { chunkNote } from "../../src/core/search/chunk";
 import { InvertedIndex, kthLargest, positiveTermSet, SEGMENT_COUNT, segmentOf, snippet } from "../../src/core/search/engine";
 import { MemoryVault } from "../../src/core/memory-vault";
@@ -270,13 +269,12 @@ describe("segmented keyword index", () => {
 
   test("a segment whose postings disagree with its term header: only its notes are indexed again", async () => {
     const { files, vault, store } = await savedIndex();
-    const SQL = await loadSqlJs(sqlWasm);
     const bad = segmentOf("N/n5.md");
     const other = (bad + 1) % SEGMENT_COUNT;
     const blobs = readBlobs(store.files.get(segmentFileName(FILE, bad))!);
     // As many bytes as its term header says, but postings that name no chunk of the segment.
     blobs.set("postings", new Uint8Array(blobs.get("postings")!.length));
-    store.files.set(segmentFileName(FILE, bad), writeBlobs(SQL, Object.fromEntries(blobs)));
+    store.files.set(segmentFileName(FILE, bad), writeBlobs(Object.fromEntries(blobs)));
     const reads = countReads(vault);
     const second = await started(vault, store);
     expect(second.logs.some((l) => /inconsistent postings/.test(l))).toBe(true);

@@ -189,6 +189,34 @@ describe("keyword search service", () => {
     await b.svc.close();
   });
 
+  test("building, saving and loading do not use sql.js; only a file our reader declines is read with it", async () => {
+    const vault = new MemoryVault(notes);
+    const store = new MemoryStateStore();
+    const withSqlJs = (logs: string[]) => logs.filter((l) => /with sql\.js/.test(l));
+    const a = await started(vault, store);
+    vault.write("Kitchen/Bread.md", notes["Kitchen/Bread.md"] + "\nRye flour.");
+    await a.svc.waitForIdle(5000);
+    await a.svc.close();
+    expect(store.files.size).toBeGreaterThan(2); // the main file and the segments' files
+    const b = await started(vault, store);
+    expect(b.logs.filter((l) => /rebuild|unreadable|unusable/i.test(l))).toEqual([]);
+    expect(paths(b.svc, "rye")).toEqual(["Kitchen/Bread.md"]);
+    await b.svc.close();
+    expect(withSqlJs([...a.logs, ...b.logs])).toEqual([]);
+    // The main file with a third column: our reader declines it, sql.js (started now) reads it.
+    const SQL = await loadSqlJs(sqlWasm);
+    const other = new SQL.Database();
+    other.exec("CREATE TABLE blobs(name TEXT PRIMARY KEY, data BLOB, extra);");
+    for (const [k, v] of readBlobs(store.files.get(FILE)!)) other.run("INSERT INTO blobs VALUES (?, ?, 1)", [k, v]);
+    store.files.set(FILE, other.export());
+    other.close();
+    const c = await started(vault, store);
+    expect(c.logs.filter((l) => /rebuild|unreadable/i.test(l))).toEqual([]);
+    expect(paths(c.svc, "rye")).toEqual(["Kitchen/Bread.md"]);
+    await c.svc.close();
+    expect(withSqlJs(c.logs)).toEqual([expect.stringMatching(/search-index\.sqlite is not laid out as this version writes it/)]);
+  });
+
   test("oversize, binary and invalid UTF-8 notes are skipped with reasons", async () => {
     const vault = new MemoryVault({
       ...notes,

@@ -1,7 +1,8 @@
 /**
- * The index's files: blobs written through sql.js (`writeBlobs`) and read back from the file's bytes
- * by our own reader of the SQLite format (`readBlobs` → `readKeyValueTable`), which must agree byte
- * for byte with what sql.js reads, for any page size and b-tree depth; and bytes that are not such a
+ * The index's files: blobs written by our writer of the SQLite format (`writeBlobs`; see also
+ * sqlite-write.test.ts) or, as older versions saved them, through sql.js, and read back from the
+ * file's bytes by our own reader (`readBlobs` → `readKeyValueTable`), which must agree byte for
+ * byte with what sql.js reads, for any page size and b-tree depth; and bytes that are not such a
  * file (junk, truncated, looping pages, flipped bytes) must throw or answer, never hang.
  */
 import { describe, expect, test } from "@jest/globals";
@@ -54,16 +55,18 @@ describe("index files (SQLite format, read without sql.js)", () => {
     "naïve ключ 名前": bytes(300, 4), // a non-ASCII name
   };
 
-  test("our reader and sql.js return the same blobs, all or only the named ones", async () => {
+  test("our reader and sql.js return the same blobs, all or only the named ones, from our files and from sql.js's", async () => {
     const SQL = await loadSqlJs(sqlWasm);
-    const file = writeBlobs(SQL, blobs);
-    const got = readBlobs(file);
-    same(got, readBlobsWithSqlJs(SQL, file));
-    same(got, new Map(Object.entries(blobs)));
-    // Only the named rows (one name that does not exist).
-    const some = readBlobs(file, ["page", "naïve ключ 名前", "missing"]);
-    expect([...some.keys()].sort()).toEqual(["naïve ключ 名前", "page"]);
-    same(some, readBlobsWithSqlJs(SQL, file, ["page", "naïve ключ 名前", "missing"]));
+    // Files as we write them, and as versions before our own writer saved them (through sql.js).
+    for (const file of [writeBlobs(blobs), customFile(SQL, 4096, blobs)]) {
+      const got = readBlobs(file);
+      same(got, readBlobsWithSqlJs(SQL, file));
+      same(got, new Map(Object.entries(blobs)));
+      // Only the named rows (one name that does not exist).
+      const some = readBlobs(file, ["page", "naïve ключ 名前", "missing"]);
+      expect([...some.keys()].sort()).toEqual(["naïve ключ 名前", "page"]);
+      same(some, readBlobsWithSqlJs(SQL, file, ["page", "naïve ключ 名前", "missing"]));
+    }
   });
 
   test("any page size, deep b-trees, text values, deleted rows, auto-vacuum pages: as sql.js reads them", async () => {
@@ -81,8 +84,7 @@ describe("index files (SQLite format, read without sql.js)", () => {
   });
 
   test("a blob is a copy: changing the file's bytes later does not change it", async () => {
-    const SQL = await loadSqlJs(sqlWasm);
-    const file = writeBlobs(SQL, { small: bytes(100, 5), big: bytes(70000, 6) });
+    const file = writeBlobs({ small: bytes(100, 5), big: bytes(70000, 6) });
     const got = readBlobs(file);
     file.fill(0);
     expect(Buffer.from(got.get("small")!).equals(Buffer.from(bytes(100, 5)))).toBe(true);
@@ -102,14 +104,14 @@ describe("index files (SQLite format, read without sql.js)", () => {
     expect(() => readBlobs(other)).toThrow(/no table blobs/);
     expect(() => readBlobs(other, undefined, SQL)).toThrow();
     // A row whose stated length is larger than the whole file (a damaged length varint).
-    const one = writeBlobs(SQL, { x: bytes(10, 8) });
+    const one = writeBlobs({ x: bytes(10, 8) });
     const huge = one.slice();
     const leaf = (readRoot(huge) - 1) * 4096;
     expect(huge[leaf]).toBe(13); // a table leaf, its one cell starting with the row's length
     huge.set([0xff, 0xff, 0xff, 0xff, 0x7f], leaf + new DataView(huge.buffer).getUint16(leaf + 8));
     expect(() => readKeyValueTable(huge, "blobs")).toThrow(/longer than the file/);
     // Truncated in the middle of an overflow chain.
-    const file = writeBlobs(SQL, blobs);
+    const file = writeBlobs(blobs);
     expect(() => readBlobs(file.subarray(0, file.length - 4096 * 10))).toThrow(SqliteFileError);
   });
 

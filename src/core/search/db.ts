@@ -1,10 +1,10 @@
 import initSqlJs, { type SqlJsStatic } from "sql.js";
-import { readKeyValueTable, SqliteFileError } from "./sqlite-file";
+import { readKeyValueTable, SqliteFileError, writeKeyValueTable } from "./sqlite-file";
 
 /**
  * Bump when the stored form changes: an older index is rebuilt once.
  *
- * Layout (v5): the index is sharded into several small sql.js databases, each written atomically
+ * Layout (v5): the index is sharded into several small SQLite databases, each written atomically
  * through the StateStore (temp file + rename): a main file (`search-index.sqlite`: format key,
  * segment count, term dictionary, skipped notes) and two files per segment: `search-index-NN.sqlite`
  * (its notes as JSON, their chunk numbers, a term header (term id, posting count), varint-coded
@@ -20,7 +20,10 @@ import { readKeyValueTable, SqliteFileError } from "./sqlite-file";
  */
 export const SCHEMA_VERSION = 7;
 
-/** The table of every index file: `name TEXT PRIMARY KEY, data BLOB`. */
+/**
+ * The table of every index file: `name TEXT, data BLOB` (files saved before our own writer, by
+ * sql.js, declare `name TEXT PRIMARY KEY`; both read the same).
+ */
 const TABLE = "blobs";
 
 const utf8 = new TextEncoder();
@@ -38,48 +41,14 @@ export function loadSqlJs(wasm: Uint8Array): Promise<SqlJsStatic> {
 }
 
 /**
- * Runs sql.js's write path once on a tiny database, one step per task. V8 compiles SQLite's
- * WebAssembly lazily, function by function: done inside the first real save, that compiling is one
- * ~35–45 ms pause; in these steps none is longer than ~15 ms.
+ * A database file holding `blobs` in a `blobs(name, data)` table, laid out by our own writer of the
+ * SQLite format (`writeKeyValueTable`): one allocation the size of the file, each blob copied once.
+ * (Through sql.js, a save copied every byte five or six times: into WebAssembly memory, into
+ * SQLite's pages, into its in-memory file system, growing by doubling, and out again; at 10k notes
+ * ~300 ms and ~200 MB of short-lived buffers per full save, which set off garbage collections.)
  */
-export async function warmUpWriter(SQL: SqlJsStatic, yieldNow: () => Promise<void>): Promise<void> {
-  await runStepwise(writeSteps(SQL, { "warm-up": new Uint8Array(8192) }), yieldNow);
-}
-
-/** A fresh database holding `blobs` in a `blobs(name, data)` table, exported to bytes. */
-export function writeBlobs(SQL: SqlJsStatic, blobs: Record<string, Uint8Array>): Uint8Array {
-  return runAtOnce(writeSteps(SQL, blobs));
-}
-
-/** `writeBlobs` in steps, one per task (opening, the schema, the rows, the export): a save's longest task is one of them. */
-export function writeBlobsStepwise(SQL: SqlJsStatic, blobs: Record<string, Uint8Array>, yieldNow: () => Promise<void>): Promise<Uint8Array> {
-  return runStepwise(writeSteps(SQL, blobs), yieldNow);
-}
-
-/** Writes the blobs, pausing (yield) between opening, the schema, the rows and the export. */
-function* writeSteps(SQL: SqlJsStatic, blobs: Record<string, Uint8Array>): Generator<void, Uint8Array> {
-  const db = new SQL.Database();
-  try {
-    yield;
-    db.exec("PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;");
-    yield;
-    db.exec(`CREATE TABLE ${TABLE}(name TEXT PRIMARY KEY, data BLOB);`);
-    yield;
-    const st = db.prepare(`INSERT INTO ${TABLE}(name, data) VALUES (?, ?)`);
-    try {
-      for (const [name, data] of Object.entries(blobs)) {
-        st.bind([name, data]);
-        st.step();
-        st.reset();
-      }
-    } finally {
-      st.free();
-    }
-    yield;
-    return db.export();
-  } finally {
-    db.close();
-  }
+export function writeBlobs(blobs: Record<string, Uint8Array>): Uint8Array {
+  return writeKeyValueTable(TABLE, Object.entries(blobs));
 }
 
 /**
@@ -115,23 +84,6 @@ export function readBlobsWithSqlJs(SQL: SqlJsStatic, bytes: Uint8Array, names?: 
     return out;
   } finally {
     db.close();
-  }
-}
-
-/** Runs steps to the end in one go. */
-function runAtOnce<T>(steps: Generator<void, T>): T {
-  for (;;) {
-    const r = steps.next();
-    if (r.done) return r.value;
-  }
-}
-
-/** Runs steps to the end, one per task. */
-async function runStepwise<T>(steps: Generator<void, T>, yieldNow: () => Promise<void>): Promise<T> {
-  for (;;) {
-    const r = steps.next();
-    if (r.done) return r.value;
-    await yieldNow();
   }
 }
 

@@ -4,7 +4,7 @@ import { basenameOf, isNotePath, parentOf, type VaultEvent } from "../vault";
 import { chunkNote } from "./chunk";
 import type { SqlJsStatic } from "sql.js";
 import type { StateStore } from "../state";
-import { loadSqlJs, readBlobs, SCHEMA_VERSION, segmentFileName, segmentTextFileName, warmUpWriter, writeBlobsStepwise } from "./db";
+import { loadSqlJs, readBlobs, SCHEMA_VERSION, segmentFileName, segmentTextFileName, writeBlobs } from "./db";
 import { SqliteFileError } from "./sqlite-file";
 import { InvertedIndex, SEGMENT_COUNT, segmentOf, TEXT_PART, type DocEntry, type LazyText, type RestoredBlobs } from "./engine";
 import { parseQuery } from "./query";
@@ -70,6 +70,11 @@ class KeywordSearchService implements SearchService {
   private readonly sched: Scheduler;
   private readonly file: string;
   private readonly index = new InvertedIndex();
+  /** Loaded (or loading a persisted index): the worker runs and searches answer. */
+  private ready = false;
+  /** sql.js, started only when our reader cannot make sense of an index file (see readBlobs). */
+  private sqlJs: Promise<SqlJsStatic> | null = null;
+  /** The same, once started and loaded: the texts' files are read synchronously, inside a search. */
   private SQL: SqlJsStatic | null = null;
   /** The main file (format key, skipped notes) needs saving. */
   private mainDirty = false;
@@ -103,8 +108,6 @@ class KeywordSearchService implements SearchService {
   private forceIndex = new Set<string>();
   /** Save stamps: both files of a segment carry the same one. */
   private genCounter = 0;
-  /** sql.js's write path has run once (see `warmUpWriter`). */
-  private writerWarm = false;
   /** The search path has run once (see `warmUpSearch`). */
   private searchWarm = false;
   /** Measurements for the bench and the logs (longest single synchronous step of the last save). */
@@ -131,26 +134,11 @@ class KeywordSearchService implements SearchService {
 
   async start(): Promise<void> {
     const t0 = this.sched.now();
-    // The index's files are read without sql.js (see readBlobs); it is needed to save, and starts
-    // meanwhile (WebAssembly compiles off the main thread).
-    const sql = loadSqlJs(this.deps.sqlWasm);
-    sql.catch(() => {}); // reported below
     let loaded = false;
     try {
-      loaded = await this.load(sql);
+      loaded = await this.load();
     } catch (e) {
       this.log("warn", `Search index ${this.file} is unreadable (${errText(e)}); rebuilding it from the notes.`);
-    }
-    let SQL: SqlJsStatic;
-    try {
-      SQL = await sql;
-    } catch (e) {
-      this.index.clear();
-      this.unloadedTexts = [];
-      this.state = "failed";
-      this.lastError = `The search engine (sql.js) could not start: ${errText(e)}`;
-      this.log("error", this.lastError);
-      return;
     }
     if (!loaded) {
       this.index.clear();
@@ -160,7 +148,7 @@ class KeywordSearchService implements SearchService {
       this.index.markAllDirty();
       this.mainDirty = true;
     }
-    this.SQL = SQL;
+    this.ready = true;
     this.timings.loadMs = this.sched.now() - t0;
     this.state = loaded ? "queryable" : "building";
     this.unsubscribe = this.deps.port.onChange((ev) => this.onEvent(ev));
@@ -170,14 +158,15 @@ class KeywordSearchService implements SearchService {
   }
 
   /** Loads the persisted index, one segment per task. False when there is none or it has another format. */
-  private async load(sql: Promise<SqlJsStatic>): Promise<boolean> {
+  private async load(): Promise<boolean> {
     // A file our reader cannot make sense of goes to sql.js (see readBlobs).
-    const read = async (bytes: Uint8Array): Promise<Map<string, Uint8Array>> => {
+    const read = async (name: string, bytes: Uint8Array): Promise<Map<string, Uint8Array>> => {
       try {
         return readBlobs(bytes);
       } catch (e) {
         if (!(e instanceof SqliteFileError)) throw e;
-        return readBlobs(bytes, undefined, await sql);
+        this.log("info", `Search index ${name} is not laid out as this version writes it (${e.message}); reading it with sql.js.`);
+        return readBlobs(bytes, undefined, await this.startSqlJs());
       }
     };
     let bytes: Uint8Array | null = null;
@@ -188,7 +177,7 @@ class KeywordSearchService implements SearchService {
       return false;
     }
     if (!bytes || bytes.length === 0) return false;
-    const main = await read(bytes);
+    const main = await read(this.file, bytes);
     const meta = JSON.parse(text(main.get("meta"))) as { key?: string; segments?: number };
     if (meta.key !== this.indexKey() || meta.segments !== SEGMENT_COUNT) {
       this.log("info", `Search index format changed (${meta.key ?? "unknown"} → ${this.indexKey()}); rebuilding it.`);
@@ -232,7 +221,7 @@ class KeywordSearchService implements SearchService {
         if (b instanceof Error) throw b;
         if (!b || b.length === 0) throw new Error("missing");
         t = now();
-        const blobs = await read(b);
+        const blobs = await read(name, b);
         lt.rows += now() - t;
         // Reading a segment and decoding it are two tasks (in a fresh process, before V8 has
         // optimised either, one segment was up to ~50 ms).
@@ -286,6 +275,18 @@ class KeywordSearchService implements SearchService {
     return true;
   }
 
+  /** sql.js, started on first need (a fallback read): it is not needed to read or save our own files. */
+  private startSqlJs(): Promise<SqlJsStatic> {
+    if (!this.sqlJs) {
+      this.sqlJs = loadSqlJs(this.deps.sqlWasm);
+      this.sqlJs.then(
+        (SQL) => (this.SQL = SQL),
+        () => {},
+      );
+    }
+    return this.sqlJs;
+  }
+
   // ---- events ----
 
   private onEvent(ev: VaultEvent): void {
@@ -313,7 +314,7 @@ class KeywordSearchService implements SearchService {
   // ---- the background worker ----
 
   private kick(): void {
-    if (this.busy || this.stopping || !this.SQL) return;
+    if (this.busy || this.stopping || !this.ready) return;
     this.busy = true;
     this.loop = this.run()
       .catch((e) => {
@@ -575,22 +576,13 @@ class KeywordSearchService implements SearchService {
   }
 
   /**
-   * Saves the changed segments, then the main file, each as its own small sql.js database written
-   * atomically through the state store. Each segment is serialized in one short step and each of
-   * its files made in a few (opening, schema, rows, export: a few ms each at 10k notes), with the
-   * event loop given back between steps.
+   * Saves the changed segments, then the main file, each as its own small SQLite database (see
+   * writeBlobs) written atomically through the state store. Each segment is serialized in one short
+   * step and each of its files made in another (~1 ms at 10k notes), with the event loop given back
+   * between steps.
    */
   private async persist(): Promise<void> {
-    const SQL = this.SQL;
-    if (!SQL) return;
-    if (!this.writerWarm) {
-      this.writerWarm = true;
-      try {
-        await warmUpWriter(SQL, () => this.sched.yield());
-      } catch (e) {
-        this.log("debug", `sql.js warm-up failed: ${errText(e)}`);
-      }
-    }
+    if (!this.ready) return;
     if (this.index.deadPostings > 0 && this.index.needsCompaction()) await this.compact();
     await this.maybeYield();
     let serializeMs = 0;
@@ -607,21 +599,14 @@ class KeywordSearchService implements SearchService {
         return false;
       }
     };
-    /** A file's bytes, made in a few steps (tasks), each timed. */
-    const exportStepwise = async (content: Record<string, Uint8Array>): Promise<Uint8Array> => {
+    /** A file's bytes, made in a task of its own, timed. */
+    const makeFile = async (content: Record<string, Uint8Array>): Promise<Uint8Array> => {
       await this.sched.yield();
-      let stepStart = this.sched.now();
-      const endStep = () => {
-        const t = this.sched.now();
-        exportMs += t - stepStart;
-        maxStep = Math.max(maxStep, t - stepStart);
-      };
-      const bytes = await writeBlobsStepwise(SQL, content, async () => {
-        endStep();
-        await this.sched.yield();
-        stepStart = this.sched.now();
-      });
-      endStep();
+      const t0 = this.sched.now();
+      const bytes = writeBlobs(content);
+      const t = this.sched.now() - t0;
+      exportMs += t;
+      maxStep = Math.max(maxStep, t);
       return bytes;
     };
     const segs = this.index.dirtySegments();
@@ -652,7 +637,7 @@ class KeywordSearchService implements SearchService {
           [segmentFileName(this.file, k), { ...blobs, key, gen }],
         ];
         for (const [name, content] of segmentFiles) {
-          const bytes = await exportStepwise(content);
+          const bytes = await makeFile(content);
           bytesTotal += bytes.length;
           files++;
           await this.sched.yield();
@@ -668,7 +653,7 @@ class KeywordSearchService implements SearchService {
       this.mainDirty = false;
       const skipped = [...this.skipped].map(([path, s]) => ({ path, ...s }));
       const enc = new TextEncoder();
-      const bytes = await exportStepwise({
+      const bytes = await makeFile({
         meta: enc.encode(JSON.stringify({ key: this.indexKey(), segments: SEGMENT_COUNT })),
         skipped: enc.encode(JSON.stringify(skipped)),
         names: names ?? enc.encode(this.index.dict.names.join("\n")),
@@ -689,13 +674,13 @@ class KeywordSearchService implements SearchService {
   // ---- queries and status ----
 
   search(req: SearchRequest): SearchResponse {
-    if (!this.SQL) return { hits: [], total_files: 0, relaxed: false };
+    if (!this.ready) return { hits: [], total_files: 0, relaxed: false };
     const pq = parseQuery(req.query, this.opts.language);
     return this.index.search(pq, req, this.opts.language);
   }
 
   matchPaths(req: SearchRequest): { paths: string[]; total: number } {
-    if (!this.SQL) return { paths: [], total: 0 };
+    if (!this.ready) return { paths: [], total: 0 };
     const pq = parseQuery(req.query, this.opts.language);
     return this.index.matchPaths(pq, req, this.opts.language);
   }
@@ -774,7 +759,7 @@ class KeywordSearchService implements SearchService {
     this.debounceTimer = null;
     this.persistTimer = null;
     if (this.loop) await this.loop;
-    if (this.SQL) {
+    if (this.ready) {
       if (this.dirty) {
         try {
           await this.persist();
@@ -782,7 +767,7 @@ class KeywordSearchService implements SearchService {
           this.log("warn", `Could not save the search index: ${errText(e)}`);
         }
       }
-      this.SQL = null;
+      this.ready = false;
     }
     for (const w of [...this.idleWaiters]) w();
     this.listeners.clear();

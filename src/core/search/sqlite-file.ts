@@ -243,3 +243,254 @@ export function readKeyValueTable(bytes: Uint8Array, table: string, want?: Reado
   });
   return out;
 }
+
+// ---- writing ----
+
+/** The SQLite version recorded in a written file's header (informational: any SQLite 3 reads the file). */
+const WRITER_VERSION = 3049001;
+
+function putU16(b: Uint8Array, at: number, v: number): void {
+  b[at] = v >>> 8;
+  b[at + 1] = v & 0xff;
+}
+
+function putU32(b: Uint8Array, at: number, v: number): void {
+  b[at] = v >>> 24;
+  b[at + 1] = (v >>> 16) & 0xff;
+  b[at + 2] = (v >>> 8) & 0xff;
+  b[at + 3] = v & 0xff;
+}
+
+function varintLength(v: number): number {
+  let n = 1;
+  while (v >= 128 && n < 9) {
+    v = Math.floor(v / 128);
+    n++;
+  }
+  return n;
+}
+
+/** Writes `v` (a non-negative safe integer below 2^56) as an SQLite varint at `at`; returns the end. */
+function putVarint(b: Uint8Array, at: number, v: number): number {
+  const n = varintLength(v);
+  for (let i = n - 1; i >= 0; i--) {
+    b[at + i] = (v % 128) | (i === n - 1 ? 0 : 0x80);
+    v = Math.floor(v / 128);
+  }
+  return at + n;
+}
+
+/** One row's record: its header (size, serial types) and its values, as parts to copy. */
+class RecordOut {
+  /** The header, then the values. */
+  private readonly parts: Uint8Array[];
+  readonly size: number;
+  constructor(values: Uint8Array[], serialTypes: number[]) {
+    let hlen = 1;
+    for (const t of serialTypes) hlen += varintLength(t);
+    if (hlen >= 128) throw new Error("record header too long");
+    const header = new Uint8Array(hlen);
+    let at = putVarint(header, 0, hlen);
+    for (const t of serialTypes) at = putVarint(header, at, t);
+    this.parts = [header, ...values];
+    this.size = values.reduce((s, v) => s + v.length, hlen);
+  }
+
+  /** Copies payload bytes [a, a + len) into `out` at `o`. */
+  copy(a: number, len: number, out: Uint8Array, o: number): void {
+    let pos = 0;
+    for (const part of this.parts) {
+      const end = pos + part.length;
+      if (end > a) {
+        const from = Math.max(a, pos) - pos;
+        const to = Math.min(a + len, end) - pos;
+        if (from < to) out.set(part.subarray(from, to), o + (pos + from - a));
+      }
+      pos = end;
+      if (pos >= a + len) break;
+    }
+  }
+}
+
+/** A leaf cell as laid out: its record, rowid, bytes kept on the b-tree page, and its overflow pages. */
+type CellOut = { rec: RecordOut; rowid: number; local: number; cellSize: number; overflowPages: number; firstOverflow: number };
+
+/** A b-tree page to write: a leaf (cells) or an interior page (children, each with its largest rowid). */
+type TreePage = { page: number; leaf: CellOut[] | null; children: TreePage[]; maxRowid: number };
+
+/**
+ * An SQLite database file holding one table, `CREATE TABLE <table>(name TEXT, data BLOB)`, with a row
+ * per entry of `rows` (rowids 1, 2, … in order), laid out directly in the documented file format:
+ * page 1 (the header and the schema table), page 2 (the table's root), its other b-tree pages, then
+ * the overflow pages of values longer than a page. One allocation, the size of the file; each value
+ * is copied once. SQLite (sql.js in the tests) reads it and finds it sound (`PRAGMA integrity_check`).
+ */
+export function writeKeyValueTable(table: string, rows: Iterable<[string, Uint8Array]>, pageSize = 4096): Uint8Array {
+  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(table)) throw new Error(`bad table name ${table}`);
+  if (pageSize < 512 || pageSize > 65536 || (pageSize & (pageSize - 1)) !== 0) throw new Error(`bad page size ${pageSize}`);
+  const U = pageSize;
+  const X = U - 35;
+  const M = Math.floor(((U - 12) * 32) / 255) - 23;
+  const perOverflow = U - 4;
+  const enc = new TextEncoder();
+
+  const cell = (rec: RecordOut, rowid: number): CellOut => {
+    const P = rec.size;
+    let local = P;
+    if (P > X) {
+      const K = M + ((P - M) % perOverflow);
+      local = K <= X ? K : M;
+    }
+    const overflowPages = Math.ceil((P - local) / perOverflow);
+    const cellSize = varintLength(P) + varintLength(rowid) + local + (overflowPages > 0 ? 4 : 0);
+    return { rec, rowid, local, cellSize, overflowPages, firstOverflow: 0 };
+  };
+
+  // The table's rows, packed into leaves in rowid order.
+  const cells: CellOut[] = [];
+  let rowid = 0;
+  for (const [name, data] of rows) {
+    const key = enc.encode(name);
+    cells.push(cell(new RecordOut([key, data], [key.length * 2 + 13, data.length * 2 + 12]), ++rowid));
+  }
+  let level: TreePage[] = [];
+  let current: CellOut[] = [];
+  let used = 8; // a leaf's header
+  for (const c of cells) {
+    if (current.length > 0 && used + c.cellSize + 2 > U) {
+      level.push({ page: 0, leaf: current, children: [], maxRowid: current[current.length - 1].rowid });
+      current = [];
+      used = 8;
+    }
+    current.push(c);
+    used += c.cellSize + 2;
+  }
+  level.push({ page: 0, leaf: current, children: [], maxRowid: current.length ? current[current.length - 1].rowid : 0 });
+  // Interior levels until one page holds them all: each child but the right-most is a cell (its page
+  // number and largest rowid); the right-most is in the page's header.
+  const cellCost = (child: TreePage) => 4 + varintLength(child.maxRowid) + 2;
+  while (level.length > 1) {
+    const up: TreePage[] = [];
+    let children: TreePage[] = [];
+    used = 12; // an interior page's header
+    for (const child of level) {
+      // Adding a child turns the current right-most one into a cell.
+      if (children.length > 0) {
+        const grow = cellCost(children[children.length - 1]);
+        if (used + grow > U) {
+          up.push({ page: 0, leaf: null, children, maxRowid: children[children.length - 1].maxRowid });
+          children = [];
+          used = 12;
+        } else used += grow;
+      }
+      children.push(child);
+    }
+    // No interior page with a single child: the last takes one from the page before (which is full,
+    // so has many, and the one taken costs the last page a single cell).
+    if (children.length === 1 && up.length > 0) {
+      const prev = up[up.length - 1];
+      children.unshift(prev.children.pop()!);
+      prev.maxRowid = prev.children[prev.children.length - 1].maxRowid;
+    }
+    up.push({ page: 0, leaf: null, children, maxRowid: children[children.length - 1].maxRowid });
+    level = up;
+  }
+  const root = level[0];
+
+  // Page numbers: 1 the schema, 2 the root, then the rest of the tree breadth first, then overflow.
+  let pages = 1;
+  const tree: TreePage[] = [];
+  const queue = [root];
+  for (let i = 0; i < queue.length; i++) {
+    const p = queue[i];
+    p.page = ++pages;
+    tree.push(p);
+    for (const c of p.children) queue.push(c);
+  }
+  for (const c of cells) {
+    if (c.overflowPages === 0) continue;
+    c.firstOverflow = pages + 1;
+    pages += c.overflowPages;
+  }
+
+  const out = new Uint8Array(pages * U);
+  const at = (n: number) => (n - 1) * U;
+
+  // Page 1: the database header, then the schema table's only leaf with the table's row.
+  const MAGIC_BYTES = enc.encode(MAGIC);
+  out.set(MAGIC_BYTES, 0);
+  putU16(out, 16, U === 65536 ? 1 : U);
+  out[18] = 1; // legacy (rollback-journal) file format
+  out[19] = 1;
+  out[20] = 0; // no reserved bytes per page
+  out[21] = 64; // payload fractions, fixed by the format
+  out[22] = 32;
+  out[23] = 32;
+  putU32(out, 24, 1); // file change counter
+  putU32(out, 28, pages); // the size in pages (valid: 92 equals 24)
+  putU32(out, 40, 1); // schema cookie
+  putU32(out, 44, 4); // schema format
+  putU32(out, 56, 1); // UTF-8
+  putU32(out, 92, 1);
+  putU32(out, 96, WRITER_VERSION);
+  const sql = enc.encode(`CREATE TABLE ${table}(name TEXT, data BLOB)`);
+  const tname = enc.encode(table);
+  const text = (b: Uint8Array) => b.length * 2 + 13;
+  const schemaRow = new RecordOut([enc.encode("table"), tname, tname, Uint8Array.of(2), sql], [text(enc.encode("table")), text(tname), text(tname), 1, text(sql)]);
+  const schemaCell = cell(schemaRow, 1);
+  if (schemaCell.overflowPages > 0 || 100 + 8 + 2 + schemaCell.cellSize > U) throw new Error("table name too long");
+  writeLeaf(out, 0, 100, [schemaCell], U);
+
+  for (const p of tree) {
+    if (p.leaf) writeLeaf(out, at(p.page), 0, p.leaf, U);
+    else writeInterior(out, at(p.page), p.children, U);
+  }
+
+  // Overflow chains: each page links to the next (0 ends the chain), then carries U − 4 bytes.
+  for (const c of cells) {
+    let from = c.local;
+    for (let i = 0; i < c.overflowPages; i++) {
+      const n = c.firstOverflow + i;
+      const base = at(n);
+      putU32(out, base, i + 1 < c.overflowPages ? n + 1 : 0);
+      const len = Math.min(perOverflow, c.rec.size - from);
+      c.rec.copy(from, len, out, base + 4);
+      from += len;
+    }
+  }
+  return out;
+}
+
+/** A table leaf page at `base` (its b-tree header at `base + headerAt`): cells packed from the page's end. */
+function writeLeaf(out: Uint8Array, base: number, headerAt: number, cells: CellOut[], U: number): void {
+  const h = base + headerAt;
+  let content = U;
+  for (let i = 0; i < cells.length; i++) {
+    const c = cells[i];
+    content -= c.cellSize;
+    putU16(out, h + 8 + 2 * i, content);
+    let p = putVarint(out, base + content, c.rec.size);
+    p = putVarint(out, p, c.rowid);
+    c.rec.copy(0, c.local, out, p);
+    if (c.overflowPages > 0) putU32(out, p + c.local, c.firstOverflow);
+  }
+  out[h] = LEAF_TABLE;
+  putU16(out, h + 3, cells.length);
+  putU16(out, h + 5, content === 65536 ? 0 : content);
+}
+
+/** A table interior page at `base`: a cell (child page, its largest rowid) per child but the last, which is the right-most pointer. */
+function writeInterior(out: Uint8Array, base: number, children: TreePage[], U: number): void {
+  let content = U;
+  for (let i = 0; i < children.length - 1; i++) {
+    const c = children[i];
+    content -= 4 + varintLength(c.maxRowid);
+    putU16(out, base + 12 + 2 * i, content);
+    putU32(out, base + content, c.page);
+    putVarint(out, base + content + 4, c.maxRowid);
+  }
+  out[base] = INTERIOR_TABLE;
+  putU16(out, base + 3, children.length - 1);
+  putU16(out, base + 5, content === 65536 ? 0 : content);
+  putU32(out, base + 8, children[children.length - 1].page);
+}
