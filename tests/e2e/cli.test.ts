@@ -83,7 +83,7 @@ describe("npm start (the built CLI) on the bundled example vault", () => {
     const early = spawn(process.execPath, [CLI, "--port", String(port), "--state-dir", stateDir], { stdio: ["ignore", "pipe", "pipe"] });
     child = early;
     const exited3 = new Promise<[number | null, string | null]>((resolve) => early.once("exit", (code, signal) => resolve([code, signal])));
-    early.stdout!.once("data", () => early.kill("SIGTERM"));
+    early.stdout.once("data", () => early.kill("SIGTERM"));
     expect(await exited3).toEqual([0, null]);
   });
 });
