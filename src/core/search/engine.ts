@@ -168,7 +168,7 @@ function forEachField(chunk: Chunk, language: SearchLanguage, dict: TermDict | u
 }
 
 /** A growable byte buffer for varints. */
-class ByteWriter {
+export class ByteWriter {
   buf: Uint8Array;
   n = 0;
   constructor(cap = 256) {
@@ -193,6 +193,50 @@ class ByteWriter {
     if (this.n + b.length > this.buf.length) this.grow(b.length);
     this.buf.set(b, this.n);
     this.n += b.length;
+  }
+  /**
+   * `s` as UTF-8 (at most 3 bytes per UTF-16 unit), as TextEncoder writes it (a lone surrogate as
+   * U+FFFD). Encoded here rather than by `encodeInto`, which needs a view of the buffer per call:
+   * saving the dictionary writes ~150k short strings at 10k notes.
+   */
+  text(s: string): void {
+    if (this.n + s.length * 3 > this.buf.length) this.grow(s.length * 3);
+    const b = this.buf;
+    let n = this.n;
+    for (let i = 0; i < s.length; i++) {
+      let c = s.charCodeAt(i);
+      if (c < 0x80) {
+        b[n++] = c;
+        continue;
+      }
+      if (c < 0x800) {
+        b[n++] = 0xc0 | (c >> 6);
+        b[n++] = 0x80 | (c & 0x3f);
+        continue;
+      }
+      if (c >= 0xd800 && c <= 0xdfff) {
+        const d = i + 1 < s.length ? s.charCodeAt(i + 1) : 0;
+        if (c <= 0xdbff && d >= 0xdc00 && d <= 0xdfff) {
+          // A surrogate pair: 4 bytes, in the room its two units reserved (6).
+          c = 0x10000 + ((c - 0xd800) << 10) + (d - 0xdc00);
+          i++;
+          b[n++] = 0xf0 | (c >> 18);
+          b[n++] = 0x80 | ((c >> 12) & 0x3f);
+          b[n++] = 0x80 | ((c >> 6) & 0x3f);
+          b[n++] = 0x80 | (c & 0x3f);
+          continue;
+        }
+        c = 0xfffd;
+      }
+      b[n++] = 0xe0 | (c >> 12);
+      b[n++] = 0x80 | ((c >> 6) & 0x3f);
+      b[n++] = 0x80 | (c & 0x3f);
+    }
+    this.n = n;
+  }
+  byte(b: number): void {
+    if (this.n + 1 > this.buf.length) this.grow(1);
+    this.buf[this.n++] = b;
   }
   result(): Uint8Array {
     return this.buf.slice(0, this.n);
@@ -856,6 +900,7 @@ export class InvertedIndex {
     const seqW = new ByteWriter(256 * 1024);
     const textW = new ByteWriter(1024 * 1024);
     const numW = new ByteWriter(64 * 1024);
+    const docsW = new ByteWriter(256 * 1024);
     const want = new Uint8Array(SEGMENT_COUNT);
     for (const k of segs) want[k] = 1;
     const posts = new Map<number, ByteWriter>();
@@ -929,7 +974,10 @@ export class InvertedIndex {
         seqW.reset();
         textW.reset();
         numW.reset();
-        const docs: PersistedDoc[] = [];
+        // The notes as a JSON array, written into a reused buffer one note at a time: as one
+        // string (~150 KB a segment at 10k notes) it went straight to V8's old generation.
+        docsW.reset();
+        docsW.byte(0x5b); // [
         for (const d of bySeg?.[k] ?? []) {
           if (this.docs.get(d.path) !== d) continue;
           seqW.bytes(d.seq.subarray(d.seqOff[0], d.seqOff[d.seqOff.length - 1]));
@@ -948,15 +996,26 @@ export class InvertedIndex {
             numW.varint(d.seqOff[i + 1] - d.seqOff[i]);
             numW.varint(tb ? d.textOff[i + 1] - d.textOff[i] : 0);
           }
-          docs.push({ p: d.path, m: d.mtime, s: d.size, h: d.hash, t: d.title, f: d.folder, fm: d.frontmatter, tg: d.tags, hd: d.headings });
+          if (docsW.n > 1) docsW.byte(0x2c); // ,
+          docsW.text(docJson({ p: d.path, m: d.mtime, s: d.size, h: d.hash, t: d.title, f: d.folder, fm: d.frontmatter, tg: d.tags, hd: d.headings }));
         }
+        docsW.byte(0x5d); // ]
         const post = posts.get(k)!;
         const head = heads.get(k)!;
         posts.delete(k);
         heads.delete(k);
-        return { docs: utf8.encode(docsJson(docs)), nums: numW.view(), terms: head.view(), postings: post.view(), seq: seqW.view(), text: textW.view() };
+        return { docs: docsW.view(), nums: numW.view(), terms: head.view(), postings: post.view(), seq: seqW.view(), text: textW.view() };
       },
-      names: () => utf8.encode(this.dict.names.join("\n")),
+      names: () => {
+        // Term by term into one buffer (joined first, the dictionary was a ~1 MB string).
+        const names = this.dict.names;
+        const w = new ByteWriter(names.length * 10 + 16);
+        for (let i = 0; i < names.length; i++) {
+          if (i > 0) w.byte(0x0a); // \n
+          w.text(names[i]);
+        }
+        return w.view();
+      },
     };
   }
 
@@ -1810,18 +1869,12 @@ export function matchesFilters(doc: Pick<DocEntry, "tags" | "frontmatter">, filt
   return true;
 }
 
-function docsJson(docs: PersistedDoc[]): string {
+function docJson(doc: PersistedDoc): string {
   try {
-    return JSON.stringify(docs);
+    return JSON.stringify(doc);
   } catch {
-    // A frontmatter value JSON cannot hold: save that note's frontmatter as {}.
-    for (const d of docs) {
-      try {
-        JSON.stringify(d.fm);
-      } catch {
-        d.fm = {};
-      }
-    }
-    return JSON.stringify(docs);
+    // A frontmatter value JSON cannot hold: save the note's frontmatter as {}.
+    doc.fm = {};
+    return JSON.stringify(doc);
   }
 }
