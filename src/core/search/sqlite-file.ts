@@ -1,18 +1,20 @@
 /**
- * Reads one table's rows straight from the bytes of an SQLite database file (the documented file
- * format: https://www.sqlite.org/fileformat2.html), without starting SQLite.
+ * Reads and writes one table of an SQLite database file straight from and into its bytes (the
+ * documented file format: https://www.sqlite.org/fileformat2.html), without starting SQLite.
  *
- * The index's files are written by sql.js (`writeBlobs`: a `blobs(name TEXT PRIMARY KEY, data BLOB)`
- * table). Reading them back through sql.js copies every byte several times (into its in-memory file
- * system, page by page into SQLite's cache, into a result buffer, out of WebAssembly memory) and, in
- * a fresh process, runs SQLite's read path before V8 has optimised it: ~120 ms for a 10k-note index's
- * 17 MB. Here each value is copied once, straight from the file's pages: the table's b-tree is
- * walked from its root page, each row's record decoded, and values longer than a page gathered from
- * their overflow pages.
+ * The index's files are such databases: a `blobs(name TEXT, data BLOB)` table (`writeBlobs`; files
+ * saved through sql.js by earlier versions declare `name TEXT PRIMARY KEY`, and read the same).
+ * Through sql.js, reading copied every byte several times (into its in-memory file system, page by
+ * page into SQLite's cache, into a result buffer, out of WebAssembly memory) and, in a fresh process,
+ * ran SQLite's read path before V8 had optimised it: ~120 ms for a 10k-note index's 17 MB; writing
+ * was the same copies the other way (~300 ms for a full save of 40 MB). Here each value is copied
+ * once: read from the file's pages (the table's b-tree walked from its root page, each row's record
+ * decoded, values longer than a page gathered from their overflow pages), or written into one buffer
+ * the size of the file (`writeKeyValueTable`).
  *
- * Anything unexpected (bad header, a page out of range or visited twice, a record that is not two
- * text/blob columns, truncated data) throws `SqliteFileError`: the caller then reads the file with
- * sql.js, which decides whether it is a database at all.
+ * Anything unexpected while reading (bad header, a page out of range or visited twice, a record that
+ * is not two text/blob columns, truncated data) throws `SqliteFileError`: the caller then reads the
+ * file with sql.js, which decides whether it is a database at all.
  */
 
 export class SqliteFileError extends Error {}
