@@ -10,16 +10,7 @@ import sqlWasm from "sql.js/dist/sql-wasm.wasm";
 import type { SqlJsStatic } from "sql.js";
 import { loadSqlJs } from "../../src/core/search/db";
 import { readKeyValueTable, writeKeyValueTable } from "../../src/core/search/sqlite-file";
-
-function bytes(n: number, seed: number): Uint8Array {
-  const out = new Uint8Array(n);
-  let x = seed;
-  for (let i = 0; i < n; i++) {
-    x = (x * 1103515245 + 12345) >>> 0;
-    out[i] = x >>> 24;
-  }
-  return out;
-}
+import { bytes } from "../support/bytes";
 
 let SQL: SqlJsStatic;
 beforeAll(async () => {

@@ -38,6 +38,7 @@ export interface SearchServiceDeps {
   port: VaultPort;
   policy: AccessPolicy;
   store: StateStore;
+  /** sql.js WASM bytes, started only to read a file our own reader declines (see readBlobs). */
   sqlWasm: Uint8Array;
   log?: (level: "debug" | "info" | "warn" | "error", msg: string) => void;
   options?: Partial<SearchOptions>;

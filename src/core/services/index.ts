@@ -20,7 +20,7 @@ export interface CoreOptions {
   protectedFolders?: readonly string[];
   /** Where services keep state (search index, activity log). */
   stateStore: StateStore;
-  /** sql.js WASM bytes for the search index. */
+  /** sql.js WASM bytes: the search index reads a file with sql.js only when its own reader declines it. */
   sqlWasm: Uint8Array;
   log?: (level: "debug" | "info" | "warn" | "error", message: string) => void;
   /** Search index settings (size limit, stemming language, slices). */
