@@ -59,20 +59,17 @@ export interface DocEntry {
   frontmatter: Record<string, unknown>;
   /** Lower-case tags without `#` (frontmatter and inline). */
   tags: string[];
+  /** Its chunks, in order (their lines and byte ranges are in `InvertedIndex.chunkSpan`). */
   chunkIds: number[];
-  chunkLens: number[];
-  /** Per chunk: its heading path, and its first and last line (two numbers per chunk). */
+  /** Per chunk: its heading path. */
   headings: string[];
-  lines: number[];
-  /** Per chunk: the body's term ids (varints, in token order) at seq[seqOff[i], seqOff[i+1]]. */
+  /** The chunks' body term ids (varints, in token order), each chunk at its SEQ_A..SEQ_B span. */
   seq: Uint8Array;
-  seqOff: number[];
   /**
-   * Per chunk: its text (UTF-8) at text[textOff[i], textOff[i+1]]. A note restored from disk shares its
+   * The chunks' texts (UTF-8), each at its TEXT_A..TEXT_B span. A note restored from disk shares its
    * segment's texts, which are loaded on first use (`LazyText`).
    */
   text: Uint8Array | LazyText;
-  textOff: number[];
   /** Terms of the title and aliases (computed on first use). */
   titleTerms?: string[];
 }
@@ -490,6 +487,18 @@ export class LazyText {
 }
 
 /** Bytes [a, b) of a note's chunk texts, or null when they are lost (see `LazyText`). */
+/**
+ * `InvertedIndex.chunkSpan` holds SPAN numbers per chunk id: the chunk's first and last line, and
+ * the byte ranges [A, B) of its term sequence in its note's `seq` and of its text in its note's `text`.
+ */
+const SPAN = 6;
+const LINE_A = 0;
+const LINE_B = 1;
+const SEQ_A = 2;
+const SEQ_B = 3;
+const TEXT_A = 4;
+const TEXT_B = 5;
+
 function textRange(doc: DocEntry, a: number, b: number): Uint8Array | null {
   return doc.text instanceof LazyText ? doc.text.slice(a, b) : doc.text.subarray(a, b);
 }
@@ -525,13 +534,9 @@ interface PersistedDoc {
   hd: string[];
 }
 
-/** A persisted note with its numbers decoded (loading). */
+/** A persisted note with its chunk ids decoded (loading; the chunks' numbers go to the index's typed arrays). */
 interface RestoredDoc extends PersistedDoc {
   ids: number[];
-  lens: number[];
-  ln: number[];
-  so: number[];
-  to: number[];
 }
 
 const utf8 = new TextEncoder();
@@ -549,6 +554,11 @@ export class InvertedIndex {
   chunkLen = new Float32Array(1024);
   chunkOrd = new Int32Array(1024);
   chunkSeg = new Uint8Array(1024);
+  /**
+   * Per chunk id, SPAN numbers (see SPAN). Kept here rather than in small arrays per note: loading
+   * 10k notes made 40k of those, all long-lived, which each of V8's scavenges had to copy.
+   */
+  chunkSpan = new Int32Array(1024 * SPAN);
   alive = new Uint8Array(1024);
   nextId = 1;
   liveChunks = 0;
@@ -579,6 +589,7 @@ export class InvertedIndex {
     this.chunkLen = new Float32Array(1024);
     this.chunkOrd = new Int32Array(1024);
     this.chunkSeg = new Uint8Array(1024);
+    this.chunkSpan = new Int32Array(1024 * SPAN);
     this.alive = new Uint8Array(1024);
     this.nextId = 1;
     this.liveChunks = 0;
@@ -615,6 +626,17 @@ export class InvertedIndex {
     this.chunkOrd = grow(this.chunkOrd, (n) => new Int32Array(n));
     this.chunkSeg = grow(this.chunkSeg, (n) => new Uint8Array(n));
     this.alive = grow(this.alive, (n) => new Uint8Array(n));
+    const span = new Int32Array(cap * SPAN);
+    span.set(this.chunkSpan);
+    this.chunkSpan = span;
+  }
+
+  /** Where `doc`'s chunks start (`a`: SEQ_A or TEXT_A) or end (SEQ_B, TEXT_B) in its seq or text. */
+  private docEdge(doc: DocEntry, a: number): number {
+    const ids = doc.chunkIds;
+    if (ids.length === 0) return 0;
+    const first = a === SEQ_A || a === TEXT_A;
+    return this.chunkSpan[ids[first ? 0 : ids.length - 1] * SPAN + a];
   }
 
   private ensureScratch(): void {
@@ -657,7 +679,7 @@ export class InvertedIndex {
    * Adds a document from a builder holding its vectorized chunks (`builder.chunkCount` must equal
    * `chunks.length`); replaces an older version.
    */
-  addDoc(entry: Omit<DocEntry, "slot" | "chunkIds" | "chunkLens" | "headings" | "lines" | "seq" | "seqOff" | "text" | "textOff">, chunks: Chunk[], b: DocBuilder): DocEntry {
+  addDoc(entry: Omit<DocEntry, "slot" | "chunkIds" | "headings" | "seq" | "text">, chunks: Chunk[], b: DocBuilder): DocEntry {
     if (b.dict !== this.dict) throw new Error("the document was vectorized against another term dictionary");
     if (b.chunkCount !== chunks.length) throw new Error("builder and chunks disagree");
     this.removeDoc(entry.path);
@@ -678,13 +700,9 @@ export class InvertedIndex {
       frontmatter: entry.frontmatter,
       tags: entry.tags,
       chunkIds: new Array<number>(n),
-      chunkLens: b.lens.slice(),
       headings: new Array<string>(n),
-      lines: new Array<number>(2 * n),
       seq: b.seq.result(),
-      seqOff: b.seqOff.slice(),
       text: b.text.slice(0, b.textOff[b.textOff.length - 1]),
-      textOff: b.textOff.slice(),
       titleTerms: undefined,
     };
     for (let i = 0; i < chunks.length; i++) {
@@ -702,8 +720,14 @@ export class InvertedIndex {
       this.logPostings(id, b.terms, b.tfs, b.postOff[i], b.postOff[i + 1]);
       doc.chunkIds[i] = id;
       doc.headings[i] = detach(c.heading);
-      doc.lines[2 * i] = c.lineStart;
-      doc.lines[2 * i + 1] = c.lineEnd;
+      const sp = id * SPAN;
+      const cs = this.chunkSpan;
+      cs[sp + LINE_A] = c.lineStart;
+      cs[sp + LINE_B] = c.lineEnd;
+      cs[sp + SEQ_A] = b.seqOff[i];
+      cs[sp + SEQ_B] = b.seqOff[i + 1];
+      cs[sp + TEXT_A] = b.textOff[i];
+      cs[sp + TEXT_B] = b.textOff[i + 1];
     }
     this.slots[slot] = doc;
     this.docs.set(doc.path, doc);
@@ -816,7 +840,7 @@ export class InvertedIndex {
       if (!this.alive[id]) continue;
       this.alive[id] = 0;
       this.liveChunks--;
-      this.totalLen -= doc.chunkLens[i];
+      this.totalLen -= this.chunkLen[id];
     }
     // Posting entries stay until compaction; estimate how many died.
     this.deadPostings += doc.chunkIds.length * 60;
@@ -980,21 +1004,24 @@ export class InvertedIndex {
         docsW.byte(0x5b); // [
         for (const d of bySeg?.[k] ?? []) {
           if (this.docs.get(d.path) !== d) continue;
-          seqW.bytes(d.seq.subarray(d.seqOff[0], d.seqOff[d.seqOff.length - 1]));
+          seqW.bytes(d.seq.subarray(this.docEdge(d, SEQ_A), this.docEdge(d, SEQ_B)));
           // Texts that could not be loaded are saved empty (the note is being indexed again).
-          const tb = textRange(d, d.textOff[0], d.textOff[d.textOff.length - 1]);
+          const tb = textRange(d, this.docEdge(d, TEXT_A), this.docEdge(d, TEXT_B));
+          const cs = this.chunkSpan;
           if (tb) textW.bytes(tb);
           const n = d.chunkIds.length;
           numW.varint(n);
           let prev = 0;
           for (let i = 0; i < n; i++) {
-            numW.varint(zig(d.chunkIds[i] - prev));
-            prev = d.chunkIds[i];
-            numW.varint(d.chunkLens[i]);
-            numW.varint(d.lines[2 * i]);
-            numW.varint(zig(d.lines[2 * i + 1] - d.lines[2 * i]));
-            numW.varint(d.seqOff[i + 1] - d.seqOff[i]);
-            numW.varint(tb ? d.textOff[i + 1] - d.textOff[i] : 0);
+            const id = d.chunkIds[i];
+            const sp = id * SPAN;
+            numW.varint(zig(id - prev));
+            prev = id;
+            numW.varint(this.chunkLen[id]);
+            numW.varint(cs[sp + LINE_A]);
+            numW.varint(zig(cs[sp + LINE_B] - cs[sp + LINE_A]));
+            numW.varint(cs[sp + SEQ_B] - cs[sp + SEQ_A]);
+            numW.varint(tb ? cs[sp + TEXT_B] - cs[sp + TEXT_A] : 0);
           }
           if (docsW.n > 1) docsW.byte(0x2c); // ,
           docsW.text(docJson({ p: d.path, m: d.mtime, s: d.size, h: d.hash, t: d.title, f: d.folder, fm: d.frontmatter, tg: d.tags, hd: d.headings }));
@@ -1058,12 +1085,6 @@ export class InvertedIndex {
         const n = r.next();
         if (!Array.isArray(d.hd) || d.hd.length !== n) throw new Error("chunk headings do not match");
         d.ids = new Array<number>(n);
-        d.lens = new Array<number>(n);
-        d.ln = new Array<number>(2 * n);
-        d.so = new Array<number>(n + 1);
-        d.to = new Array<number>(n + 1);
-        d.so[0] = so;
-        d.to[0] = to;
         let id = 0;
         for (let i = 0; i < n; i++) {
           id += unzig(r.next());
@@ -1077,14 +1098,21 @@ export class InvertedIndex {
           this.owner[id] = tag;
           mine.push(id);
           d.ids[i] = id;
-          d.lens[i] = r.next();
+          // The chunk's numbers go straight to the index's arrays (read only once its note is
+          // registered; a segment left out leaves them unread).
+          this.ensureChunkCap(id);
+          this.chunkLen[id] = r.next();
+          const sp = id * SPAN;
+          const cs = this.chunkSpan;
           const a = r.next();
-          d.ln[2 * i] = a;
-          d.ln[2 * i + 1] = a + unzig(r.next());
+          cs[sp + LINE_A] = a;
+          cs[sp + LINE_B] = a + unzig(r.next());
+          cs[sp + SEQ_A] = so;
           so += r.next();
+          cs[sp + SEQ_B] = so;
+          cs[sp + TEXT_A] = to;
           to += r.next();
-          d.so[i + 1] = so;
-          d.to[i + 1] = to;
+          cs[sp + TEXT_B] = to;
         }
       }
       if (!r.done()) throw new Error("trailing chunk data");
@@ -1257,13 +1285,9 @@ export class InvertedIndex {
         frontmatter: d.fm,
         tags: d.tg,
         chunkIds: d.ids,
-        chunkLens: d.lens,
         headings: d.hd,
-        lines: d.ln,
         seq: b.seq,
-        seqOff: d.so,
         text,
-        textOff: d.to,
         titleTerms: undefined,
       };
       this.slots[slot] = doc;
@@ -1272,12 +1296,11 @@ export class InvertedIndex {
         const id = d.ids[i];
         this.ensureChunkCap(id);
         this.chunkDoc[id] = slot;
-        this.chunkLen[id] = d.lens[i];
         this.chunkOrd[id] = i;
         this.chunkSeg[id] = k;
         this.alive[id] = 1;
         this.liveChunks++;
-        this.totalLen += d.lens[i];
+        this.totalLen += this.chunkLen[id];
         if (id >= this.nextId) this.nextId = id + 1;
       }
     }
@@ -1304,9 +1327,10 @@ export class InvertedIndex {
   /** The text of a chunk (decoded from UTF-8). */
   chunkText(doc: DocEntry, i: number): string {
     // The note's whole text (a restored note's is read at once: its other sections are likely next).
-    const base = doc.textOff[0];
-    const t = textRange(doc, base, doc.textOff[doc.textOff.length - 1]);
-    return t ? utf8d.decode(t.subarray(doc.textOff[i] - base, doc.textOff[i + 1] - base)) : "";
+    const base = this.docEdge(doc, TEXT_A);
+    const t = textRange(doc, base, this.docEdge(doc, TEXT_B));
+    const sp = doc.chunkIds[i] * SPAN;
+    return t ? utf8d.decode(t.subarray(this.chunkSpan[sp + TEXT_A] - base, this.chunkSpan[sp + TEXT_B] - base)) : "";
   }
 
   private titleTerms(doc: DocEntry, language: SearchLanguage): string[] {
@@ -1320,8 +1344,9 @@ export class InvertedIndex {
   /** Decodes chunk `o` of `doc`'s body term ids into `seqScratch`; returns how many. */
   private decodeSeq(doc: DocEntry, o: number): number {
     const b = doc.seq;
-    let p = doc.seqOff[o];
-    const end = doc.seqOff[o + 1];
+    const sp = doc.chunkIds[o] * SPAN;
+    let p = this.chunkSpan[sp + SEQ_A];
+    const end = this.chunkSpan[sp + SEQ_B];
     if (this.seqScratch.length < end - p) this.seqScratch = new Int32Array(end - p);
     const hay = this.seqScratch;
     let n = 0;
@@ -1678,8 +1703,8 @@ export class InvertedIndex {
           heading: doc.headings[o],
           content: this.sectionSnippet(doc, o, wanted!, req.snippetWords, language),
           score: round(acc[id]),
-          line_start: doc.lines[2 * o],
-          line_end: doc.lines[2 * o + 1],
+          line_start: this.chunkSpan[id * SPAN + LINE_A],
+          line_end: this.chunkSpan[id * SPAN + LINE_B],
         });
       }
       return { path: doc.path, title: doc.title, folder: doc.folder, score: round(docBest[slot]), frontmatter: doc.frontmatter, sections };
