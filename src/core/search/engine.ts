@@ -59,17 +59,23 @@ export interface DocEntry {
   frontmatter: Record<string, unknown>;
   /** Lower-case tags without `#` (frontmatter and inline). */
   tags: string[];
-  /** Its chunks, in order (their lines and byte ranges are in `InvertedIndex.chunkSpan`). */
   chunkIds: number[];
   /** Per chunk: its heading path. */
   headings: string[];
-  /** The chunks' body term ids (varints, in token order), each chunk at its SEQ_A..SEQ_B span. */
+  /** The chunks' body term ids (varints, in token order), each chunk at its [SEQ_A, SEQ_B). */
   seq: Uint8Array;
   /**
-   * The chunks' texts (UTF-8), each at its TEXT_A..TEXT_B span. A note restored from disk shares its
+   * The chunks' texts (UTF-8), each at its [TEXT_A, TEXT_B). A note restored from disk shares its
    * segment's texts, which are loaded on first use (`LazyText`).
    */
   text: Uint8Array | LazyText;
+  /**
+   * Chunk i's numbers at spans[spanAt + i * CHUNK_NUMS + LEN, LINE_A, …]. A note restored from disk
+   * shares one array with its segment's notes (four small arrays per note were ~40k long-lived
+   * objects at 10k notes, which every scavenge copied while loading).
+   */
+  spans: Int32Array;
+  spanAt: number;
   /** Terms of the title and aliases (computed on first use). */
   titleTerms?: string[];
 }
@@ -488,19 +494,28 @@ export class LazyText {
 
 /** Bytes [a, b) of a note's chunk texts, or null when they are lost (see `LazyText`). */
 /**
- * `InvertedIndex.chunkSpan` holds SPAN numbers per chunk id: the chunk's first and last line, and
- * the byte ranges [A, B) of its term sequence in its note's `seq` and of its text in its note's `text`.
+ * A chunk's numbers (see `DocEntry.spans`): its length in terms, its first and last line, and the
+ * byte ranges [A, B) of its term sequence in its note's `seq` and of its text in its note's `text`.
  */
-const SPAN = 6;
-const LINE_A = 0;
-const LINE_B = 1;
-const SEQ_A = 2;
-const SEQ_B = 3;
-const TEXT_A = 4;
-const TEXT_B = 5;
+const CHUNK_NUMS = 7;
+const LEN = 0;
+const LINE_A = 1;
+const LINE_B = 2;
+const SEQ_A = 3;
+const SEQ_B = 4;
+const TEXT_A = 5;
+const TEXT_B = 6;
 
 function textRange(doc: DocEntry, a: number, b: number): Uint8Array | null {
   return doc.text instanceof LazyText ? doc.text.slice(a, b) : doc.text.subarray(a, b);
+}
+
+/** Where `doc`'s chunks start (`field` SEQ_A or TEXT_A) or end (SEQ_B, TEXT_B) in its `seq` or `text`. */
+function docEdge(doc: DocEntry, field: number): number {
+  const n = doc.chunkIds.length;
+  if (n === 0) return 0;
+  const first = field === SEQ_A || field === TEXT_A;
+  return doc.spans[doc.spanAt + (first ? 0 : n - 1) * CHUNK_NUMS + field];
 }
 
 /** The persisted form of one segment (its notes; postings hold term ids of the main file's dictionary). */
@@ -534,9 +549,10 @@ interface PersistedDoc {
   hd: string[];
 }
 
-/** A persisted note with its chunk ids decoded (loading; the chunks' numbers go to the index's typed arrays). */
+/** A persisted note with its chunk ids decoded, and where its chunks' numbers start in its segment's `spans` (loading). */
 interface RestoredDoc extends PersistedDoc {
   ids: number[];
+  at: number;
 }
 
 const utf8 = new TextEncoder();
@@ -554,11 +570,6 @@ export class InvertedIndex {
   chunkLen = new Float32Array(1024);
   chunkOrd = new Int32Array(1024);
   chunkSeg = new Uint8Array(1024);
-  /**
-   * Per chunk id, SPAN numbers (see SPAN). Kept here rather than in small arrays per note: loading
-   * 10k notes made 40k of those, all long-lived, which each of V8's scavenges had to copy.
-   */
-  chunkSpan = new Int32Array(1024 * SPAN);
   alive = new Uint8Array(1024);
   nextId = 1;
   liveChunks = 0;
@@ -589,7 +600,6 @@ export class InvertedIndex {
     this.chunkLen = new Float32Array(1024);
     this.chunkOrd = new Int32Array(1024);
     this.chunkSeg = new Uint8Array(1024);
-    this.chunkSpan = new Int32Array(1024 * SPAN);
     this.alive = new Uint8Array(1024);
     this.nextId = 1;
     this.liveChunks = 0;
@@ -626,17 +636,6 @@ export class InvertedIndex {
     this.chunkOrd = grow(this.chunkOrd, (n) => new Int32Array(n));
     this.chunkSeg = grow(this.chunkSeg, (n) => new Uint8Array(n));
     this.alive = grow(this.alive, (n) => new Uint8Array(n));
-    const span = new Int32Array(cap * SPAN);
-    span.set(this.chunkSpan);
-    this.chunkSpan = span;
-  }
-
-  /** Where `doc`'s chunks start (`a`: SEQ_A or TEXT_A) or end (SEQ_B, TEXT_B) in its seq or text. */
-  private docEdge(doc: DocEntry, a: number): number {
-    const ids = doc.chunkIds;
-    if (ids.length === 0) return 0;
-    const first = a === SEQ_A || a === TEXT_A;
-    return this.chunkSpan[ids[first ? 0 : ids.length - 1] * SPAN + a];
   }
 
   private ensureScratch(): void {
@@ -679,7 +678,7 @@ export class InvertedIndex {
    * Adds a document from a builder holding its vectorized chunks (`builder.chunkCount` must equal
    * `chunks.length`); replaces an older version.
    */
-  addDoc(entry: Omit<DocEntry, "slot" | "chunkIds" | "headings" | "seq" | "text">, chunks: Chunk[], b: DocBuilder): DocEntry {
+  addDoc(entry: Omit<DocEntry, "slot" | "chunkIds" | "headings" | "seq" | "text" | "spans" | "spanAt">, chunks: Chunk[], b: DocBuilder): DocEntry {
     if (b.dict !== this.dict) throw new Error("the document was vectorized against another term dictionary");
     if (b.chunkCount !== chunks.length) throw new Error("builder and chunks disagree");
     this.removeDoc(entry.path);
@@ -703,6 +702,8 @@ export class InvertedIndex {
       headings: new Array<string>(n),
       seq: b.seq.result(),
       text: b.text.slice(0, b.textOff[b.textOff.length - 1]),
+      spans: new Int32Array(n * CHUNK_NUMS),
+      spanAt: 0,
       titleTerms: undefined,
     };
     for (let i = 0; i < chunks.length; i++) {
@@ -720,8 +721,9 @@ export class InvertedIndex {
       this.logPostings(id, b.terms, b.tfs, b.postOff[i], b.postOff[i + 1]);
       doc.chunkIds[i] = id;
       doc.headings[i] = detach(c.heading);
-      const sp = id * SPAN;
-      const cs = this.chunkSpan;
+      const sp = i * CHUNK_NUMS;
+      const cs = doc.spans;
+      cs[sp + LEN] = len;
       cs[sp + LINE_A] = c.lineStart;
       cs[sp + LINE_B] = c.lineEnd;
       cs[sp + SEQ_A] = b.seqOff[i];
@@ -1004,20 +1006,20 @@ export class InvertedIndex {
         docsW.byte(0x5b); // [
         for (const d of bySeg?.[k] ?? []) {
           if (this.docs.get(d.path) !== d) continue;
-          seqW.bytes(d.seq.subarray(this.docEdge(d, SEQ_A), this.docEdge(d, SEQ_B)));
+          seqW.bytes(d.seq.subarray(docEdge(d, SEQ_A), docEdge(d, SEQ_B)));
           // Texts that could not be loaded are saved empty (the note is being indexed again).
-          const tb = textRange(d, this.docEdge(d, TEXT_A), this.docEdge(d, TEXT_B));
-          const cs = this.chunkSpan;
+          const tb = textRange(d, docEdge(d, TEXT_A), docEdge(d, TEXT_B));
+          const cs = d.spans;
           if (tb) textW.bytes(tb);
           const n = d.chunkIds.length;
           numW.varint(n);
           let prev = 0;
           for (let i = 0; i < n; i++) {
             const id = d.chunkIds[i];
-            const sp = id * SPAN;
+            const sp = d.spanAt + i * CHUNK_NUMS;
             numW.varint(zig(id - prev));
             prev = id;
-            numW.varint(this.chunkLen[id]);
+            numW.varint(cs[sp + LEN]);
             numW.varint(cs[sp + LINE_A]);
             numW.varint(zig(cs[sp + LINE_B] - cs[sp + LINE_A]));
             numW.varint(cs[sp + SEQ_B] - cs[sp + SEQ_A]);
@@ -1052,7 +1054,7 @@ export class InvertedIndex {
     this.dict = TermDict.from(names.length ? utf8d.decode(names).split("\n") : []);
   }
 
-  private pending: { k: number; docs: RestoredDoc[]; b: RestoredBlobs; text: LazyText; gs: Int32Array; ns: Int32Array; offs: Int32Array }[] = [];
+  private pending: { k: number; docs: RestoredDoc[]; b: RestoredBlobs; text: LazyText; spans: Int32Array; gs: Int32Array; ns: Int32Array; offs: Int32Array }[] = [];
   /**
    * After loading, the segments' postings still encoded: each list is decoded on first use (see
    * `PostingList.pending`) or by `decodeSomeLists` in the background. `owner` tags each chunk id with
@@ -1076,6 +1078,9 @@ export class InvertedIndex {
     const docs = JSON.parse(utf8d.decode(b.docs)) as RestoredDoc[];
     const mine: number[] = [];
     const tag = k + 1;
+    // The segment's chunks' numbers, in order, in one array its notes share (see DocEntry.spans).
+    let spans = new Int32Array(Math.max(64, docs.length * 4 * CHUNK_NUMS));
+    let sn = 0;
     try {
       const r = new VarintReader(b.nums);
       let so = 0;
@@ -1085,6 +1090,7 @@ export class InvertedIndex {
         const n = r.next();
         if (!Array.isArray(d.hd) || d.hd.length !== n) throw new Error("chunk headings do not match");
         d.ids = new Array<number>(n);
+        d.at = sn;
         let id = 0;
         for (let i = 0; i < n; i++) {
           id += unzig(r.next());
@@ -1098,21 +1104,23 @@ export class InvertedIndex {
           this.owner[id] = tag;
           mine.push(id);
           d.ids[i] = id;
-          // The chunk's numbers go straight to the index's arrays (read only once its note is
-          // registered; a segment left out leaves them unread).
-          this.ensureChunkCap(id);
-          this.chunkLen[id] = r.next();
-          const sp = id * SPAN;
-          const cs = this.chunkSpan;
+          if (sn + CHUNK_NUMS > spans.length) {
+            const grown = new Int32Array(spans.length * 2);
+            grown.set(spans);
+            spans = grown;
+          }
+          const sp = sn;
+          spans[sp + LEN] = r.next();
           const a = r.next();
-          cs[sp + LINE_A] = a;
-          cs[sp + LINE_B] = a + unzig(r.next());
-          cs[sp + SEQ_A] = so;
+          spans[sp + LINE_A] = a;
+          spans[sp + LINE_B] = a + unzig(r.next());
+          spans[sp + SEQ_A] = so;
           so += r.next();
-          cs[sp + SEQ_B] = so;
-          cs[sp + TEXT_A] = to;
+          spans[sp + SEQ_B] = so;
+          spans[sp + TEXT_A] = to;
           to += r.next();
-          cs[sp + TEXT_B] = to;
+          spans[sp + TEXT_B] = to;
+          sn += CHUNK_NUMS;
         }
       }
       if (!r.done()) throw new Error("trailing chunk data");
@@ -1148,7 +1156,7 @@ export class InvertedIndex {
       }
       for (let i = 0; i < m; i++) this.loadCounts[gs[i]] += ns[i];
       for (const d of docs) this.pendingPaths.add(d.p);
-      this.pending.push({ k, docs, b, text, gs: gs.slice(0, m), ns: ns.slice(0, m), offs: offs.slice(0, m + 1) });
+      this.pending.push({ k, docs, b, text, spans: spans.slice(0, sn), gs: gs.slice(0, m), ns: ns.slice(0, m), offs: offs.slice(0, m + 1) });
     } catch (e) {
       for (const id of mine) this.owner[id] = 0;
       throw e;
@@ -1189,9 +1197,9 @@ export class InvertedIndex {
     this.lazy = lists
       ? { segs: this.pending.map(({ k, b, gs, ns, offs }) => ({ k, src: b.postings, gs, ns, offs, failed: false })), owner: this.owner, left: lists, next: 0 }
       : null;
-    for (const { k, docs, b, text } of this.pending) {
+    for (const { k, docs, b, text, spans } of this.pending) {
       await yieldNow();
-      this.registerDocs(k, docs, b, text);
+      this.registerDocs(k, docs, b, text, spans);
     }
     this.pending = [];
     this.pendingPaths = new Set();
@@ -1270,7 +1278,7 @@ export class InvertedIndex {
     return out;
   }
 
-  private registerDocs(k: number, docs: RestoredDoc[], b: RestoredBlobs, text: LazyText): void {
+  private registerDocs(k: number, docs: RestoredDoc[], b: RestoredBlobs, text: LazyText, spans: Int32Array): void {
     for (const d of docs) {
       const slot = this.freeSlots.pop() ?? this.slots.length;
       const doc: DocEntry = {
@@ -1288,6 +1296,8 @@ export class InvertedIndex {
         headings: d.hd,
         seq: b.seq,
         text,
+        spans,
+        spanAt: d.at,
         titleTerms: undefined,
       };
       this.slots[slot] = doc;
@@ -1296,6 +1306,7 @@ export class InvertedIndex {
         const id = d.ids[i];
         this.ensureChunkCap(id);
         this.chunkDoc[id] = slot;
+        this.chunkLen[id] = spans[d.at + i * CHUNK_NUMS + LEN];
         this.chunkOrd[id] = i;
         this.chunkSeg[id] = k;
         this.alive[id] = 1;
@@ -1327,10 +1338,10 @@ export class InvertedIndex {
   /** The text of a chunk (decoded from UTF-8). */
   chunkText(doc: DocEntry, i: number): string {
     // The note's whole text (a restored note's is read at once: its other sections are likely next).
-    const base = this.docEdge(doc, TEXT_A);
-    const t = textRange(doc, base, this.docEdge(doc, TEXT_B));
-    const sp = doc.chunkIds[i] * SPAN;
-    return t ? utf8d.decode(t.subarray(this.chunkSpan[sp + TEXT_A] - base, this.chunkSpan[sp + TEXT_B] - base)) : "";
+    const base = docEdge(doc, TEXT_A);
+    const t = textRange(doc, base, docEdge(doc, TEXT_B));
+    const sp = doc.spanAt + i * CHUNK_NUMS;
+    return t ? utf8d.decode(t.subarray(doc.spans[sp + TEXT_A] - base, doc.spans[sp + TEXT_B] - base)) : "";
   }
 
   private titleTerms(doc: DocEntry, language: SearchLanguage): string[] {
@@ -1344,9 +1355,9 @@ export class InvertedIndex {
   /** Decodes chunk `o` of `doc`'s body term ids into `seqScratch`; returns how many. */
   private decodeSeq(doc: DocEntry, o: number): number {
     const b = doc.seq;
-    const sp = doc.chunkIds[o] * SPAN;
-    let p = this.chunkSpan[sp + SEQ_A];
-    const end = this.chunkSpan[sp + SEQ_B];
+    const sp = doc.spanAt + o * CHUNK_NUMS;
+    let p = doc.spans[sp + SEQ_A];
+    const end = doc.spans[sp + SEQ_B];
     if (this.seqScratch.length < end - p) this.seqScratch = new Int32Array(end - p);
     const hay = this.seqScratch;
     let n = 0;
@@ -1703,8 +1714,8 @@ export class InvertedIndex {
           heading: doc.headings[o],
           content: this.sectionSnippet(doc, o, wanted!, req.snippetWords, language),
           score: round(acc[id]),
-          line_start: this.chunkSpan[id * SPAN + LINE_A],
-          line_end: this.chunkSpan[id * SPAN + LINE_B],
+          line_start: doc.spans[doc.spanAt + o * CHUNK_NUMS + LINE_A],
+          line_end: doc.spans[doc.spanAt + o * CHUNK_NUMS + LINE_B],
         });
       }
       return { path: doc.path, title: doc.title, folder: doc.folder, score: round(docBest[slot]), frontmatter: doc.frontmatter, sections };
