@@ -43,9 +43,9 @@ export function loadSqlJs(wasm: Uint8Array): Promise<SqlJsStatic> {
 /**
  * A database file holding `blobs` in a `blobs(name, data)` table, laid out by our own writer of the
  * SQLite format (`writeKeyValueTable`): one allocation the size of the file, each blob copied once.
- * (Through sql.js, a save copied every byte five or six times: into WebAssembly memory, into
- * SQLite's pages, into its in-memory file system, growing by doubling, and out again; at 10k notes
- * ~300 ms and ~200 MB of short-lived buffers per full save, which set off garbage collections.)
+ * (Through sql.js, a save copied every byte several times: into WebAssembly memory, into SQLite's
+ * pages, into its in-memory file system, growing by doubling, and out again; at 10k notes ~300 ms of
+ * a full save, and short-lived buffers several times its 40 MB, which set off major collections.)
  */
 export function writeBlobs(blobs: Record<string, Uint8Array>): Uint8Array {
   return writeKeyValueTable(TABLE, Object.entries(blobs));

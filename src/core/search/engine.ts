@@ -920,7 +920,6 @@ export class InvertedIndex {
     step(deadline: () => boolean): boolean;
     /** Segment `k`'s blobs: views into buffers reused by the next call (write them out first). */
     blobs(k: number): SegmentBlobs;
-    names(): Uint8Array;
   } {
     this.flushPostings();
     const seqW = new ByteWriter(256 * 1024);
@@ -1035,17 +1034,20 @@ export class InvertedIndex {
         heads.delete(k);
         return { docs: docsW.view(), nums: numW.view(), terms: head.view(), postings: post.view(), seq: seqW.view(), text: textW.view() };
       },
-      names: () => {
-        // Term by term into one buffer (joined first, the dictionary was a ~1 MB string).
-        const names = this.dict.names;
-        const w = new ByteWriter(names.length * 10 + 16);
-        for (let i = 0; i < names.length; i++) {
-          if (i > 0) w.byte(0x0a); // \n
-          w.text(names[i]);
-        }
-        return w.view();
-      },
     };
+  }
+
+  /** The term dictionary as saved: its terms, one per line, as UTF-8. */
+  dictBytes(): Uint8Array {
+    // Term by term into one buffer (joined first, the dictionary was a ~1 MB string, which V8
+    // allocates straight into its old generation).
+    const names = this.dict.names;
+    const w = new ByteWriter(names.length * 10 + 16);
+    for (let i = 0; i < names.length; i++) {
+      if (i > 0) w.byte(0x0a); // \n
+      w.text(names[i]);
+    }
+    return w.view();
   }
 
   /** Starts from a persisted dictionary (before any `restoreSegment`). */
