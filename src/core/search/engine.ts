@@ -492,7 +492,6 @@ export class LazyText {
   }
 }
 
-/** Bytes [a, b) of a note's chunk texts, or null when they are lost (see `LazyText`). */
 /**
  * A chunk's numbers (see `DocEntry.spans`): its length in terms, its first and last line, and the
  * byte ranges [A, B) of its term sequence in its note's `seq` and of its text in its note's `text`.
@@ -506,6 +505,7 @@ const SEQ_B = 4;
 const TEXT_A = 5;
 const TEXT_B = 6;
 
+/** Bytes [a, b) of a note's chunk texts, or null when they are lost (see `LazyText`). */
 function textRange(doc: DocEntry, a: number, b: number): Uint8Array | null {
   return doc.text instanceof LazyText ? doc.text.slice(a, b) : doc.text.subarray(a, b);
 }

@@ -4,7 +4,7 @@ import { basenameOf, isNotePath, parentOf, type VaultEvent } from "../vault";
 import { chunkNote } from "./chunk";
 import type { SqlJsStatic } from "sql.js";
 import type { StateStore } from "../state";
-import { loadSqlJs, readBlobs, SCHEMA_VERSION, segmentFileName, segmentTextFileName, writeBlobs } from "./db";
+import { loadSqlJs, readBlobs, readBlobsWithSqlJs, SCHEMA_VERSION, segmentFileName, segmentTextFileName, writeBlobs } from "./db";
 import { SqliteFileError } from "./sqlite-file";
 import { InvertedIndex, SEGMENT_COUNT, segmentOf, TEXT_PART, type DocEntry, type LazyText, type RestoredBlobs } from "./engine";
 import { parseQuery } from "./query";
@@ -166,7 +166,7 @@ class KeywordSearchService implements SearchService {
       } catch (e) {
         if (!(e instanceof SqliteFileError)) throw e;
         this.log("info", `Search index ${name} is not laid out as this version writes it (${e.message}); reading it with sql.js.`);
-        return readBlobs(bytes, undefined, await this.startSqlJs());
+        return readBlobsWithSqlJs(await this.startSqlJs(), bytes);
       }
     };
     let bytes: Uint8Array | null = null;
@@ -618,13 +618,12 @@ class KeywordSearchService implements SearchService {
       serializeMs += this.sched.now() - t0;
       // …then each segment is exported and written in steps of its own: its texts first, then the
       // rest, both stamped with the same new `gen` (texts left from another save are never used).
-      const enc = new TextEncoder();
-      const key = enc.encode(this.indexKey());
+      const key = utf8e.encode(this.indexKey());
       for (const k of segs) {
         await this.sched.yield();
         const t0 = this.sched.now();
         const { text: textBlob, ...blobs } = job.blobs(k);
-        const gen = enc.encode(`${Date.now().toString(36)}.${(++this.genCounter).toString(36)}`);
+        const gen = utf8e.encode(`${Date.now().toString(36)}.${(++this.genCounter).toString(36)}`);
         const t1 = this.sched.now();
         serializeMs += t1 - t0;
         maxStep = Math.max(maxStep, t1 - t0);
@@ -650,10 +649,9 @@ class KeywordSearchService implements SearchService {
     if (this.mainDirty || files > 0) {
       this.mainDirty = false;
       const skipped = [...this.skipped].map(([path, s]) => ({ path, ...s }));
-      const enc = new TextEncoder();
       const bytes = await makeFile({
-        meta: enc.encode(JSON.stringify({ key: this.indexKey(), segments: SEGMENT_COUNT })),
-        skipped: enc.encode(JSON.stringify(skipped)),
+        meta: utf8e.encode(JSON.stringify({ key: this.indexKey(), segments: SEGMENT_COUNT })),
+        skipped: utf8e.encode(JSON.stringify(skipped)),
         names: this.index.dictBytes(),
       });
       bytesTotal += bytes.length;
@@ -805,6 +803,7 @@ function readInOrder(store: StateStore, names: string[], yieldNow: () => Promise
 }
 
 const utf8d = new TextDecoder();
+const utf8e = new TextEncoder();
 
 function text(b: Uint8Array | undefined): string {
   return b ? utf8d.decode(b) : "";

@@ -419,8 +419,7 @@ export function writeKeyValueTable(table: string, rows: Iterable<[string, Uint8A
   const at = (n: number) => (n - 1) * U;
 
   // Page 1: the database header, then the schema table's only leaf with the table's row.
-  const MAGIC_BYTES = enc.encode(MAGIC);
-  out.set(MAGIC_BYTES, 0);
+  out.set(enc.encode(MAGIC), 0);
   putU16(out, 16, U === 65536 ? 1 : U);
   out[18] = 1; // legacy (rollback-journal) file format
   out[19] = 1;
@@ -437,8 +436,9 @@ export function writeKeyValueTable(table: string, rows: Iterable<[string, Uint8A
   putU32(out, 96, WRITER_VERSION);
   const sql = enc.encode(`CREATE TABLE ${table}(name TEXT, data BLOB)`);
   const tname = enc.encode(table);
+  const kind = enc.encode("table");
   const text = (b: Uint8Array) => b.length * 2 + 13;
-  const schemaRow = new RecordOut([enc.encode("table"), tname, tname, Uint8Array.of(2), sql], [text(enc.encode("table")), text(tname), text(tname), 1, text(sql)]);
+  const schemaRow = new RecordOut([kind, tname, tname, Uint8Array.of(2), sql], [text(kind), text(tname), text(tname), 1, text(sql)]);
   const schemaCell = cell(schemaRow, 1);
   if (schemaCell.overflowPages > 0 || 100 + 8 + 2 + schemaCell.cellSize > U) throw new Error("table name too long");
   writeLeaf(out, 0, 100, [schemaCell], U);
