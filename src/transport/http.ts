@@ -1,10 +1,11 @@
 import { createHash, randomUUID, timingSafeEqual } from "node:crypto";
-import type { Server as HttpServer } from "node:http";
+import type { Server as HttpServer, ServerResponse as NodeResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import express, { type NextFunction, type Request, type Response } from "express";
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
-import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
+import type { Transport, TransportSendOptions } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { isInitializeRequest, isJSONRPCRequest, SUPPORTED_PROTOCOL_VERSIONS, type JSONRPCMessage, type MessageExtraInfo } from "@modelcontextprotocol/sdk/types.js";
 
 export interface HttpServerOptions {
   /** 0 = any free port. */
@@ -47,6 +48,107 @@ export function secretsEqual(given: string, expected: string): boolean {
   const a = createHash("sha256").update(given, "utf8").digest();
   const b = createHash("sha256").update(expected, "utf8").digest();
   return timingSafeEqual(a, b) && expected.length > 0;
+}
+
+type RequestId = string | number;
+
+/**
+ * The SDK's Streamable HTTP transport (JSON responses), with a direct lane for the request nearly
+ * every call is: one JSON-RPC request, on an established session, from a client that sent the
+ * headers the transport requires. The lane hands the parsed message straight to the server and
+ * writes its response as one JSON body, as the SDK would, but without converting the Node request
+ * and response to web `Request`/`Response` objects and back (and without parsing the message a
+ * second time): in alternating runs, a search call over HTTP took ~0.8 ms less. Everything else
+ * (initialize, notifications, batches, GET streams, DELETE, anything malformed) goes through the
+ * SDK transport, which also answers with its own errors.
+ */
+export class SessionTransport implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: <T extends JSONRPCMessage>(message: T, extra?: MessageExtraInfo) => void;
+  /** Requests taken by the direct lane, by id: the HTTP response each waits to be answered on. */
+  private readonly waiting = new Map<RequestId, NodeResponse>();
+
+  constructor(readonly sdk: StreamableHTTPServerTransport) {}
+
+  get sessionId(): string | undefined {
+    return this.sdk.sessionId;
+  }
+
+  async start(): Promise<void> {
+    this.sdk.onmessage = (message, extra) => this.onmessage?.(message, extra);
+    this.sdk.onerror = (error) => this.onerror?.(error);
+    this.sdk.onclose = () => {
+      // The server will not answer these any more: say so rather than leave the client waiting.
+      for (const [id, res] of this.waiting) {
+        answer(res, 404, { jsonrpc: "2.0", id, error: { code: -32001, message: "The session ended before the request completed. Initialize a new session." } });
+      }
+      this.waiting.clear();
+      this.onclose?.();
+    };
+    await this.sdk.start();
+  }
+
+  close(): Promise<void> {
+    return this.sdk.close();
+  }
+
+  async send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
+    const isResponse = "id" in message && ("result" in message || "error" in message);
+    const id = isResponse ? message.id : options?.relatedRequestId;
+    const res = id === undefined ? undefined : this.waiting.get(id);
+    if (res && id !== undefined) {
+      // A notification about a direct request is dropped, as the SDK's JSON response mode does.
+      if (isResponse) {
+        this.waiting.delete(id);
+        answer(res, 200, message, this.sessionId);
+      }
+      return;
+    }
+    await this.sdk.send(message, options);
+  }
+
+  /** Handles a POST on this session: directly when it is the common shape, otherwise through the SDK. */
+  async handlePost(req: Request, res: NodeResponse): Promise<void> {
+    const body: unknown = req.body;
+    const version = req.headers["mcp-protocol-version"];
+    const accept = req.headers.accept ?? "";
+    if (
+      this.sessionId === undefined ||
+      !isJsonContentType(req.headers["content-type"]) ||
+      !accept.includes("application/json") ||
+      !accept.includes("text/event-stream") ||
+      (version !== undefined && (typeof version !== "string" || !SUPPORTED_PROTOCOL_VERSIONS.includes(version))) ||
+      !isJSONRPCRequest(body) ||
+      body.method === "initialize" ||
+      this.waiting.has(body.id)
+    ) {
+      await this.sdk.handleRequest(req, res, body);
+      return;
+    }
+    const id = body.id;
+    this.waiting.set(id, res);
+    // A client that gives up (or a cancelled request, which gets no response) leaves no entry
+    // behind; a late response then goes to the SDK transport, which reports it undeliverable.
+    res.on("close", () => {
+      if (this.waiting.get(id) === res) this.waiting.delete(id);
+    });
+    this.onmessage?.(body, { requestInfo: { headers: req.headers } });
+  }
+}
+
+/** One JSON-RPC message as the whole JSON body, as the SDK's JSON response mode writes it. */
+function answer(res: NodeResponse, status: number, message: JSONRPCMessage, sessionId?: string): void {
+  if (res.headersSent) return;
+  res.statusCode = status;
+  res.setHeader("Content-Type", "application/json");
+  if (sessionId !== undefined) res.setHeader("mcp-session-id", sessionId);
+  res.end(JSON.stringify(message));
+}
+
+/** `application/json`, parameters allowed (as the SDK checks it: the media type, not a substring). */
+function isJsonContentType(value: string | undefined): boolean {
+  return value !== undefined && /^application\/json\s*(?:;|$)/i.test(value);
 }
 
 /**
@@ -96,7 +198,7 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
     next();
   };
 
-  const sessions = new Map<string, { transport: StreamableHTTPServerTransport; server: McpServer }>();
+  const sessions = new Map<string, { transport: SessionTransport; server: McpServer }>();
 
   app.post("/mcp", auth, express.json({ limit: opts.maxBodyBytes ?? 16 * 1024 * 1024 }), async (req, res) => {
     try {
@@ -107,7 +209,7 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
           jsonRpcError(res, 404, -32001, "Session not found: it ended or the server restarted. Initialize a new session.");
           return;
         }
-        await s.transport.handleRequest(req, res, req.body);
+        await s.transport.handlePost(req, res);
         return;
       }
       if (!isInitializeRequest(req.body)) {
@@ -115,7 +217,7 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
         return;
       }
       const server = opts.createServer();
-      const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+      const sdk: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
         sessionIdGenerator: () => randomUUID(),
         // Each response as one JSON body rather than a one-event SSE stream: no tool sends
         // notifications or requests while it runs, and the stream costs ~0.3 ms a call (a second
@@ -125,12 +227,13 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
           sessions.set(id, { transport, server });
         },
       });
+      const transport = new SessionTransport(sdk);
       transport.onclose = () => {
         if (transport.sessionId) sessions.delete(transport.sessionId);
         void server.close().catch(() => {});
       };
       await server.connect(transport);
-      await transport.handleRequest(req, res, req.body);
+      await sdk.handleRequest(req, res, req.body);
     } catch (e) {
       log("error", `MCP request failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
       if (!res.headersSent) jsonRpcError(res, 500, -32603, "Internal server error.");
@@ -145,7 +248,7 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
       return;
     }
     try {
-      await s.transport.handleRequest(req, res);
+      await s.transport.sdk.handleRequest(req, res);
     } catch (e) {
       log("error", `MCP ${req.method} failed: ${e instanceof Error ? e.message : String(e)}`);
       if (!res.headersSent) jsonRpcError(res, 500, -32603, "Internal server error.");

@@ -1,0 +1,92 @@
+import { INIT_BODY, makeTempVault, rawRequest, removeTree, startTestServer, type RawResponse, type TestServer } from "../support/harness";
+
+/**
+ * A POST on a session that is one well-formed request takes the transport's direct lane; every other
+ * POST goes through the SDK's transport. Both must answer alike, and what the lane does not take must
+ * get the SDK's own answer.
+ */
+describe("POST /mcp on a session: the direct lane and the SDK transport", () => {
+  let server: TestServer;
+  let session: string;
+
+  const headers = (extra: Record<string, string> = {}): Record<string, string> => ({
+    "Content-Type": "application/json",
+    Accept: "application/json, text/event-stream",
+    Authorization: `Bearer ${server.token}`,
+    "mcp-session-id": session,
+    "mcp-protocol-version": "2025-06-18",
+    ...extra,
+  });
+  const post = (body: unknown, extra?: Record<string, string>): Promise<RawResponse> =>
+    rawRequest(server.port, { method: "POST", headers: headers(extra), body: typeof body === "string" ? body : JSON.stringify(body) });
+  const searchCall = (id: number | string) => ({ jsonrpc: "2.0", id, method: "tools/call", params: { name: "search", arguments: { query: "dovetail joint" } } });
+
+  beforeAll(async () => {
+    server = await startTestServer(
+      makeTempVault({
+        "Joinery/Dovetail.md": "# Dovetail\n\nA dovetail joint locks two boards at a corner.\n",
+        "Joinery/Mortise.md": "# Mortise and tenon\n\nThe oldest joint; no dovetail here.\n",
+        "Garden.md": "Tomatoes and beans.\n",
+      }),
+    );
+    const init = await rawRequest(server.port, {
+      method: "POST",
+      headers: { "Content-Type": "application/json", Accept: "application/json, text/event-stream", Authorization: `Bearer ${server.token}` },
+      body: INIT_BODY,
+    });
+    expect(init.status).toBe(200);
+    session = String(init.headers["mcp-session-id"]);
+    expect((await post({ jsonrpc: "2.0", method: "notifications/initialized" })).status).toBe(202);
+  });
+  afterAll(async () => {
+    await server.close();
+    removeTree(server.root);
+  });
+
+  test("a tool call is answered with one JSON body, the same as the SDK transport's answer to it", async () => {
+    const direct = await post(searchCall(7));
+    // A batch of one is not the lane's shape: the SDK transport answers it.
+    const viaSdk = await post([searchCall(8)]);
+    for (const r of [direct, viaSdk]) {
+      expect(r.status).toBe(200);
+      expect(r.headers["content-type"]).toMatch(/^application\/json/);
+      expect(r.headers["mcp-session-id"]).toBe(session);
+    }
+    const a = JSON.parse(direct.body);
+    const parsed = JSON.parse(viaSdk.body);
+    const b = Array.isArray(parsed) ? parsed[0] : parsed;
+    expect(a).toMatchObject({ jsonrpc: "2.0", id: 7 });
+    expect(b).toMatchObject({ jsonrpc: "2.0", id: 8 });
+    expect(a.result.structuredContent.hits.map((h: { path: string }) => h.path)).toEqual(["Joinery/Dovetail.md", "Joinery/Mortise.md"]);
+    expect({ ...a, id: 0 }).toEqual({ ...b, id: 0 });
+  });
+
+  test("string ids, errors and unknown methods are answered on the lane as JSON-RPC says", async () => {
+    const r = await post(searchCall("req-1"));
+    expect(JSON.parse(r.body)).toMatchObject({ id: "req-1", result: { structuredContent: { total_files: 2 } } });
+    const unknown = JSON.parse((await post({ jsonrpc: "2.0", id: 9, method: "no/such/method" })).body);
+    expect(unknown).toMatchObject({ jsonrpc: "2.0", id: 9, error: { code: -32601 } });
+    const badArgs = JSON.parse((await post({ jsonrpc: "2.0", id: 10, method: "tools/call", params: { name: "search", arguments: { query: 5 } } })).body);
+    expect(badArgs.id).toBe(10);
+    expect(badArgs.result?.isError ?? badArgs.error).toBeTruthy();
+  });
+
+  test.each<[string, unknown, Record<string, string>, number, number | null]>([
+    ["an Accept without text/event-stream", searchCall(20), { Accept: "application/json" }, 406, -32000],
+    ["a Content-Type that is not JSON", JSON.stringify(searchCall(21)), { "Content-Type": "text/plain" }, 415, -32000],
+    ["an unsupported protocol version", searchCall(22), { "mcp-protocol-version": "1999-01-01" }, 400, -32000],
+    ["a JSON-RPC version other than 2.0", { ...searchCall(23), jsonrpc: "1.0" }, {}, 400, -32700],
+    ["a request with a key JSON-RPC does not have", { ...searchCall(24), extra: true }, {}, 400, -32700],
+    ["a second initialize", JSON.parse(INIT_BODY), {}, 400, -32600],
+    ["a notification", { jsonrpc: "2.0", method: "notifications/initialized" }, {}, 202, null],
+  ])("%s gets the SDK transport's answer", async (_name, body, extra, status, code) => {
+    const r = await post(body, extra);
+    expect(r.status).toBe(status);
+    if (code !== null) expect(JSON.parse(r.body).error.code).toBe(code);
+  });
+
+  test("the session still answers on the lane after all of that", async () => {
+    const r = JSON.parse((await post(searchCall(30))).body);
+    expect(r.result.structuredContent.hits[0].path).toBe("Joinery/Dovetail.md");
+  });
+});
