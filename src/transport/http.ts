@@ -128,8 +128,10 @@ export class SessionTransport implements Transport {
     }
     const id = body.id;
     this.waiting.set(id, res);
-    // A client that gives up (or a cancelled request, which gets no response) leaves no entry
-    // behind; a late response then goes to the SDK transport, which reports it undeliverable.
+    // A client that gives up (the SDK client aborts its HTTP request when it cancels one) leaves no
+    // entry behind; a late response then goes to the SDK transport, which reports it undeliverable.
+    // A cancelled request whose HTTP request stays open gets no response (the server sends none),
+    // as in the SDK transport's JSON mode, until the session ends.
     res.on("close", () => {
       if (this.waiting.get(id) === res) this.waiting.delete(id);
     });
