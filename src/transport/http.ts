@@ -4,6 +4,7 @@ import type { AddressInfo, Socket } from "node:net";
 import express, { type NextFunction, type Request, type Response } from "express";
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import { isJsonContentType } from "@modelcontextprotocol/sdk/shared/mediaType.js";
 import type { Transport, TransportSendOptions } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { isInitializeRequest, isJSONRPCRequest, SUPPORTED_PROTOCOL_VERSIONS, type JSONRPCMessage, type MessageExtraInfo } from "@modelcontextprotocol/sdk/types.js";
 
@@ -97,15 +98,12 @@ export class SessionTransport implements Transport {
     const isResponse = "id" in message && ("result" in message || "error" in message);
     const id = isResponse ? message.id : options?.relatedRequestId;
     const res = id === undefined ? undefined : this.waiting.get(id);
-    if (res && id !== undefined) {
-      // A notification about a direct request is dropped, as the SDK's JSON response mode does.
-      if (isResponse) {
-        this.waiting.delete(id);
-        answer(res, 200, message, this.sessionId);
-      }
-      return;
+    if (id === undefined || !res) return this.sdk.send(message, options);
+    // A notification about a direct request is dropped, as the SDK's JSON response mode does.
+    if (isResponse) {
+      this.waiting.delete(id);
+      answer(res, 200, message, this.sessionId);
     }
-    await this.sdk.send(message, options);
   }
 
   /** Handles a POST on this session: directly when it is the common shape, otherwise through the SDK. */
@@ -113,8 +111,8 @@ export class SessionTransport implements Transport {
     const body: unknown = req.body;
     const version = req.headers["mcp-protocol-version"];
     const accept = req.headers.accept ?? "";
+    // (Only initialized sessions are in the server's map, so this one has its id.)
     if (
-      this.sessionId === undefined ||
       !isJsonContentType(req.headers["content-type"]) ||
       !accept.includes("application/json") ||
       !accept.includes("text/event-stream") ||
@@ -146,11 +144,6 @@ function answer(res: NodeResponse, status: number, message: JSONRPCMessage, sess
   res.setHeader("Content-Type", "application/json");
   if (sessionId !== undefined) res.setHeader("mcp-session-id", sessionId);
   res.end(JSON.stringify(message));
-}
-
-/** `application/json`, parameters allowed (as the SDK checks it: the media type, not a substring). */
-function isJsonContentType(value: string | undefined): boolean {
-  return value !== undefined && /^application\/json\s*(?:;|$)/i.test(value);
 }
 
 /**
