@@ -229,6 +229,59 @@ describe("segmented keyword index", () => {
     await again.svc.close();
   });
 
+  test("a reload in many small steps restores a dictionary of thousands of terms and a segment of over 64 notes, frontmatter and all", async () => {
+    // 150 notes in one segment (registered in batches of 64), each with 25 words of its own (3.8k terms).
+    const files: Record<string, string> = {};
+    for (let i = 0, n = 0; n < 150; i++) {
+      const p = `S${i % 3}/note ${i}.md`;
+      if (segmentOf(p) !== 3) continue;
+      const own = Array.from({ length: 25 }, (_, j) => `u${n}x${j}`).join(" ");
+      files[p] = `---\ntags: [craft, t${n % 4}]\nstatus: s${n % 3}\nsummary: ${"a summary longer than sixty-four characters, for note number ".repeat(2)}${n}\nnested:\n  kind: k${n % 2}\ncount: ${n}\n---\n# Note ${n}\n\nword${n} clay ${own} #inline/t${n % 5}\n`;
+      n++;
+    }
+    const vault = new MemoryVault(files);
+    const store = new MemoryStateStore();
+    const first = await started(vault, store);
+    const all = (svc: SearchService) => svc.search(req("clay", { limit: 200, snippetWords: 8 }));
+    const filtered = (svc: SearchService) => [svc.search(req("clay", { limit: 200, filters: { tags: "inline" } })), svc.search(req("clay", { limit: 200, filters: { status: "s1" }, folder: "S2" }))];
+    const before = all(first.svc);
+    const beforeFiltered = filtered(first.svc);
+    expect(before.total_files).toBe(150);
+    expect(before.hits[0].frontmatter).toMatchObject({ tags: ["craft", expect.stringMatching(/^t\d$/)], nested: { kind: expect.stringMatching(/^k\d$/) } });
+    expect(beforeFiltered.map((r) => r.total_files)).toEqual([150, expect.any(Number)]);
+    await first.svc.close();
+
+    // Every clock read advances 1 ms: the load yields at every chance it has.
+    let t = 0;
+    let yields = 0;
+    const scheduler = { now: () => t++, yield: () => { yields++; return new Promise<void>((r) => setImmediate(r)); } };
+    const reads = countReads(vault);
+    const again = await started(vault, store, { scheduler });
+    expect(again.logs.filter((l) => /rebuild|unusable|inconsistent/i.test(l))).toEqual([]);
+    expect(reads.n).toBe(0); // every note came from the saved index, none was indexed again
+    expect(again.svc.status().documents_indexed).toBe(150);
+    expect(yields).toBeGreaterThan(SEGMENT_COUNT + 3);
+    expect(all(again.svc)).toEqual(before);
+    expect(filtered(again.svc)).toEqual(beforeFiltered);
+    for (const n of [0, 77, 149]) expect(again.svc.search(req(`u${n}x24`)).hits.map((h) => h.title)).toEqual([`note ${Object.keys(files)[n].match(/note (\d+)/)![1]}`]);
+    await again.svc.close();
+  });
+
+  test("restoring the dictionary yields every 1024 terms and keeps every id", async () => {
+    const index = new InvertedIndex();
+    const words = Array.from({ length: 5000 }, (_, i) => `w${i.toString(36)}`);
+    for (const w of words) index.dict.id(w);
+    const bytes = index.dictBytes();
+    const restored = new InvertedIndex();
+    let yields = 0;
+    await restored.restoreDict(bytes, async () => {
+      yields++;
+    });
+    expect(yields).toBe(4);
+    expect(restored.dict.names).toEqual(words);
+    expect(words.every((w, i) => restored.dict.map.get(w) === i)).toBe(true);
+  });
+
   test("snippets cut from the stored term sequence are those of tokenizing the section's text, built or reloaded", async () => {
     const files: Record<string, string> = {};
     const words = ["kiln", "glaze", "clay", "don't", "naïve", "café", "e-mail", "Kilns", "glazing", "日本語の窯", "#pottery/tools", "[[Kiln]]", "x_y", "42"];

@@ -177,6 +177,13 @@ class KeywordSearchService implements SearchService {
       return false;
     }
     if (!bytes || bytes.length === 0) return false;
+    // Yield only when the slice is used up (each yield costs a timer tick).
+    let slice = this.sched.now();
+    const yieldIfDue = async () => {
+      if (this.sched.now() - slice < this.opts.sliceMs) return;
+      await this.sched.yield();
+      slice = this.sched.now();
+    };
     const main = await read(this.file, bytes);
     const meta = JSON.parse(text(main.get("meta"))) as { key?: string; segments?: number };
     if (meta.key !== this.indexKey() || meta.segments !== SEGMENT_COUNT) {
@@ -185,7 +192,7 @@ class KeywordSearchService implements SearchService {
     }
     const names = main.get("names");
     if (!names) throw new Error("no term dictionary");
-    this.index.restoreDict(names);
+    await this.index.restoreDict(names, yieldIfDue);
     await this.sched.yield();
     this.skipped.clear();
     for (const r of JSON.parse(text(main.get("skipped")) || "[]") as { path: string; mtime: number; size: number; reason: string }[]) {
@@ -199,13 +206,6 @@ class KeywordSearchService implements SearchService {
       () => this.sched.yield(),
     );
     const textFiles: (Uint8Array | Error | null)[] = [];
-    // Yield between segments only when the slice is used up (each yield costs a timer tick).
-    let slice = this.sched.now();
-    const yieldIfDue = async () => {
-      if (this.sched.now() - slice < this.opts.sliceMs) return;
-      await this.sched.yield();
-      slice = this.sched.now();
-    };
     const now = () => this.sched.now();
     const lt = { wait: 0, rows: 0, decode: 0, lists: 0 };
     for (let k = 0; k < SEGMENT_COUNT; k++) {

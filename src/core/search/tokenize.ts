@@ -245,14 +245,10 @@ export class TermDict {
     }
     return k;
   }
-  /** A dictionary holding `names` (ids = positions). A new object: word caches never mix dictionaries. */
-  static from(names: string[]): TermDict {
-    const d = new TermDict();
-    for (let i = 0; i < names.length; i++) {
-      d.names.push(names[i]);
-      d.map.set(names[i], i);
-    }
-    return d;
+  /** Appends a persisted term as the next id (restoring a dictionary; a repeated term keeps its last id). */
+  push(t: string): void {
+    this.map.set(t, this.names.length);
+    this.names.push(t);
   }
 }
 const EN_ASCII = newAsciiCache();
