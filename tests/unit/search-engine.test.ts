@@ -10,7 +10,7 @@ import { runInNewContext } from "node:vm";
 import { parseQuery, type SearchService } from "../../src/core/search";
 import { readBlobs, segmentFileName, segmentTextFileName, writeBlobs } from "../../src/core/search/db";
 import { chunkNote } from "../../src/core/search/chunk";
-import { InvertedIndex, kthLargest, positiveTermSet, SEGMENT_COUNT, segmentOf, snippet } from "../../src/core/search/engine";
+import { InvertedIndex, kthLargest, positiveTermSet, SEGMENT_COUNT, segmentOf, snippet, TEXT_PART, type RestoredBlobs } from "../../src/core/search/engine";
 import { MemoryVault } from "../../src/core/memory-vault";
 import { MemoryStateStore } from "../../src/core/state";
 import { INDEX_FILE as FILE, makeSearch, searchPaths as paths, searchReq as req, startedSearch as started } from "../support/search-service";
@@ -398,6 +398,74 @@ describe("segmented keyword index", () => {
     add("late.md", "common unique1000 late");
     expect(index.search(pq("unique1000"), req("unique1000"), "en").hits.map((h) => h.path)).toEqual(["late.md"]);
     expect(index.search(pq("common"), req("common", { limit: 2000 }), "en").total_files).toBe(1501);
+  });
+
+  test("a restored index answers as the one saved whether its lists are decoded on first use, in the background, laid out again or saved again", async () => {
+    const build = () => {
+      const index = new InvertedIndex();
+      for (let i = 0; i < 1000; i++) {
+        const path = `n${i}.md`;
+        const text = `common words for all ${i % 3 ? "odd" : "even"} tag${i % 50} unique${i} pottery${i % 7}`;
+        const chunks = chunkNote(path, text, null, { maxWords: 300 });
+        const b = index.docBuilder();
+        for (const c of chunks) b.addChunk(c, "en");
+        index.addDoc({ seg: segmentOf(path), path, title: path.slice(0, -3), folder: "", mtime: 0, size: text.length, hash: path, frontmatter: {}, tags: [] }, chunks, b);
+      }
+      return index;
+    };
+    const save = (index: InvertedIndex) => {
+      const job = index.segmentWriter(Array.from({ length: SEGMENT_COUNT }, (_, k) => k));
+      while (!job.step(() => false));
+      const segs = Array.from({ length: SEGMENT_COUNT }, (_, k) => {
+        const { text, ...rest } = job.blobs(k);
+        return { rest: Object.fromEntries(Object.entries(rest).map(([n, v]) => [n, v.slice()])) as unknown as RestoredBlobs, text: text.slice() };
+      });
+      return { dict: index.dictBytes().slice(), segs };
+    };
+    const restore = async (saved: ReturnType<typeof save>) => {
+      const index = new InvertedIndex();
+      await index.restoreDict(saved.dict, async () => {});
+      saved.segs.forEach(({ rest, text }, k) => {
+        const parts = (want: number[] | null) => new Map((want ?? Array.from({ length: Math.ceil(text.length / TEXT_PART) }, (_, p) => p)).map((p) => [p, text.subarray(p * TEXT_PART, (p + 1) * TEXT_PART)]));
+        index.restoreSegment(k, rest, parts, () => {
+          throw new Error("texts lost");
+        });
+      });
+      await index.finishRestore(async () => {});
+      return index;
+    };
+    const queries = ["common", "odd", "even", "tag7", "unique101", "pott*", "unique1*", '"all odd"', "common -even"];
+    const run = (index: InvertedIndex) => queries.map((q) => index.search(parseQuery(q), req(q, { limit: 1000, snippetWords: 6 }), "en"));
+    const original = build();
+    const expected = run(original);
+    const saved = save(original);
+    expect(expected[0].total_files).toBe(1000);
+
+    // Searched at once: the query's lists are decoded (and made objects) on first use.
+    const a = await restore(saved);
+    expect(a.hasEncodedLists).toBe(true);
+    expect(run(a)).toEqual(expected);
+    // Decoded in the background, in steps, then searched.
+    const b = await restore(saved);
+    while (b.decodeSomeLists(() => true));
+    expect(b.hasEncodedLists).toBe(false);
+    expect(run(b)).toEqual(expected);
+    expect(b.sampleTerms([0, 1])).toEqual(original.sampleTerms([0, 1]));
+    // Half the notes deleted and the lists laid out again, before any was used.
+    const c = await restore(saved);
+    for (let i = 0; i < 1000; i += 2) c.removeDoc(`n${i}.md`);
+    for (let i = 0; i < 1000; i += 2) original.removeDoc(`n${i}.md`);
+    for (const index of [c, original]) {
+      const state = { seg: 0, k: 0 };
+      while (index.compactSome(state, () => false));
+    }
+    expect(c.hasEncodedLists).toBe(false);
+    expect(run(c)).toEqual(run(original));
+    expect(run(c)[0].total_files).toBe(500);
+    // Saved again before any list was used: the same bytes as saving the original.
+    const d = await restore(saved);
+    const bytes = (x: ReturnType<typeof save>) => [x.dict, ...x.segs.flatMap(({ rest, text }) => [...Object.values(rest), text])].map((v) => Buffer.from(v).toString("base64"));
+    expect(bytes(save(d))).toEqual(bytes(saved));
   });
 
   test("saving splits the long posting lists of common terms across steps, not only every 256 lists", () => {
