@@ -468,6 +468,27 @@ describe("segmented keyword index", () => {
     expect(bytes(save(d))).toEqual(bytes(saved));
   });
 
+  test("warm-up terms: words of letters only, at growing list sizes, sampled from a large dictionary", () => {
+    const index = new InvertedIndex();
+    const letters = (n: number) => n.toString(26).replace(/[0-9]/g, (d) => "qrstuvwxyz"[Number(d)]);
+    for (let i = 0; i < 4000; i++) {
+      const path = `n${i}.md`;
+      // A word of its own, a word shared by 1 in 10 notes, one shared by half of them, and a number.
+      const text = `own${letters(i)} tenth${letters(i % 10)} half${i % 2 ? "odd" : "even"} 42x${i}`;
+      const chunks = chunkNote(path, text, null, { maxWords: 300 });
+      const b = index.docBuilder();
+      for (const c of chunks) b.addChunk(c, "en");
+      index.addDoc({ seg: segmentOf(path), path, title: "x", folder: "", mtime: 0, size: text.length, hash: path, frontmatter: {}, tags: [] }, chunks, b);
+    }
+    expect(index.termCount).toBeGreaterThan(8000);
+    const picked = index.sampleTerms([0, 0.5, 0.999, 1]);
+    const size = (t: string) => index.lookup(t)!.n;
+    expect(picked.every((t) => /^\p{L}+$/u.test(t))).toBe(true);
+    expect(picked.map(size)).toEqual([...picked.map(size)].sort((a, b) => a - b));
+    expect(size(picked[0])).toBe(1);
+    expect(size(picked[3])).toBeGreaterThanOrEqual(400); // a shared word (the sample may skip the two commonest)
+  });
+
   test("saving splits the long posting lists of common terms across steps, not only every 256 lists", () => {
     const index = new InvertedIndex();
     // Paths made of 24 words, so that the whole index has few terms (few lists, some very long).

@@ -1315,10 +1315,16 @@ export class InvertedIndex {
     return false;
   }
 
-  /** Terms at these quantiles (0–1) of posting-list length, shortest first (for warming up the search path). */
+  /**
+   * Terms at these quantiles (0–1) of posting-list length, shortest first (for warming up the search
+   * path), among at most ~2k terms spread evenly over the dictionary: testing and sorting all 30k
+   * terms of 10k notes was one ~15 ms step.
+   */
   sampleTerms(quantiles: number[]): string[] {
+    this.flushPostings();
     const gs: number[] = [];
-    for (let g = 0; g < this.lists.length; g++) if (this.listN(g) && /^\p{L}+$/u.test(this.dict.names[g])) gs.push(g);
+    const stride = Math.max(1, Math.floor(this.lists.length / 2048));
+    for (let g = 0; g < this.lists.length; g += stride) if (this.listN(g) && /^\p{L}+$/u.test(this.dict.names[g])) gs.push(g);
     if (!gs.length) return [];
     gs.sort((a, b) => this.listN(a) - this.listN(b));
     return quantiles.map((q) => this.dict.names[gs[Math.min(gs.length - 1, Math.floor(q * gs.length))]]);

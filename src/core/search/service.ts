@@ -438,6 +438,7 @@ class KeywordSearchService implements SearchService {
    * 4–30 ms.
    */
   private async warmUpSearch(): Promise<void> {
+    await this.sched.yield(); // picking the terms is a step of its own
     for (const term of this.index.sampleTerms([0.5, 0.8, 0.9, 0.95, 0.99])) {
       await this.sched.yield();
       this.index.search(parseQuery(term, this.opts.language), { query: term, limit: 10, chunksPerFile: 2, snippetWords: 200 }, this.opts.language);
