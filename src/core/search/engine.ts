@@ -612,7 +612,6 @@ export class InvertedIndex {
     this.freeSlots = [];
     this.pending = [];
     this.pendingPaths = new Set();
-    this.interned = new Map();
     this.loadCounts = new Int32Array(0);
     this.owner = new Uint8Array(0);
     this.lazy = null;
@@ -1126,7 +1125,6 @@ export class InvertedIndex {
    */
   restoreSegment(k: number, b: RestoredBlobs, readText: TextPartReader, lost: (seg: number, why: string) => void): void {
     const docs = JSON.parse(utf8d.decode(b.docs)) as RestoredDoc[];
-    for (const d of docs) this.internDoc(d);
     const mine: number[] = [];
     const tag = k + 1;
     // The segment's chunks' numbers, in order, in one array its notes share (see DocEntry.spans).
@@ -1255,7 +1253,6 @@ export class InvertedIndex {
     }
     this.pending = [];
     this.pendingPaths = new Set();
-    this.interned = new Map();
     this.loadCounts = new Int32Array(0);
     this.owner = new Uint8Array(0);
   }
@@ -1342,38 +1339,6 @@ export class InvertedIndex {
     const out: string[] = [];
     for (const d of this.docs.values()) if (d.text instanceof LazyText && d.text.seg === k) out.push(d.path);
     return out;
-  }
-
-  /**
-   * Loading: one string per distinct folder, tag and short frontmatter value. They repeat across
-   * notes (at 10k notes, 66k such strings held ~2.5k distinct values), JSON.parse makes a copy of
-   * each, and while loading every scavenge copied them all.
-   */
-  private interned = new Map<string, string>();
-  private intern(v: string): string {
-    if (v.length > 64) return v;
-    const t = this.interned.get(v);
-    if (t !== undefined) return t;
-    if (this.interned.size < 100_000) this.interned.set(v, v);
-    return v;
-  }
-  private internStrings(a: unknown[]): void {
-    for (let i = 0; i < a.length; i++) {
-      const v = a[i];
-      if (typeof v === "string") a[i] = this.intern(v);
-    }
-  }
-  private internDoc(d: RestoredDoc): void {
-    if (typeof d.f === "string") d.f = this.intern(d.f);
-    if (Array.isArray(d.tg)) this.internStrings(d.tg);
-    const fm = d.fm as Record<string, unknown> | null;
-    if (!fm || typeof fm !== "object") return;
-    for (const key of Object.keys(fm)) {
-      if (key === "__proto__") continue; // an own property from JSON.parse; assigning it would set the prototype
-      const v = fm[key];
-      if (typeof v === "string") fm[key] = this.intern(v);
-      else if (Array.isArray(v)) this.internStrings(v);
-    }
   }
 
   /** Registers restored notes `docs[from, to)` of segment `k`. */
