@@ -1095,12 +1095,6 @@ export class InvertedIndex {
     this.dict = dict;
   }
 
-  private pending: { k: number; docs: RestoredDoc[]; b: RestoredBlobs; text: LazyText; spans: Int32Array; gs: Int32Array; ns: Int32Array; offs: Int32Array }[] = [];
-  /**
-   * After loading, the segments' postings still encoded: each list is decoded on first use (see
-   * `PostingList.pending`) or by `decodeSomeLists` in the background. `owner` tags each chunk id with
-   * its segment (k + 1) to check every posting; `left` counts the lists not decoded yet.
-   */
   /**
    * After loading: where the restored lists lie in one buffer (term g: n[g] postings at off[g];
    * encoded[g] while not decoded yet). A restored list becomes a PostingList object on first use
@@ -1109,6 +1103,12 @@ export class InvertedIndex {
    */
   private restored: { buf: Int32Array; off: Int32Array; n: Int32Array; encoded: Uint8Array } | null = null;
   private readonly fillRestored = (l: PostingList): void => this.decodeList(l.term);
+  private pending: { k: number; docs: RestoredDoc[]; b: RestoredBlobs; text: LazyText; spans: Int32Array; gs: Int32Array; ns: Int32Array; offs: Int32Array }[] = [];
+  /**
+   * After loading, the segments' postings still encoded: each list is decoded on first use (see
+   * `PostingList.pending`) or by `decodeSomeLists` in the background. `owner` tags each chunk id with
+   * its segment (k + 1) to check every posting; `left` counts the lists not decoded yet.
+   */
   private lazy: { segs: { k: number; src: Uint8Array; gs: Int32Array; ns: Int32Array; offs: Int32Array; failed: boolean }[]; owner: Uint8Array; left: number; next: number } | null = null;
   /** Called when a restored segment's postings turn out inconsistent (its notes must be indexed again). */
   onSegmentLost: ((k: number) => void) | null = null;
