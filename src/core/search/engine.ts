@@ -1295,15 +1295,11 @@ export class InvertedIndex {
         this.lazy = null; // every list was visited (none can be left encoded)
         break;
       }
-      const l = this.lists[g];
-      if (l) {
-        if (!l.pending) continue;
-        work += l.n;
-        void l.data;
-      } else if (this.restored?.encoded[g]) {
-        work += this.restored.n[g];
-        this.decodeList(g); // without making the list an object
-      } else continue;
+      // Decoded in place, list object or not (a list object's own `pending` then finds it done).
+      const r = this.restored;
+      if (!r?.encoded[g]) continue;
+      work += r.n[g];
+      this.decodeList(g);
       if (work > 16384) {
         work = 0;
         if (deadline()) return this.lazy !== null;

@@ -108,19 +108,24 @@ class File {
     const r = { at: cell };
     const size = varint(this.b, r, pageEnd);
     varint(this.b, r, pageEnd); // rowid
-    const U = this.usable;
-    if (size > this.pages * U) fail("a row longer than the file");
-    const X = U - 35;
-    let local = size;
-    if (size > X) {
-      const M = Math.floor(((U - 12) * 32) / 255) - 23;
-      const K = M + ((size - M) % (U - 4));
-      local = K <= X ? K : M;
-    }
+    if (size > this.pages * this.usable) fail("a row longer than the file");
+    const local = localPayload(size, this.usable);
     const end = r.at + local;
     if (end + (local < size ? 4 : 0) > pageEnd) fail("cell runs past its page");
     return new Payload(this, size, r.at, local, local < size ? this.u32(end) : 0);
   }
+}
+
+/**
+ * How many bytes of a table leaf cell's payload of `size` bytes stay on its page (the rest goes to
+ * overflow pages), for pages of `U` usable bytes: the file format's rule, shared by reader and writer.
+ */
+function localPayload(size: number, U: number): number {
+  const X = U - 35;
+  if (size <= X) return size;
+  const M = Math.floor(((U - 12) * 32) / 255) - 23;
+  const K = M + ((size - M) % (U - 4));
+  return K <= X ? K : M;
 }
 
 /** A row's record bytes, read on demand from the cell's local part and its overflow pages. */
@@ -204,6 +209,7 @@ function columns(p: Payload): { type: number; at: number; len: number }[] {
 const FIXED_SIZES = [0, 1, 2, 3, 4, 6, 8, 8, 0, 0];
 
 const utf8 = new TextDecoder("utf-8", { fatal: false });
+const utf8e = new TextEncoder();
 
 function textOf(p: Payload, c: { type: number; at: number; len: number }): string {
   if (c.type < 13 || c.type % 2 === 0) fail("expected a text column");
@@ -331,18 +337,11 @@ export function writeKeyValueTable(table: string, rows: Iterable<[string, Uint8A
   if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(table)) throw new Error(`bad table name ${table}`);
   if (pageSize < 512 || pageSize > 65536 || (pageSize & (pageSize - 1)) !== 0) throw new Error(`bad page size ${pageSize}`);
   const U = pageSize;
-  const X = U - 35;
-  const M = Math.floor(((U - 12) * 32) / 255) - 23;
   const perOverflow = U - 4;
-  const enc = new TextEncoder();
 
   const cell = (rec: RecordOut, rowid: number): CellOut => {
     const P = rec.size;
-    let local = P;
-    if (P > X) {
-      const K = M + ((P - M) % perOverflow);
-      local = K <= X ? K : M;
-    }
+    const local = localPayload(P, U);
     const overflowPages = Math.ceil((P - local) / perOverflow);
     const cellSize = varintLength(P) + varintLength(rowid) + local + (overflowPages > 0 ? 4 : 0);
     return { rec, rowid, local, cellSize, overflowPages, firstOverflow: 0 };
@@ -352,7 +351,7 @@ export function writeKeyValueTable(table: string, rows: Iterable<[string, Uint8A
   const cells: CellOut[] = [];
   let rowid = 0;
   for (const [name, data] of rows) {
-    const key = enc.encode(name);
+    const key = utf8e.encode(name);
     cells.push(cell(new RecordOut([key, data], [key.length * 2 + 13, data.length * 2 + 12]), ++rowid));
   }
   let level: TreePage[] = [];
@@ -419,7 +418,7 @@ export function writeKeyValueTable(table: string, rows: Iterable<[string, Uint8A
   const at = (n: number) => (n - 1) * U;
 
   // Page 1: the database header, then the schema table's only leaf with the table's row.
-  out.set(enc.encode(MAGIC), 0);
+  out.set(utf8e.encode(MAGIC), 0);
   putU16(out, 16, U === 65536 ? 1 : U);
   out[18] = 1; // legacy (rollback-journal) file format
   out[19] = 1;
@@ -434,9 +433,9 @@ export function writeKeyValueTable(table: string, rows: Iterable<[string, Uint8A
   putU32(out, 56, 1); // UTF-8
   putU32(out, 92, 1);
   putU32(out, 96, WRITER_VERSION);
-  const sql = enc.encode(`CREATE TABLE ${table}(name TEXT, data BLOB)`);
-  const tname = enc.encode(table);
-  const kind = enc.encode("table");
+  const sql = utf8e.encode(`CREATE TABLE ${table}(name TEXT, data BLOB)`);
+  const tname = utf8e.encode(table);
+  const kind = utf8e.encode("table");
   const text = (b: Uint8Array) => b.length * 2 + 13;
   const schemaRow = new RecordOut([kind, tname, tname, Uint8Array.of(2), sql], [text(kind), text(tname), text(tname), 1, text(sql)]);
   const schemaCell = cell(schemaRow, 1);
