@@ -7,7 +7,7 @@
 import { describe, expect, test } from "@jest/globals";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
-import { parseQuery, type SearchService } from "../../src/core/search";
+import { parseQuery, tokenize, type SearchService } from "../../src/core/search";
 import { readBlobs, segmentFileName, segmentTextFileName, writeBlobs } from "../../src/core/search/db";
 import { chunkNote } from "../../src/core/search/chunk";
 import { InvertedIndex, kthLargest, positiveTermSet, SEGMENT_COUNT, segmentOf, snippet, TEXT_PART, type RestoredBlobs } from "../../src/core/search/engine";
@@ -398,6 +398,64 @@ describe("segmented keyword index", () => {
     add("late.md", "common unique1000 late");
     expect(index.search(pq("unique1000"), req("unique1000"), "en").hits.map((h) => h.path)).toEqual(["late.md"]);
     expect(index.search(pq("common"), req("common", { limit: 2000 }), "en").total_files).toBe(1501);
+  });
+
+
+  test("the postings log merges in many small steps; notes added meanwhile and a search in the middle see every posting, in order", () => {
+    const build = () => {
+      const index = new InvertedIndex();
+      const add = (i: number) => {
+        const path = `n${i}.md`;
+        const text = `common words for all ${i % 3 ? "odd" : "even"} notes tag${i % 50} unique${i} and a few more words here ${i % 7 ? "seven" : "other"}`;
+        const chunks = chunkNote(path, text, null, { maxWords: 300 });
+        const b = index.docBuilder();
+        for (const c of chunks) b.addChunk(c, "en");
+        index.addDoc({ seg: segmentOf(path), path, title: path.slice(0, -3), folder: "", mtime: 0, size: text.length, hash: path, frontmatter: {}, tags: [] }, chunks, b);
+      };
+      return { index, add };
+    };
+    const queries = ["common", "odd even", "tag7", "unique2999", "unique3100", "seven -odd", '"all odd notes"', "uniq*"];
+    const vocabulary = new Set<string>();
+    for (let i = 0; i < 3200; i++) for (const t of tokenize(`n${i} unique${i} tag${i % 50} common words for all odd even notes and a few more here seven other`)) vocabulary.add(t);
+    const counts = (index: InvertedIndex) => [...vocabulary].map((t) => index.lookup(t)?.n ?? 0);
+    // Every term's posting list (chunk, tf pairs) and the queries' answers.
+    const run = (index: InvertedIndex) => ({
+      lists: [...vocabulary].map((t) => {
+        const l = index.lookup(t);
+        return l ? [t, ...l.data.subarray(0, l.n * 2)] : [t];
+      }),
+      answers: queries.map((q) => index.search(parseQuery(q), req(q, { limit: 5000 }), "en")),
+    });
+    const plain = build();
+    for (let i = 0; i < 3200; i++) plain.add(i);
+    const expected = run(plain.index);
+    expect(expected.answers[0].total_files).toBe(3200);
+    expect(expected.lists.filter((l) => l.length > 1).length).toBeGreaterThan(6000);
+
+    // Merged a step at a time (a deadline that has always passed), with notes added while a merge is under way.
+    const stepped = build();
+    for (let i = 0; i < 3000; i++) stepped.add(i);
+    expect(stepped.index.mergeDue).toBe(true);
+    expect(stepped.index.mergeSome(() => true)).toBe(false); // sorted the log: the copying is left
+    for (let i = 3000; i < 3100; i++) stepped.add(i);
+    let steps = 1;
+    while (!stepped.index.mergeSome(() => true)) steps++;
+    expect(steps).toBeGreaterThan(20);
+    expect(stepped.index.mergeDue).toBe(false); // the 100 notes' postings wait in the log
+    while (!stepped.index.mergeSome(() => true)); // merged too (not due: nothing else would merge them yet)
+    for (let i = 3100; i < 3200; i++) stepped.add(i);
+    expect(counts(stepped.index)).toEqual(counts(plain.index));
+    expect(run(stepped.index)).toEqual(expected);
+
+    // A search while a merge is under way finishes it first.
+    const midway = build();
+    for (let i = 0; i < 3000; i++) midway.add(i);
+    midway.index.mergeSome(() => true);
+    midway.index.mergeSome(() => true);
+    for (let i = 3000; i < 3200; i++) midway.add(i);
+    expect(midway.index.mergeDue).toBe(true);
+    expect(run(midway.index)).toEqual(expected);
+    expect(midway.index.mergeDue).toBe(false);
   });
 
   test("a restored index answers as the one saved whether its lists are decoded on first use, in the background, laid out again or saved again", async () => {

@@ -15,8 +15,8 @@ const PHRASE_VERIFY_CAP = 3000;
 const MAX_CHUNK_ID = 1 << 26;
 /**
  * The postings log is due for a merge into the lists when it holds this many postings (the indexing
- * worker merges it at the start of its next slice, see `mergeDue`), and is merged at once at twice
- * that (and before any read).
+ * worker merges it in steps at the start of its next slice, see `mergeDue`), and is merged at once at
+ * twice that (and before any read).
  */
 const LOG_MERGE_AT = 1 << 15;
 /** A prefix expands to at most this many terms (the most frequent). */
@@ -617,6 +617,8 @@ export class InvertedIndex {
     this.lazy = null;
     this.restored = null;
     this.logN = 0;
+    this.mergeTouched = null;
+    this.logOffsets = new Int32Array(0);
   }
 
   get termCount(): number {
@@ -791,20 +793,56 @@ export class InvertedIndex {
   }
 
   /**
-   * The postings log is due for a merge: a worker does it at the start of a slice, so that a merge
-   * (up to ~16 ms) never comes on top of a slice's work.
+   * The postings log is due for a merge (or a merge is under way): the indexing worker does it with
+   * `mergeSome` at the start of a slice, in slices of its own, so that a merge (5–18 ms at once) never
+   * comes on top of a slice's work.
    */
   get mergeDue(): boolean {
-    return this.logN >= LOG_MERGE_AT;
+    return this.logN >= LOG_MERGE_AT || this.mergeTouched !== null;
   }
+
+  /**
+   * A merge under way: the terms whose runs of `logSorted` are still to be copied into their lists (in
+   * order; `logOffsets[g]` is the end of g's run), from `mergeI` on, the next run starting at `mergeStart`.
+   * New postings go to the log meanwhile; every full merge finishes this one first, so each list still
+   * gets its postings in chunk order.
+   */
+  private mergeTouched: number[] | null = null;
+  private mergeI = 0;
+  private mergeStart = 0;
 
   /**
    * Merges the postings log into the lists (every reader of the lists calls this first). `release`: a
    * read, not a full log; the merge buffers (a few MB while building) are let go.
    */
   flushPostings(release = true): void {
+    if (this.mergeTouched) this.copyRuns(null);
+    if (this.logN > 0) {
+      this.sortLog();
+      this.copyRuns(null);
+    }
+    if (release && this.log.length > 3 * 4096) {
+      this.log = new Int32Array(3 * 4096);
+      this.logSorted = new Int32Array(0);
+    }
+  }
+
+  /**
+   * Merges the postings log in steps: sorts it by term (one step) unless a merge is under way, then
+   * copies runs into their lists until `due()` (asked every 128 terms). True when the merge is done.
+   */
+  mergeSome(due: () => boolean): boolean {
+    if (!this.mergeTouched) {
+      if (this.logN === 0) return true;
+      this.sortLog();
+      if (due()) return false;
+    }
+    return this.copyRuns(due);
+  }
+
+  /** Counting-sorts the log by term into `logSorted` (chunk, tf pairs) and empties it; `copyRuns` places the runs. */
+  private sortLog(): void {
     const n = this.logN;
-    if (n === 0) return;
     const log = this.log;
     const terms = this.dict.names.length;
     if (this.logOffsets.length < terms + 1) this.logOffsets = new Int32Array(Math.max(terms + 1, this.logOffsets.length * 2));
@@ -830,23 +868,38 @@ export class InvertedIndex {
       sorted[k + 1] = log[3 * i + 2];
     }
     // off[g] is now the end of g's run; runs are in `touched` order.
-    let start = 0;
-    for (const g of touched) {
+    this.logN = 0;
+    this.mergeTouched = touched;
+    this.mergeI = 0;
+    this.mergeStart = 0;
+  }
+
+  /** Copies the sorted runs of the merge under way into their lists, all of them or until `due()`. True when done. */
+  private copyRuns(due: (() => boolean) | null): boolean {
+    const touched = this.mergeTouched;
+    if (!touched) return true;
+    const off = this.logOffsets;
+    const sorted = this.logSorted;
+    let start = this.mergeStart;
+    for (let i = this.mergeI; i < touched.length; i++) {
+      if (due && i > this.mergeI && (i & 127) === 0 && due()) {
+        this.mergeI = i;
+        this.mergeStart = start;
+        return false;
+      }
+      const g = touched[i];
       const end = off[g];
       const l = this.listFor(g);
       l.reserve(end - start, this.pool);
       const d = l.data;
       if (end - start > 16) d.set(sorted.subarray(start * 2, end * 2), l.n * 2);
-      else for (let i = start * 2, o = l.n * 2; i < end * 2; i++, o++) d[o] = sorted[i];
+      else for (let k = start * 2, o = l.n * 2; k < end * 2; k++, o++) d[o] = sorted[k];
       l.n += end - start;
       off[g] = 0;
       start = end;
     }
-    this.logN = 0;
-    if (release && this.log.length > 3 * 4096) {
-      this.log = new Int32Array(3 * 4096);
-      this.logSorted = new Int32Array(0);
-    }
+    this.mergeTouched = null;
+    return true;
   }
 
   /** A document's stat changed (same content). */

@@ -353,7 +353,7 @@ class KeywordSearchService implements SearchService {
       }
       if (this.index.hasEncodedLists) {
         // Posting lists loaded from disk are decoded on first use; the rest here, in slices.
-        this.index.decodeSomeLists(() => this.sched.now() - this.sliceStart >= this.opts.sliceMs);
+        this.index.decodeSomeLists(this.sliceUsed);
         await this.maybeYield();
         continue;
       }
@@ -403,8 +403,15 @@ class KeywordSearchService implements SearchService {
     this.emitProgress(false);
     await this.sched.yield();
     this.sliceStart = this.sched.now();
-    if (this.index.mergeDue) this.index.flushPostings(false);
+    // A due merge of the postings log goes first, in slices of its own.
+    while (this.index.mergeDue && !this.index.mergeSome(this.sliceUsed)) {
+      await this.sched.yield();
+      this.sliceStart = this.sched.now();
+    }
   }
+
+  /** The current slice is used up. */
+  private readonly sliceUsed = (): boolean => this.sched.now() - this.sliceStart >= this.opts.sliceMs;
 
   private async reconcile(): Promise<void> {
     if (!this.readyAwaited) {
@@ -561,7 +568,7 @@ class KeywordSearchService implements SearchService {
     this.indexedSinceCompaction = 0;
     const it = { seg: 0, k: 0 };
     for (;;) {
-      const more = this.index.compactSome(it, () => this.sched.now() - this.sliceStart >= this.opts.sliceMs);
+      const more = this.index.compactSome(it, this.sliceUsed);
       if (!more) break;
       await this.maybeYield();
     }
@@ -615,7 +622,7 @@ class KeywordSearchService implements SearchService {
       // One sliced pass over the posting lists splits them by segment…
       const job = this.index.segmentWriter(segs);
       const t0 = this.sched.now();
-      while (!job.step(() => this.sched.now() - this.sliceStart >= this.opts.sliceMs)) await this.maybeYield();
+      while (!job.step(this.sliceUsed)) await this.maybeYield();
       serializeMs += this.sched.now() - t0;
       // …then each segment is exported and written in steps of its own: its texts first, then the
       // rest, both stamped with the same new `gen` (texts left from another save are never used).
