@@ -1,4 +1,6 @@
+import { MemoryStateStore } from "../../src/core/state";
 import { INIT_BODY, makeTempVault, rawRequest, removeTree, startTestServer, type RawResponse, type TestServer } from "../support/harness";
+import { INDEX_FILE } from "../support/search-service";
 
 /**
  * A POST on a session that is one well-formed request takes the transport's direct lane; every other
@@ -22,13 +24,18 @@ describe("POST /mcp on a session: the direct lane and the SDK transport", () => 
   const searchCall = (id: number | string) => ({ jsonrpc: "2.0", id, method: "tools/call", params: { name: "search", arguments: { query: "dovetail joint" } } });
 
   beforeAll(async () => {
+    const stateStore = new MemoryStateStore();
     server = await startTestServer(
       makeTempVault({
         "Joinery/Dovetail.md": "# Dovetail\n\nA dovetail joint locks two boards at a corner.\n",
         "Joinery/Mortise.md": "# Mortise and tenon\n\nThe oldest joint; no dovetail here.\n",
         "Garden.md": "Tomatoes and beans.\n",
       }),
+      { stateStore },
     );
+    // The index built and saved, so that both answers below see it idle (`_meta.index_stale` alike).
+    for (let i = 0; i < 500 && !stateStore.files.has(INDEX_FILE); i++) await new Promise((r) => setTimeout(r, 10));
+    await server.runtime.services.search.waitForIdle(10_000);
     const init = await rawRequest(server.port, {
       method: "POST",
       headers: { "Content-Type": "application/json", Accept: "application/json, text/event-stream", Authorization: `Bearer ${server.token}` },
