@@ -11,6 +11,7 @@ import { parseNote } from "../../core/parser";
 import { isUnder } from "../../core/paths";
 import { basenameOf, extensionOf, isNotePath, parentOf, type RenameResult, type VaultEvent, type VaultFile, type VaultPort } from "../../core/vault";
 import type { LogLevel } from "../common/runtime";
+import { pack, unpack, type PackedMetadata } from "./packed-metadata";
 import { VaultWatcher } from "./watcher";
 import { exists, writeAtomic } from "./atomic";
 
@@ -78,7 +79,8 @@ export class FsVault implements VaultPort {
   private readonly folders = new Set<string>();
   /** Vault path → disk-relative path, only where they differ (non-NFC names on disk). */
   private readonly disk = new Map<string, string>();
-  private readonly meta = new Map<string, NoteMetadata>();
+  /** Each note's metadata, packed (see `packed-metadata`). */
+  private readonly meta = new Map<string, PackedMetadata>();
   private resolver = new LinkResolver();
   private readonly resolved: LinkMap = {};
   private readonly unresolved: LinkMap = {};
@@ -274,7 +276,8 @@ export class FsVault implements VaultPort {
   }
 
   getMetadata(path: string): NoteMetadata | null {
-    return this.meta.get(path) ?? null;
+    const m = this.meta.get(path);
+    return m ? unpack(m) : null;
   }
 
   resolveLink(linkpath: string, sourcePath: string): string | null {
@@ -559,7 +562,7 @@ export class FsVault implements VaultPort {
       m = { headings: [], links: [], embeds: [], frontmatterLinks: [], tags: [], blocks: {} };
     }
     this.unindexSource(path);
-    this.meta.set(path, m);
+    this.meta.set(path, pack(m));
     this.indexSource(path, m);
   }
 
@@ -586,7 +589,7 @@ export class FsVault implements VaultPort {
       delete this.resolved[s];
       delete this.unresolved[s];
       const m = this.meta.get(s);
-      if (m) notes.push([s, m]);
+      if (m) notes.push([s, unpack(m)]);
     }
     if (notes.length === 0) return;
     const maps = computeLinkMaps(notes, this.resolver);
@@ -655,7 +658,7 @@ export class FsVault implements VaultPort {
         delete this.resolved[o];
         delete this.unresolved[o];
         this.meta.set(n, m);
-        this.indexSource(n, m);
+        this.indexSource(n, unpack(m));
         affected.add(n);
       }
       for (const s of this.affectedByFile(o)) affected.add(s);

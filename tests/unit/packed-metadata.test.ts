@@ -1,0 +1,93 @@
+/**
+ * The headless vault keeps each note's metadata packed into one array: unpacked, it must be exactly
+ * what the parser made (same keys, same order, same values, absent keys absent).
+ */
+import { describe, expect, test } from "@jest/globals";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import type { NoteMetadata } from "../../src/core/metadata";
+import { parseNote } from "../../src/core/parser";
+import { pack, unpack } from "../../src/hosts/node/packed-metadata";
+import { vaultFiles } from "../support/vault-files";
+
+const VAULT = path.resolve(__dirname, "../../examples/vault");
+
+function roundTrip(m: NoteMetadata): void {
+  const back = unpack(pack(m));
+  expect(back).toStrictEqual(m);
+  expect(JSON.stringify(back)).toBe(JSON.stringify(m));
+}
+
+describe("packed note metadata", () => {
+  test("a note with every kind of metadata comes back as parsed", () => {
+    const text = [
+      "---",
+      "tags: [craft, wood/oak]",
+      "aliases: [Bench]",
+      'related: "[[Other note|the other]]"',
+      "see:",
+      '  - "[[Plans]]"',
+      "---",
+      "# Workbench",
+      "",
+      "Links: [[Plans]], [[Plans#Legs|legs]], [[Folder/Deep note]] and [a site page](Notes/Page%20one.md), [](Empty.md).",
+      "Embeds: ![[sketch.png]] ![[Plans#Top]] ![alt text](img/photo.jpg)",
+      "Tags: #craft #nested/tag",
+      "",
+      "## Legs",
+      "",
+      "A paragraph with a block id. ^Legs-1",
+      "",
+      "Setext heading",
+      "---------------",
+      "",
+      "- item ^item2",
+    ].join("\n");
+    const m = parseNote(text);
+    expect(m.links.length).toBeGreaterThanOrEqual(4);
+    expect(m.links.some((l) => l.displayText === l.link)).toBe(true);
+    expect(m.links.some((l) => l.displayText !== undefined && l.displayText !== l.link)).toBe(true);
+    expect(m.embeds.length).toBe(3);
+    expect(m.frontmatterLinks.length).toBe(2);
+    expect(m.tags.length).toBe(2);
+    expect(Object.keys(m.blocks).length).toBe(2);
+    expect(m.frontmatterPosition).toBeDefined();
+    roundTrip(m);
+  });
+
+  test("no frontmatter, broken frontmatter, an empty note, a link without display text", () => {
+    roundTrip(parseNote("Just text with [[a link]].\n"));
+    const broken = parseNote("---\nkey: [unclosed\n---\nBody.\n");
+    expect(broken.frontmatterError).toBeDefined();
+    roundTrip(broken);
+    roundTrip(parseNote("---\n---\n"));
+    roundTrip(parseNote(""));
+    const bare: NoteMetadata = {
+      headings: [],
+      links: [{ link: "X", original: "[[X]]", position: { start: { line: 0, col: 0, offset: 0 }, end: { line: 0, col: 5, offset: 5 } } }],
+      embeds: [],
+      frontmatterLinks: [{ key: "k", link: "Y", original: "[[Y]]" }],
+      tags: [],
+      blocks: {},
+    };
+    const back = unpack(pack(bare));
+    expect("displayText" in back.links[0]).toBe(false);
+    expect("displayText" in back.frontmatterLinks[0]).toBe(false);
+    roundTrip(bare);
+  });
+
+  test("every note of the bundled example vault", () => {
+    const notes = vaultFiles(VAULT).filter((f) => f.endsWith(".md"));
+    expect(notes.length).toBeGreaterThanOrEqual(12);
+    for (const f of notes) roundTrip(parseNote(fs.readFileSync(path.join(VAULT, f), "utf8")));
+  });
+
+  test("the frontmatter is the stored object, and each call makes new reference objects", () => {
+    const packed = pack(parseNote("---\ntags: [a]\n---\n# H\n\n[[L]]\n"));
+    const a = unpack(packed);
+    const b = unpack(packed);
+    expect(a.frontmatter).toBe(b.frontmatter);
+    expect(a.links).not.toBe(b.links);
+    expect(a.links).toEqual(b.links);
+  });
+});
