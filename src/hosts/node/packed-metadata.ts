@@ -67,14 +67,7 @@ export function pack(m: NoteMetadata): PackedMetadata {
   return a;
 }
 
-interface Refs {
-  headings: HeadingRef[];
-  links: LinkRef[];
-  embeds: LinkRef[];
-  frontmatterLinks: FrontmatterLinkRef[];
-  tags: TagRef[];
-  blocks: Record<string, BlockRef>;
-}
+type Refs = Pick<NoteMetadata, "headings" | "links" | "embeds" | "frontmatterLinks" | "tags" | "blocks">;
 
 /** Reads a packed array from a position. */
 class Reader {
