@@ -584,15 +584,20 @@ export class FsVault implements VaultPort {
 
   /** Recomputes the link maps of the given sources (those that are no longer notes are dropped). */
   private relink(sources: Iterable<string>): void {
-    const notes: [string, NoteMetadata][] = [];
+    const notes: [string, PackedMetadata][] = [];
     for (const s of sources) {
       delete this.resolved[s];
       delete this.unresolved[s];
       const m = this.meta.get(s);
-      if (m) notes.push([s, unpack(m)]);
+      if (m) notes.push([s, m]);
     }
     if (notes.length === 0) return;
-    const maps = computeLinkMaps(notes, this.resolver);
+    // Unpacked one note at a time: all of them at once (opening the vault) would be ~600k objects at
+    // 10k notes, alive long enough to be promoted and then left for a full collection to clear.
+    const unpacked = function* (): Generator<[string, NoteMetadata]> {
+      for (const [s, m] of notes) yield [s, unpack(m)];
+    };
+    const maps = computeLinkMaps(unpacked(), this.resolver);
     for (const [s] of notes) {
       this.resolved[s] = maps.resolved[s] ?? {};
       this.unresolved[s] = maps.unresolved[s] ?? {};
