@@ -510,12 +510,16 @@ function textRange(doc: DocEntry, a: number, b: number): Uint8Array | null {
   return doc.text instanceof LazyText ? doc.text.slice(a, b) : doc.text.subarray(a, b);
 }
 
+/** Chunk i's number `field` (LEN, LINE_A, …) of `doc`. */
+function span(doc: DocEntry, i: number, field: number): number {
+  return doc.spans[doc.spanAt + i * CHUNK_NUMS + field];
+}
+
 /** Where `doc`'s chunks start (`field` SEQ_A or TEXT_A) or end (SEQ_B, TEXT_B) in its `seq` or `text`. */
 function docEdge(doc: DocEntry, field: number): number {
   const n = doc.chunkIds.length;
   if (n === 0) return 0;
-  const first = field === SEQ_A || field === TEXT_A;
-  return doc.spans[doc.spanAt + (first ? 0 : n - 1) * CHUNK_NUMS + field];
+  return span(doc, field === SEQ_A || field === TEXT_A ? 0 : n - 1, field);
 }
 
 /** The persisted form of one segment (its notes; postings hold term ids of the main file's dictionary). */
@@ -1454,8 +1458,7 @@ export class InvertedIndex {
     // The note's whole text (a restored note's is read at once: its other sections are likely next).
     const base = docEdge(doc, TEXT_A);
     const t = textRange(doc, base, docEdge(doc, TEXT_B));
-    const sp = doc.spanAt + i * CHUNK_NUMS;
-    return t ? utf8d.decode(t.subarray(doc.spans[sp + TEXT_A] - base, doc.spans[sp + TEXT_B] - base)) : "";
+    return t ? utf8d.decode(t.subarray(span(doc, i, TEXT_A) - base, span(doc, i, TEXT_B) - base)) : "";
   }
 
   private titleTerms(doc: DocEntry, language: SearchLanguage): string[] {
@@ -1469,9 +1472,8 @@ export class InvertedIndex {
   /** Decodes chunk `o` of `doc`'s body term ids into `seqScratch`; returns how many. */
   private decodeSeq(doc: DocEntry, o: number): number {
     const b = doc.seq;
-    const sp = doc.spanAt + o * CHUNK_NUMS;
-    let p = doc.spans[sp + SEQ_A];
-    const end = doc.spans[sp + SEQ_B];
+    let p = span(doc, o, SEQ_A);
+    const end = span(doc, o, SEQ_B);
     if (this.seqScratch.length < end - p) this.seqScratch = new Int32Array(end - p);
     const hay = this.seqScratch;
     let n = 0;
@@ -1828,8 +1830,8 @@ export class InvertedIndex {
           heading: doc.headings[o],
           content: this.sectionSnippet(doc, o, wanted!, req.snippetWords, language),
           score: round(acc[id]),
-          line_start: doc.spans[doc.spanAt + o * CHUNK_NUMS + LINE_A],
-          line_end: doc.spans[doc.spanAt + o * CHUNK_NUMS + LINE_B],
+          line_start: span(doc, o, LINE_A),
+          line_end: span(doc, o, LINE_B),
         });
       }
       return { path: doc.path, title: doc.title, folder: doc.folder, score: round(docBest[slot]), frontmatter: doc.frontmatter, sections };

@@ -177,12 +177,13 @@ class KeywordSearchService implements SearchService {
       return false;
     }
     if (!bytes || bytes.length === 0) return false;
-    // Yield only when the slice is used up (each yield costs a timer tick).
-    let slice = this.sched.now();
+    // Yield only when the slice is used up (each yield costs a timer tick). The worker is not
+    // running yet, so loading keeps its slices in `sliceStart` too.
+    this.sliceStart = this.sched.now();
     const yieldIfDue = async () => {
-      if (this.sched.now() - slice < this.opts.sliceMs) return;
+      if (!this.sliceUsed()) return;
       await this.sched.yield();
-      slice = this.sched.now();
+      this.sliceStart = this.sched.now();
     };
     const main = await read(this.file, bytes);
     const meta = JSON.parse(text(main.get("meta"))) as { key?: string; segments?: number };
@@ -212,7 +213,7 @@ class KeywordSearchService implements SearchService {
       // One segment per task: a segment is 1/32 of the index, and the first ones run before V8 has
       // optimized the decoding (a yield is one setImmediate, ~0.1 ms).
       await this.sched.yield();
-      slice = this.sched.now();
+      this.sliceStart = this.sched.now();
       const name = segmentFileName(this.file, k);
       try {
         let t = now();
@@ -399,7 +400,7 @@ class KeywordSearchService implements SearchService {
   }
 
   private async maybeYield(): Promise<void> {
-    if (this.sched.now() - this.sliceStart < this.opts.sliceMs) return;
+    if (!this.sliceUsed()) return;
     this.emitProgress(false);
     await this.sched.yield();
     this.sliceStart = this.sched.now();
