@@ -122,6 +122,8 @@ const cpuMs = (from: NodeJS.CpuUsage) => {
 };
 const gc = () => (globalThis as { gc?: () => void }).gc?.();
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+/** Lets the event loop turn, so that `monitorEventLoopDelay` records the task that just ran. */
+const nextTurn = () => sleep(5);
 /**
  * Memory after garbage collection has settled: V8 frees ArrayBuffer backing stores on a background
  * thread after a GC, so a reading taken at once still counts tens of MB of freed buffers (the same
@@ -230,11 +232,15 @@ async function measure(label: string, root: string, queries: string[], args: Arg
   const samples: number[] = [];
   const ourTop = new Map<string, string[]>();
   cpu = process.cpuUsage();
+  // The query matching the most notes: the warm starts below answer it first, the costliest first
+  // query for a search path V8 has not compiled yet.
+  let broadest = { query: queries[0], files: -1 };
   for (const q of queries) {
     const s = performance.now();
     const res = svc.search(req(q));
     samples.push(performance.now() - s);
     ourTop.set(q, res.hits.map((x) => x.path));
+    if (res.total_files > broadest.files) broadest = { query: q, files: res.total_files };
   }
   const search = latency(samples);
   const searchCpuMeanMs = cpuMs(cpu) / queries.length;
@@ -282,16 +288,17 @@ async function measure(label: string, root: string, queries: string[], args: Arg
   h3.enable();
   t = performance.now();
   await svc.start();
-  let warmHits = svc.search(req(queries[0])).hits.length;
+  let warmHits = svc.search(req(broadest.query)).hits.length;
   const warmStartMs = performance.now() - t;
+  await nextTurn(); // the monitor records the first query's task when the loop turns
   h3.disable();
   const warmMaxBlockMs = h3.max / 1e6;
   await svc.waitForIdle(10 * 60_000);
   const warmReconcileMs = performance.now() - t;
-  warmHits = Math.max(warmHits, svc.search(req(queries[0])).hits.length);
+  warmHits = Math.max(warmHits, svc.search(req(broadest.query)).hits.length);
   const lt = (svc as unknown as { timings?: { loadMs?: number; load?: { waitMs: number; rowsMs: number; decodeMs: number; listsMs: number } } }).timings;
   const loadParts = lt?.load ? `; loading ${f(lt.loadMs ?? null, 0)} ms: reading rows ${f(lt.load.rowsMs, 0)}, notes and term headers ${f(lt.load.decodeMs, 0)}, lists ${f(lt.load.listsMs, 0)}, waiting for reads ${f(lt.load.waitMs, 0)}` : "";
-  log(`  warm start → first answer: ${warmStartMs.toFixed(0)} ms (state ${svc.status().state}, longest block ${warmMaxBlockMs.toFixed(1)} ms, longest GC pause ${await longestGc(t, t + warmStartMs)}${loadParts}); reconcile done after ${warmReconcileMs.toFixed(0)} ms; index ${mb(indexBytes).toFixed(1)} MB`);
+  log(`  warm start → first answer (to "${broadest.query}", the bench query matching the most notes: ${broadest.files}): ${warmStartMs.toFixed(0)} ms (state ${svc.status().state}, longest block ${warmMaxBlockMs.toFixed(1)} ms, longest GC pause ${await longestGc(t, t + warmStartMs)}${loadParts}); reconcile done after ${warmReconcileMs.toFixed(0)} ms; index ${mb(indexBytes).toFixed(1)} MB`);
   void warmHits;
 
   // Graph tools (link graph built from the same vault; unlinked mentions through this index).
@@ -305,8 +312,8 @@ async function measure(label: string, root: string, queries: string[], args: Arg
   await svc.close();
 
   // Warm start as a user gets it after restarting the app: a fresh process (nothing compiled yet).
-  const fresh = freshWarmStarts(root, stateDir, queries[0], 3);
-  if (fresh) log(`  warm start in a fresh process → first answer: median ${fresh.ms.toFixed(0)} ms of ${fresh.all.map((x) => x.toFixed(0)).join(", ")} (longest block while loading ${fresh.maxBlockMs.toFixed(1)} ms; longest GC pauses ${fresh.gc.join(", ")}; the first query itself ${fresh.firstQueryMs.toFixed(0)} ms)`);
+  const fresh = freshWarmStarts(root, stateDir, broadest.query, 3);
+  if (fresh) log(`  warm start in a fresh process → first answer: median ${fresh.ms.toFixed(0)} ms of ${fresh.all.map((x) => x.toFixed(0)).join(", ")} (longest block while loading and answering ${fresh.maxBlockMs.toFixed(1)} ms; longest GC pauses ${fresh.gc.join(", ")}; the first query itself ${fresh.firstQueryMs.toFixed(0)} ms)`);
 
   // Over MCP HTTP with the SDK client, as a real client would call it.
   let http: Latency | null = null;
@@ -502,7 +509,7 @@ function table(results: SizeResult[], mainJsBytes: number | null): string {
     ["CPU time: cold build / FTS5 build (ms)", (r) => `${f(r.ours.coldBuildCpuMs, 0)} / ${f(r.fts5?.buildCpuMs, 0)} (${ratio(r.ours.coldBuildCpuMs, r.fts5?.buildCpuMs)})`],
     ["warm start → first answer, fresh process: median (runs) (ms)", (r) => (r.ours.freshWarmStartMs === null ? "n/a" : `${f(r.ours.freshWarmStartMs, 0)} (${r.ours.freshWarmStartRunsMs.map((x) => f(x, 0)).join(", ")})`)],
     ["warm start → first answer, in this process (ms)", (r) => f(r.ours.warmStartMs, 0)],
-    ["first query in a fresh process (one task, V8 compiling the search path) (ms)", (r) => f(r.ours.freshFirstQueryMs, 0)],
+    ["first query in a fresh process, the broadest bench query (one task) (ms)", (r) => f(r.ours.freshFirstQueryMs, 0)],
     ["warm start → reconciled (ms)", (r) => f(r.ours.warmReconcileMs, 0)],
     ["search p50 / p99 (ms)", (r) => `${f(r.ours.search.p50, 2)} / ${f(r.ours.search.p99, 2)}`],
     ["FTS5 search p50 / p99 (ms)", (r) => (r.fts5 ? `${f(r.fts5.search.p50, 2)} / ${f(r.fts5.search.p99, 2)}` : "n/a")],
@@ -515,7 +522,7 @@ function table(results: SizeResult[], mainJsBytes: number | null): string {
     ["longest event-loop block in build (ms)", (r) => f(r.ours.maxEventLoopBlockMs, 1)],
     ["longest event-loop block after build: writes + save (ms)", (r) => f(r.ours.maxBlockAfterBuildMs, 1)],
     ["save: longest step / files (ms)", (r) => `${f(r.ours.persistMaxStepMs, 1)} / ${r.ours.persistFiles ?? "n/a"}`],
-    ["longest event-loop block loading the index: this process / fresh (ms)", (r) => `${f(r.ours.warmMaxBlockMs, 1)} / ${f(r.ours.freshWarmMaxBlockMs, 1)}`],
+    ["longest event-loop block loading the index and answering a first query: this process / fresh (ms)", (r) => `${f(r.ours.warmMaxBlockMs, 1)} / ${f(r.ours.freshWarmMaxBlockMs, 1)}`],
     ["RSS growth / RSS / heap used (MB)", (r) => `${f(r.ours.rssGrowthMB, 0)} / ${f(r.ours.rssMB, 0)} / ${f(r.ours.heapUsedMB, 0)}`],
     ["find_notes: first call / p50 / p99 (ms)", (r) => `${f(r.findNotes.firstMs, 0)} / ${f(r.findNotes.search.p50, 2)} / ${f(r.findNotes.search.p99, 2)}`],
     ["find_notes: title (prefix, typo) in top 3", (r) => `${(r.findNotes.hit3 * 100).toFixed(0)}%`],
@@ -602,12 +609,13 @@ async function warmChild(root: string, stateDir: string, query: string): Promise
   h.enable();
   const t = performance.now();
   await svc.start();
-  h.disable();
-  const gc = await longestGc(t, performance.now());
-  // The first query is one task: V8 compiles the search path as it runs (see the README).
+  // The first query is one task (see the README); the longest block counts it.
   const q = performance.now();
   const hits = svc.search(req(query)).hits.length;
   const end = performance.now();
+  await nextTurn();
+  h.disable();
+  const gc = await longestGc(t, end);
   const state = svc.status().state;
   await svc.close();
   await vault.close();
