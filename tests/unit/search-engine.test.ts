@@ -545,6 +545,11 @@ describe("segmented keyword index", () => {
     expect(picked.map(size)).toEqual([...picked.map(size)].sort((a, b) => a - b));
     expect(size(picked[0])).toBe(1);
     expect(size(picked[3])).toBeGreaterThanOrEqual(400); // a shared word (the sample may skip the two commonest)
+    // With a cap on list sizes (the warm-up's), the top quantile is the largest list under it.
+    const capped = index.sampleTerms([0, 1], 100);
+    expect(capped.map(size).every((n) => n <= 100)).toBe(true);
+    expect(size(capped[1])).toBeLessThan(size(picked[3])); // the shared words are over the cap
+    expect(index.sampleTerms([1], 0)).toEqual([]);
   });
 
   test("saving splits the long posting lists of common terms across steps, not only every 256 lists", () => {

@@ -2,6 +2,7 @@ import sqlWasm from "sql.js/dist/sql-wasm.wasm";
 import { loadSqlJs, readBlobs } from "../../src/core/search/db";
 import { MemoryVault } from "../../src/core/memory-vault";
 import { MemoryStateStore } from "../../src/core/state";
+import { InvertedIndex } from "../../src/core/search/engine";
 import { INDEX_FILE as FILE, makeSearch as make, searchPaths as paths, searchReq as req, startedSearch as started } from "../support/search-service";
 
 
@@ -237,6 +238,41 @@ describe("keyword search service", () => {
     expect(paths(svc, "walrus")).toEqual(["Binary.md"]);
     expect(svc.status().skipped.map((s) => s.path)).not.toContain("Binary.md");
     await svc.close();
+  });
+
+  test("a loaded index is warmed up before start() returns, and the worker starts in a task of its own", async () => {
+    const store = new MemoryStateStore();
+    const vault = new MemoryVault(notes);
+    const searches = jest.spyOn(InvertedIndex.prototype, "search");
+    try {
+      // A first build: start() returns at once; the warm-up runs in the background, after the build.
+      const first = make(vault, store);
+      await first.svc.start();
+      expect(searches).not.toHaveBeenCalled();
+      expect(await first.svc.waitForIdle(10_000)).toBe(true);
+      expect(searches.mock.calls.length).toBeGreaterThanOrEqual(4);
+      await first.svc.close();
+
+      searches.mockClear();
+      let listed = 0;
+      const list = vault.listFiles.bind(vault);
+      vault.listFiles = () => {
+        listed++;
+        return list();
+      };
+      const second = make(vault, store);
+      await second.svc.start();
+      // Several rounds of searches ran before start() returned; the reconciliation (which lists the
+      // vault) has not begun in start()'s task, so a search right after start() has the task to itself.
+      expect(searches.mock.calls.length).toBeGreaterThanOrEqual(4);
+      expect(listed).toBe(0);
+      expect(second.svc.status().state).toBe("queryable");
+      expect(await second.svc.waitForIdle(10_000)).toBe(true);
+      expect(listed).toBeGreaterThan(0);
+      await second.svc.close();
+    } finally {
+      searches.mockRestore();
+    }
   });
 
   test("the first build runs in many slices and reports progress", async () => {

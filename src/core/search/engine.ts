@@ -1367,14 +1367,17 @@ export class InvertedIndex {
 
   /**
    * Terms at these quantiles (0–1) of posting-list length, shortest first (for warming up the search
-   * path), among at most ~2k terms spread evenly over the dictionary: testing and sorting all 30k
-   * terms of 10k notes was one ~15 ms step.
+   * path), among at most ~2k terms spread evenly over the dictionary (testing and sorting all 30k
+   * terms of 10k notes was one ~15 ms step) whose lists hold at most `maxPostings` chunks.
    */
-  sampleTerms(quantiles: number[]): string[] {
+  sampleTerms(quantiles: number[], maxPostings = Infinity): string[] {
     this.flushPostings();
     const gs: number[] = [];
     const stride = Math.max(1, Math.floor(this.lists.length / 2048));
-    for (let g = 0; g < this.lists.length; g += stride) if (this.listN(g) && /^\p{L}+$/u.test(this.dict.names[g])) gs.push(g);
+    for (let g = 0; g < this.lists.length; g += stride) {
+      const n = this.listN(g);
+      if (n && n <= maxPostings && /^\p{L}+$/u.test(this.dict.names[g])) gs.push(g);
+    }
     if (!gs.length) return [];
     gs.sort((a, b) => this.listN(a) - this.listN(b));
     return quantiles.map((q) => this.dict.names[gs[Math.min(gs.length - 1, Math.floor(q * gs.length))]]);

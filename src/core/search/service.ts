@@ -28,6 +28,14 @@ const DEFAULT_FILE = "search-index.sqlite";
 const COMPACT_AFTER_NOTES = 1000;
 /** Notes read ahead while indexing. */
 const PREFETCH = 8;
+/**
+ * The warm-up's searches (see `warmUpSearch`): terms from the upper part of the list sizes, each list
+ * at most WARM_UP_MAX_POSTINGS long (a search over such a list takes ~5 ms before V8 compiles it), in
+ * WARM_UP_ROUNDS rounds.
+ */
+const WARM_UP_QUANTILES = [0.9, 0.99, 1];
+const WARM_UP_MAX_POSTINGS = 4096;
+const WARM_UP_ROUNDS = 4;
 
 /**
  * `setImmediate` where the host has it (Node, Obsidian's Electron renderer): it gives the event loop
@@ -139,6 +147,14 @@ class KeywordSearchService implements SearchService {
       loaded = await this.load();
     } catch (e) {
       this.log("warn", `Search index ${this.file} is unreadable (${errText(e)}); rebuilding it from the notes.`);
+    }
+    // A loaded index is searched as soon as `start()` returns: compile the search path first.
+    if (loaded && this.index.docs.size > 0) {
+      try {
+        await this.warmUpSearch();
+      } catch (e) {
+        this.log("warn", `Search warm-up failed: ${errText(e)}`);
+      }
     }
     if (!loaded) {
       this.index.clear();
@@ -336,6 +352,9 @@ class KeywordSearchService implements SearchService {
   }
 
   private async run(): Promise<void> {
+    // The worker's steps are tasks of their own, never the tail of its caller's task (`start()`, whose
+    // caller may search at once, or an event).
+    await this.sched.yield();
     this.sliceStart = this.sched.now();
     while (!this.stopping) {
       if (this.reconcilePending) {
@@ -382,7 +401,6 @@ class KeywordSearchService implements SearchService {
         continue;
       }
       if (!this.searchWarm && this.index.docs.size > 0) {
-        this.searchWarm = true;
         await this.warmUpSearch();
         continue;
       }
@@ -440,19 +458,33 @@ class KeywordSearchService implements SearchService {
   }
 
   /**
-   * Runs a few searches in the background, one per task, for terms of growing list sizes, so that V8
-   * has compiled the search path before the first real query. In a fresh process (Obsidian after a
-   * restart) the first broad query took ~55 ms in one task; after this, ~22 ms. Each of these takes
-   * 4–30 ms.
+   * Runs searches one per task, for a few mid-sized terms, several rounds, so that V8 has compiled the
+   * search path before the first real query: after loading, before `start()` returns; after a first
+   * build, in the background. A query for a term in every note of a 10k-note vault took 21–36 ms as the
+   * first search after loading (the optimised code of an earlier index in the same process is dropped
+   * with it), and 3–6 ms after 12 such searches of ≤ 6 ms each.
    */
   private async warmUpSearch(): Promise<void> {
+    this.searchWarm = true;
     await this.sched.yield(); // picking the terms is a step of its own
-    for (const term of this.index.sampleTerms([0.5, 0.8, 0.9, 0.95, 0.99])) {
+    const lang = this.opts.language;
+    const terms = this.index.sampleTerms(WARM_UP_QUANTILES, WARM_UP_MAX_POSTINGS);
+    if (!terms.length) return;
+    // Two terms at once take the AND path (clauses pruned by the earlier ones).
+    const queries = terms.length > 1 ? [...terms, terms.slice(-2).join(" ")] : terms;
+    const req = (query: string): SearchRequest => ({ query, limit: 10, chunksPerFile: 2, snippetWords: 200 });
+    // V8 compiles each function on its first call: the first search's code is compiled over three
+    // tasks (the query parser, the scoring, then the hits and snippets), not all in one.
+    const steps: (() => unknown)[] = [() => parseQuery(queries[0], lang), () => this.index.matchPaths(parseQuery(queries[0], lang), req(queries[0]), lang)];
+    for (let round = 0; round < WARM_UP_ROUNDS; round++) for (const q of queries) steps.push(() => this.index.search(parseQuery(q, lang), req(q), lang));
+    for (const step of steps) {
       await this.sched.yield();
-      this.index.search(parseQuery(term, this.opts.language), { query: term, limit: 10, chunksPerFile: 2, snippetWords: 200 }, this.opts.language);
+      if (this.stopping) return;
+      step();
     }
     this.sliceStart = this.sched.now();
   }
+
 
   /** A restored segment's texts or postings are unusable (called from whatever first needed them). */
   private segmentLost(seg: number, what: string): void {
