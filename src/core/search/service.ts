@@ -30,8 +30,8 @@ const COMPACT_AFTER_NOTES = 1000;
 const PREFETCH = 8;
 /**
  * The warm-up's searches (see `warmUpSearch`): terms from the upper part of the list sizes, each list
- * at most WARM_UP_MAX_POSTINGS long (a search over such a list takes ~5 ms before V8 compiles it), in
- * WARM_UP_ROUNDS rounds.
+ * at most WARM_UP_MAX_POSTINGS long (its first search takes 5–25 ms in a fresh process at 10k notes,
+ * the next ones 1–7 ms), in WARM_UP_ROUNDS rounds.
  */
 const WARM_UP_QUANTILES = [0.9, 0.99, 1];
 const WARM_UP_MAX_POSTINGS = 4096;
@@ -458,11 +458,12 @@ class KeywordSearchService implements SearchService {
   }
 
   /**
-   * Runs searches one per task, for a few mid-sized terms, several rounds, so that V8 has compiled the
-   * search path before the first real query: after loading, before `start()` returns; after a first
-   * build, in the background. A query for a term in every note of a 10k-note vault took 21–36 ms as the
-   * first search after loading (the optimised code of an earlier index in the same process is dropped
-   * with it), and 3–6 ms after 12 such searches of ≤ 6 ms each.
+   * Runs searches one per task, for a few of the larger terms, several rounds, so that V8 has
+   * optimised the search path before the first real query: after loading, before `start()` returns;
+   * after a first build, in the background. At 10k notes, a query for two terms in every note took
+   * 35–57 ms as the first search in a fresh process (21–36 ms for one such term in the same process,
+   * whose optimised code goes with the old index), and 6.5–15 ms after this warm-up. A single round,
+   * or terms of a few hundred chunks, left it unoptimised.
    */
   private async warmUpSearch(): Promise<void> {
     this.searchWarm = true;
