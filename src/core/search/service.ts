@@ -486,7 +486,6 @@ class KeywordSearchService implements SearchService {
     this.sliceStart = this.sched.now();
   }
 
-
   /** A restored segment's texts or postings are unusable (called from whatever first needed them). */
   private segmentLost(seg: number, what: string): void {
     this.log("warn", `${what}; the segment's notes are indexed again.`);
