@@ -197,9 +197,7 @@ class KeywordSearchService implements SearchService {
     // running yet, so loading keeps its slices in `sliceStart` too.
     this.sliceStart = this.sched.now();
     const yieldIfDue = async () => {
-      if (!this.sliceUsed()) return;
-      await this.sched.yield();
-      this.sliceStart = this.sched.now();
+      if (this.sliceUsed()) await this.nextSlice();
     };
     const main = await read(this.file, bytes);
     const meta = JSON.parse(text(main.get("meta"))) as { key?: string; segments?: number };
@@ -228,8 +226,7 @@ class KeywordSearchService implements SearchService {
     for (let k = 0; k < SEGMENT_COUNT; k++) {
       // One segment per task: a segment is 1/32 of the index, and the first ones run before V8 has
       // optimized the decoding (a yield is one setImmediate, ~0.1 ms).
-      await this.sched.yield();
-      this.sliceStart = this.sched.now();
+      await this.nextSlice();
       const name = segmentFileName(this.file, k);
       try {
         let t = now();
@@ -354,8 +351,7 @@ class KeywordSearchService implements SearchService {
   private async run(): Promise<void> {
     // The worker's steps are tasks of their own, never the tail of its caller's task (`start()`, whose
     // caller may search at once, or an event).
-    await this.sched.yield();
-    this.sliceStart = this.sched.now();
+    await this.nextSlice();
     while (!this.stopping) {
       if (this.reconcilePending) {
         this.reconcilePending = false;
@@ -420,13 +416,15 @@ class KeywordSearchService implements SearchService {
   private async maybeYield(): Promise<void> {
     if (!this.sliceUsed()) return;
     this.emitProgress(false);
+    await this.nextSlice();
+    // A due merge of the postings log goes first, in slices of its own.
+    while (this.index.mergeDue && !this.index.mergeSome(this.sliceUsed)) await this.nextSlice();
+  }
+
+  /** Yields, then starts a new slice. */
+  private async nextSlice(): Promise<void> {
     await this.sched.yield();
     this.sliceStart = this.sched.now();
-    // A due merge of the postings log goes first, in slices of its own.
-    while (this.index.mergeDue && !this.index.mergeSome(this.sliceUsed)) {
-      await this.sched.yield();
-      this.sliceStart = this.sched.now();
-    }
   }
 
   /** The current slice is used up. */
