@@ -320,6 +320,24 @@ describe("segmented keyword index", () => {
     await again.svc.close();
   });
 
+  test("a segment whose notes name title terms out of the dictionary: only its notes are indexed again", async () => {
+    const { files, vault, store } = await savedIndex();
+    const bad = segmentOf("N/n5.md");
+    const blobs = readBlobs(store.files.get(segmentFileName(FILE, bad))!);
+    const docs = JSON.parse(new TextDecoder().decode(blobs.get("docs"))) as { p: string; ti: number[] }[];
+    expect(docs.find((d) => d.p === "N/n5.md")!.ti.length).toBeGreaterThan(0);
+    for (const d of docs) if (d.p === "N/n5.md") d.ti = [1e9];
+    blobs.set("docs", new TextEncoder().encode(JSON.stringify(docs)));
+    store.files.set(segmentFileName(FILE, bad), writeBlobs(Object.fromEntries(blobs)));
+    const reads = countReads(vault);
+    const second = await started(vault, store);
+    expect(second.logs.some((l) => /unusable \(title term id out of range\)/.test(l))).toBe(true);
+    expect(reads.n).toBe(Object.keys(files).filter((p) => segmentOf(p) === bad).length);
+    expect(paths(second.svc, "word5")).toEqual(["N/n5.md"]);
+    expect(second.svc.status().documents_indexed).toBe(200);
+    await second.svc.close();
+  });
+
   test("a segment whose postings disagree with its term header: only its notes are indexed again", async () => {
     const { files, vault, store } = await savedIndex();
     const bad = segmentOf("N/n5.md");
@@ -609,6 +627,30 @@ describe("segmented keyword index", () => {
     expect(paths(svc, "kiln", { folder: "Guides" })).toEqual(["Guides/Kiln.md"]);
     expect(paths(svc, "kiln -shelves")).not.toContain("Guides/Kiln.md");
     await svc.close();
+  });
+
+  test("aliases and prefixes earn the title boost, in a built index and a reloaded one; stop words in a title do not dilute it", async () => {
+    const files: Record<string, string> = {};
+    // Each body says the query's words more often than the titled notes do.
+    for (let i = 0; i < 300; i++) files[`Logs/Firing schedule log ${i}.md`] = `Firing schedule and glaze notes ${i}: ${"glaze firing schedule outline ".repeat(1 + (i % 5))}`;
+    files["Guides/Bisque.md"] = "---\naliases: [Firing Schedule]\n---\nRamp slowly; hold at the top.";
+    files["Guides/The Outline of the Glaze.md"] = "Dip, wait, wipe the foot.";
+    files["Guides/Outline glaze tips.md"] = "Dip, wait, wipe the foot.";
+    const vault = new MemoryVault(files);
+    const store = new MemoryStateStore();
+    const check = (svc: SearchService) => {
+      expect(paths(svc, "firing schedule")[0]).toBe("Guides/Bisque.md");
+      expect(paths(svc, "outl* glaze").slice(0, 2)).toEqual(["Guides/The Outline of the Glaze.md", "Guides/Outline glaze tips.md"]);
+    };
+    const first = await started(vault, store);
+    check(first.svc);
+    const before = first.svc.search(req("outl* glaze", { limit: 40 }));
+    await first.svc.close();
+    const again = await started(vault, store);
+    expect(again.logs.filter((l) => /rebuild|unusable|inconsistent/i.test(l))).toEqual([]);
+    check(again.svc);
+    expect(again.svc.search(req("outl* glaze", { limit: 40 }))).toEqual(before);
+    await again.svc.close();
   });
 
   test("kthLargest picks the same value as a full sort, ties and all", () => {

@@ -16,9 +16,10 @@ import { readKeyValueTable, SqliteFileError, writeKeyValueTable } from "./sqlite
  * them first); both files carry the same save stamp (`gen`), so texts from another save are never
  * used; 32 segments instead of 128. v6: the term header also gives each term's bytes of postings, so
  * loading leaves postings encoded and decodes each list on first use. v7: a segment's texts are
- * stored in rows of 64 KB (`t0`, `t1`, …), so a search reads only the rows its snippets need.
+ * stored in rows of 64 KB (`t0`, `t1`, …), so a search reads only the rows its snippets need. v8:
+ * each note keeps its title's and aliases' term ids (`ti`), so no search tokenizes titles.
  */
-export const SCHEMA_VERSION = 7;
+export const SCHEMA_VERSION = 8;
 
 /**
  * The table of every index file: `name TEXT, data BLOB` (files saved before our own writer, by

@@ -1,8 +1,7 @@
-import { frontmatterAliases } from "../metadata";
 import { detach } from "../strings";
 import { isUnder } from "../paths";
 import { STOP_WORDS } from "./query";
-import { forEachToken, TermDict, tokenize } from "./tokenize";
+import { forEachToken, TermDict } from "./tokenize";
 import type { Chunk, ParsedQuery, QueryItem, SearchLanguage, SearchRequest, SearchResponse, SearchSection } from "./types";
 
 /** Field weights (BM25F-style: weighted term frequency). */
@@ -76,8 +75,11 @@ export interface DocEntry {
    */
   spans: Int32Array;
   spanAt: number;
-  /** Terms of the title and aliases (computed on first use). */
-  titleTerms?: string[];
+  /**
+   * Term ids of the title's and aliases' tokens, in order, stop words left out: the title boost
+   * compares them with the query's terms (saved with the note, so no search tokenizes titles).
+   */
+  titleIds: number[];
 }
 
 
@@ -268,6 +270,8 @@ export class DocBuilder {
   seqOff: number[] = [0];
   text = new Uint8Array(64 * 1024);
   textOff: number[] = [0];
+  /** The note's title term ids (see DocEntry.titleIds), from its first chunk. */
+  titleIds: number[] = [];
   private tf = new Float64Array(1024);
   private touched = new Int32Array(1024);
 
@@ -283,6 +287,7 @@ export class DocBuilder {
     this.seq.reset();
     this.seqOff = [0];
     this.textOff = [0];
+    this.titleIds = [];
   }
 
   /** Tokenizes a chunk: weighted term frequencies (title, aliases, headings and tags above the body), its body as term ids, its text. */
@@ -292,7 +297,10 @@ export class DocBuilder {
     let nt = 0;
     let len = 0;
     const seq = this.seq;
-    forEachField(chunk, language, this.dict, (_t, w, k) => {
+    // Every chunk carries the note's title and aliases; the first one gives the title terms.
+    const titleIds = this.lens.length === 0 ? this.titleIds : null;
+    forEachField(chunk, language, this.dict, (t, w, k) => {
+      if (titleIds && (w === FIELD_WEIGHTS.title || w === FIELD_WEIGHTS.aliases) && !STOP_WORDS.has(t)) titleIds.push(k);
       if (k >= tf.length) {
         const g = new Float64Array(Math.max(k + 1, tf.length * 2));
         g.set(tf);
@@ -551,6 +559,8 @@ interface PersistedDoc {
   tg: string[];
   /** Per chunk: its heading path. */
   hd: string[];
+  /** Title term ids (see DocEntry.titleIds). */
+  ti: number[];
 }
 
 /** A persisted note with its chunk ids decoded, and where its chunks' numbers start in its segment's `spans` (loading). */
@@ -708,7 +718,7 @@ export class InvertedIndex {
    * Adds a document from a builder holding its vectorized chunks (`builder.chunkCount` must equal
    * `chunks.length`); replaces an older version.
    */
-  addDoc(entry: Omit<DocEntry, "slot" | "chunkIds" | "headings" | "seq" | "text" | "spans" | "spanAt">, chunks: Chunk[], b: DocBuilder): DocEntry {
+  addDoc(entry: Omit<DocEntry, "slot" | "chunkIds" | "headings" | "seq" | "text" | "spans" | "spanAt" | "titleIds">, chunks: Chunk[], b: DocBuilder): DocEntry {
     if (b.dict !== this.dict) throw new Error("the document was vectorized against another term dictionary");
     if (b.chunkCount !== chunks.length) throw new Error("builder and chunks disagree");
     this.removeDoc(entry.path);
@@ -734,7 +744,8 @@ export class InvertedIndex {
       text: b.text.slice(0, b.textOff[b.textOff.length - 1]),
       spans: new Int32Array(n * CHUNK_NUMS),
       spanAt: 0,
-      titleTerms: undefined,
+      // The builder makes a new array for each note.
+      titleIds: b.titleIds,
     };
     for (let i = 0; i < chunks.length; i++) {
       const c = chunks[i];
@@ -1107,7 +1118,7 @@ export class InvertedIndex {
             numW.varint(tb ? cs[sp + TEXT_B] - cs[sp + TEXT_A] : 0);
           }
           if (docsW.n > 1) docsW.byte(0x2c); // ,
-          docsW.text(docJson({ p: d.path, m: d.mtime, s: d.size, h: d.hash, t: d.title, f: d.folder, fm: d.frontmatter, tg: d.tags, hd: d.headings }));
+          docsW.text(docJson({ p: d.path, m: d.mtime, s: d.size, h: d.hash, t: d.title, f: d.folder, fm: d.frontmatter, tg: d.tags, hd: d.headings, ti: d.titleIds }));
         }
         docsW.byte(0x5d); // ]
         const post = posts.get(k)!;
@@ -1187,6 +1198,7 @@ export class InvertedIndex {
     // The segment's chunks' numbers, in order, in one array its notes share (see DocEntry.spans).
     let spans = new Int32Array(Math.max(64, docs.length * 4 * CHUNK_NUMS));
     let sn = 0;
+    const names = this.dict.names.length;
     try {
       const r = new VarintReader(b.nums);
       let so = 0;
@@ -1195,6 +1207,9 @@ export class InvertedIndex {
         if (this.docs.has(d.p) || this.pendingPaths.has(d.p)) throw new Error(`note ${d.p} twice`);
         const n = r.next();
         if (!Array.isArray(d.hd) || d.hd.length !== n) throw new Error("chunk headings do not match");
+        const ti = d.ti;
+        if (!Array.isArray(ti)) throw new Error("no title terms");
+        for (let i = 0; i < ti.length; i++) if (!(ti[i] >= 0 && ti[i] < names && Number.isInteger(ti[i]))) throw new Error("title term id out of range");
         d.ids = new Array<number>(n);
         d.at = sn;
         let id = 0;
@@ -1232,7 +1247,6 @@ export class InvertedIndex {
       if (!r.done()) throw new Error("trailing chunk data");
       if (so !== b.seq.length) throw new Error("segment chunks truncated");
       const text = new LazyText(k, to, readText, lost);
-      const names = this.dict.names.length;
       const h = new VarintReader(b.terms);
       // Each entry is three varints (at least three bytes): room for all of them, trimmed below.
       const cap = Math.ceil(b.terms.length / 3);
@@ -1419,7 +1433,7 @@ export class InvertedIndex {
         text,
         spans,
         spanAt: d.at,
-        titleTerms: undefined,
+        titleIds: d.ti,
       };
       this.slots[slot] = doc;
       this.docs.set(doc.path, doc);
@@ -1462,14 +1476,6 @@ export class InvertedIndex {
     const base = docEdge(doc, TEXT_A);
     const t = textRange(doc, base, docEdge(doc, TEXT_B));
     return t ? utf8d.decode(t.subarray(span(doc, i, TEXT_A) - base, span(doc, i, TEXT_B) - base)) : "";
-  }
-
-  private titleTerms(doc: DocEntry, language: SearchLanguage): string[] {
-    if (!doc.titleTerms) {
-      const t = [doc.title, ...frontmatterAliases(doc.frontmatter)].join(" \n ");
-      doc.titleTerms = tokenize(t, { language }).filter((x) => !STOP_WORDS.has(x));
-    }
-    return doc.titleTerms;
   }
 
   /** Decodes chunk `o` of `doc`'s body term ids into `seqScratch`; returns how many. */
@@ -1784,21 +1790,26 @@ export class InvertedIndex {
         boostSet = cands.filter((s) => docBest[s] >= cut);
         if (boostSet.length > TITLE_BOOST_POOL * 4) boostSet = boostSet.filter((s) => docBest[s] >= floor);
       }
+      // A title term is in clause i when it is one of the clause's terms or starts with one of its prefixes.
+      const names = this.dict.names;
+      const wantIds = want.map((c) => c.flatMap((it) => (it.prefix ? [] : [this.dict.map.get(it.term) ?? -1])));
+      const wantPrefixes = want.map((c) => c.flatMap((it) => (it.prefix ? [it.term] : [])));
+      const inClause = (x: number, i: number): boolean => wantIds[i].includes(x) || (wantPrefixes[i].length > 0 && wantPrefixes[i].some((p) => names[x].startsWith(p)));
       for (const s of boostSet) {
-        const tt = this.titleTerms(this.slots[s]!, language);
+        const tt = this.slots[s]!.titleIds;
         if (tt.length === 0) continue;
         let hit = 0;
         let w = 0;
-        want.forEach((c, i) => {
-          if (c.some((it) => (it.prefix ? tt.some((x) => x.startsWith(it.term)) : tt.includes(it.term)))) {
+        for (let i = 0; i < want.length; i++) {
+          if (tt.some((x) => inClause(x, i))) {
             hit++;
             w += weights[i];
           }
-        });
+        }
         if (hit === 0) continue;
         const cov = w / totalWeight;
         let inQuery = 0;
-        for (const x of tt) if (want.some((c) => c.some((it) => (it.prefix ? x.startsWith(it.term) : x === it.term)))) inQuery++;
+        for (const x of tt) if (want.some((_c, i) => inClause(x, i))) inQuery++;
         const precision = inQuery / tt.length;
         let f = 1 + TITLE_BOOST * cov * precision;
         if (hit === wantCount && precision === 1) f += TITLE_EXACT_BOOST;
