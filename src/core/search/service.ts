@@ -275,7 +275,7 @@ class KeywordSearchService implements SearchService {
       }
     }
     const t = now();
-    await this.index.finishRestore(yieldIfDue);
+    await this.index.finishRestore(yieldIfDue, () => this.nextSlice());
     lt.lists = now() - t;
     // The texts' reads finished long ago (they overlapped the decoding above); keep those in use.
     this.unloadedTexts = this.index.unloadedTexts();
