@@ -243,6 +243,8 @@ describe("keyword search service", () => {
   test("a loaded index is warmed up before start() returns, and the worker starts in a task of its own", async () => {
     const store = new MemoryStateStore();
     const vault = new MemoryVault(notes);
+    // eslint-disable-next-line @typescript-eslint/unbound-method -- called with the index as `this` (the spy's implementation below)
+    const original = InvertedIndex.prototype.search;
     const searches = jest.spyOn(InvertedIndex.prototype, "search");
     try {
       // A first build: start() returns at once; the warm-up runs in the background, after the build.
@@ -260,12 +262,40 @@ describe("keyword search service", () => {
         listed++;
         return list();
       };
-      const second = make(vault, store);
+      // The order of the warm-up's searches and the tasks the service's yields start.
+      const events: string[] = [];
+      searches.mockImplementation(function (this: InvertedIndex, ...args) {
+        events.push(`search ${args[1].query}`);
+        return original.apply(this, args);
+      });
+      const sampled = jest.spyOn(InvertedIndex.prototype, "sampleTerms");
+      const scheduler = {
+        now: () => performance.now(),
+        yield: () =>
+          new Promise<void>((r) =>
+            setImmediate(() => {
+              events.push("new task");
+              r();
+            }),
+          ),
+      };
+      const second = make(vault, store, { scheduler });
       await second.svc.start();
+      events.push("started");
       // Several rounds of searches ran before start() returned; the reconciliation (which lists the
       // vault) has not begun in start()'s task, so a search right after start() has the task to itself.
       expect(searches.mock.calls.length).toBeGreaterThanOrEqual(4);
       expect(listed).toBe(0);
+      const terms = sampled.mock.results[0].value as string[];
+      sampled.mockRestore();
+      expect(terms.length).toBeGreaterThan(1);
+      const queries = events.filter((e) => e.startsWith("search ")).map((e) => e.slice(7));
+      // A first round without the largest term, then rounds of every term and a pair of them.
+      expect(queries.slice(0, terms.length - 1)).toEqual(terms.slice(0, -1));
+      expect(queries.slice(terms.length - 1, 2 * terms.length)).toEqual([...terms, terms.slice(-2).join(" ")]);
+      // The last warm-up search and whatever follows start() are tasks apart.
+      const last = events.findLastIndex((e) => e.startsWith("search "));
+      expect(events.slice(last + 1)).toEqual(["new task", "started"]);
       expect(second.svc.status().state).toBe("queryable");
       expect(await second.svc.waitForIdle(10_000)).toBe(true);
       expect(listed).toBeGreaterThan(0);
