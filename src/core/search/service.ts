@@ -460,8 +460,8 @@ class KeywordSearchService implements SearchService {
    * optimised the search path before the first real query: after loading, before `start()` returns;
    * after a first build, in the background. At 10k notes, a query for two terms in every note took
    * 35–57 ms as the first search in a fresh process (21–36 ms for one such term in the same process,
-   * whose optimised code goes with the old index), and 6.5–15 ms after this warm-up. A single round,
-   * or terms of a few hundred chunks, left it unoptimised.
+   * whose optimised code goes with the old index), and 5–18 ms after this warm-up (16 bench runs of
+   * index v8). A single round, or terms of a few hundred chunks, left it unoptimised.
    */
   private async warmUpSearch(): Promise<void> {
     this.searchWarm = true;
