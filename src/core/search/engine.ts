@@ -1445,7 +1445,7 @@ export class InvertedIndex {
         const id = d.ids[i];
         this.ensureChunkCap(id);
         this.chunkDoc[id] = slot;
-        this.chunkLen[id] = spans[d.at + i * CHUNK_NUMS + LEN];
+        this.chunkLen[id] = span(doc, i, LEN);
         this.chunkOrd[id] = i;
         this.chunkSeg[id] = k;
         this.alive[id] = 1;
@@ -1798,7 +1798,7 @@ export class InvertedIndex {
       const names = this.dict.names;
       const wantIds = want.map((c) => c.flatMap((it) => (it.prefix ? [] : [this.dict.map.get(it.term) ?? -1])));
       const wantPrefixes = want.map((c) => c.flatMap((it) => (it.prefix ? [it.term] : [])));
-      const inClause = (x: number, i: number): boolean => wantIds[i].includes(x) || (wantPrefixes[i].length > 0 && wantPrefixes[i].some((p) => names[x].startsWith(p)));
+      const inClause = (x: number, i: number): boolean => wantIds[i].includes(x) || wantPrefixes[i].some((p) => names[x].startsWith(p));
       for (const s of boostSet) {
         const tt = this.slots[s]!.titleIds;
         if (tt.length === 0) continue;
