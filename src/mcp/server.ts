@@ -13,6 +13,16 @@ export interface ServerInfo {
   /** Which tools to offer (default: all). */
   tools?: ToolProfile;
   log?: (level: "debug" | "info" | "warn" | "error", message: string) => void;
+  /** Time limit of one read tool call in ms (default `DEFAULT_TOOL_TIMEOUT_MS`; 0 = none). */
+  toolTimeoutMs?: number;
+}
+
+/** How long one read tool call may take before it is answered with a timeout error. */
+export const DEFAULT_TOOL_TIMEOUT_MS = 10_000;
+
+/** Sliced reads stop this much before the limit, to answer with what they have: a tenth of it, at most 1 s. */
+export function readDeadline(start: number, limitMs: number): number {
+  return limitMs > 0 ? start + limitMs - Math.min(1000, limitMs / 10) : Infinity;
 }
 
 /**
@@ -59,31 +69,70 @@ export function createMcpServer(services: CoreServices, tools: readonly ToolDef[
         annotations: { title: def.title, ...def.annotations },
       },
       async (args: Record<string, unknown>, extra): Promise<CallToolResult> => {
+        const limitMs = info.toolTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS;
+        // One signal for the handler: the client's cancellation or the time limit, whichever comes first.
+        const stop = new AbortController();
+        const onCancel = () => stop.abort();
+        if (extra.signal.aborted) stop.abort();
+        else extra.signal.addEventListener("abort", onCancel, { once: true });
         const ctx: ToolContext = {
           services,
           clientName: server.server.getClientVersion()?.name ?? "unknown client",
-          signal: extra.signal,
+          signal: stop.signal,
+          deadline: readDeadline(Date.now(), limitMs),
         };
+        const work = runHandler(def, args, ctx, info);
+        // Write tools are not cut off: a change stopped half-way, or answered "failed" and finished
+        // later, would be worse than a slow answer, and Obsidian's confirmation waits for the owner.
+        if (def.access === "write" || !(limitMs > 0)) return work.finally(() => extra.signal.removeEventListener("abort", onCancel));
+        let timer: ReturnType<typeof setTimeout> | undefined;
+        const timedOut = new Promise<CallToolResult>((resolve) => {
+          timer = setTimeout(() => {
+            stop.abort();
+            info.log?.("warn", `tool ${def.name} passed its ${limitMs} ms time limit and was answered with a timeout`);
+            resolve(errorResult(timeoutMessage(def.name, limitMs)));
+          }, limitMs);
+        });
         try {
-          const result = await def.handler(args, ctx);
-          return {
-            content: [{ type: "text", text: result.text ?? JSON.stringify(result.structured) }],
-            structuredContent: result.structured,
-            ...(result.meta ? { _meta: result.meta } : {}),
-          };
-        } catch (e) {
-          if (isVaultError(e)) return { content: [{ type: "text", text: e.message }], isError: true };
-          const message = redactPaths(e instanceof Error ? e.message : String(e));
-          info.log?.("error", `tool ${def.name} failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
-          return {
-            content: [{ type: "text", text: `Internal error in ${def.name}: ${message}. Nothing was changed by the failed step; try again, and report it if it persists.` }],
-            isError: true,
-          };
+          return await Promise.race([work, timedOut]);
+        } finally {
+          clearTimeout(timer);
+          extra.signal.removeEventListener("abort", onCancel);
         }
       },
     );
   }
   return server;
+}
+
+/** Runs a handler; never rejects: failures become `isError` results. */
+async function runHandler(def: ToolDef, args: Record<string, unknown>, ctx: ToolContext, info: ServerInfo): Promise<CallToolResult> {
+  try {
+    const result = await def.handler(args, ctx);
+    return {
+      content: [{ type: "text", text: result.text ?? JSON.stringify(result.structured) }],
+      structuredContent: result.structured,
+      ...(result.meta ? { _meta: result.meta } : {}),
+    };
+  } catch (e) {
+    if (isVaultError(e)) return errorResult(e.message);
+    const message = redactPaths(e instanceof Error ? e.message : String(e));
+    info.log?.("error", `tool ${def.name} failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
+    return errorResult(`Internal error in ${def.name}: ${message}. Nothing was changed by the failed step; try again, and report it if it persists.`);
+  }
+}
+
+function errorResult(text: string): CallToolResult {
+  return { content: [{ type: "text", text }], isError: true };
+}
+
+export function timeoutMessage(tool: string, limitMs: number): string {
+  const s = limitMs >= 1000 ? `${Math.round(limitMs / 100) / 10} s` : `${limitMs} ms`;
+  return (
+    `${tool} did not finish within the ${s} time limit of one call and was stopped. ` +
+    "Narrow it (a folder, a path pattern, a more specific query or a smaller limit) and call again; " +
+    "the vault owner can raise the limit (Obsidian: Settings → Vault MCP → Tool call time limit; headless: --tool-timeout)."
+  );
 }
 
 /** Unexpected errors may carry absolute machine paths (ENOENT …); never show them to a client. */

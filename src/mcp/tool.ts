@@ -13,7 +13,14 @@ export interface ToolContext {
   services: CoreServices;
   /** The connected client's name from `initialize`, for the activity log. */
   clientName: string;
+  /** Aborted when the client cancels the call or its time limit passes. */
   signal?: AbortSignal;
+  /**
+   * When (`Date.now()` ms) a long read should stop and answer with what it has (`truncated`), a
+   * little before the call's time limit, at which `mcp/server.ts` answers with a timeout error
+   * whatever the handler is doing. `Infinity` when there is no limit.
+   */
+  deadline: number;
 }
 
 export interface ToolResult<O> {

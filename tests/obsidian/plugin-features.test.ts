@@ -25,12 +25,12 @@ async function clickIn(modal: Modal, label: string): Promise<void> {
 }
 
 describe("the built plugin: settings, confirmations, tools, activity, progress", () => {
-  test("v1 settings are migrated to v2 and saved; the tab shows the new settings", async () => {
+  test("v1 settings are migrated to v3 and saved; the tab shows the new settings", async () => {
     const port = await freePort();
     const v1 = { version: 1, enabled: true, port, token: TOKEN, writeMode: true, allowedOrigins: [], hiddenFolders: ["Private"], protectedFolders: [] };
     const root = makeVault({ "A.md": "alpha\n" }, v1);
     const { plugin, status } = await loadPlugin(root);
-    const expected = { ...v1, version: 2, confirmDestructive: true, toolProfile: "full", enabledTools: [], maxReadKB: 256, maxAttachmentKB: 1024, searchLanguage: "en" };
+    const expected = { ...v1, version: 3, confirmDestructive: true, toolProfile: "full", enabledTools: [], maxReadKB: 256, maxAttachmentKB: 1024, searchLanguage: "en", toolTimeoutSeconds: 10 };
     expect(plugin.settings).toEqual(expected);
     expect(readData(root)).toEqual(expected);
     await until(() => status() === `MCP: listening on :${port}`, "the server to listen");
@@ -39,7 +39,7 @@ describe("the built plugin: settings, confirmations, tools, activity, progress",
     tab.display();
     const names = settingsIn(tab.containerEl).map((s) => s.nameEl.getText());
     expect(names).toEqual(
-      expect.arrayContaining(["Ask before destructive changes", "Tool set", "Largest note to read (KB)", "Largest attachment to read (KB)", "Search language"]),
+      expect.arrayContaining(["Ask before destructive changes", "Tool set", "Largest note to read (KB)", "Largest attachment to read (KB)", "Tool call time limit (seconds)", "Search language"]),
     );
     // The client configurations use the real port and the real token (masked on screen).
     const shown = tab.containerEl.getText();

@@ -14,34 +14,36 @@ const V1 = {
 };
 
 describe("settings", () => {
-  test("defaults are frozen, version 2", () => {
-    expect(SETTINGS_VERSION).toBe(2);
+  test("defaults are frozen, version 3", () => {
+    expect(SETTINGS_VERSION).toBe(3);
     expect(Object.isFrozen(DEFAULT_SETTINGS)).toBe(true);
     expect(Object.isFrozen(DEFAULT_SETTINGS.enabledTools)).toBe(true);
     expect(Object.isFrozen(DEFAULT_SETTINGS.hiddenFolders)).toBe(true);
     expect(DEFAULT_SETTINGS).toMatchObject({
-      version: 2,
+      version: 3,
       confirmDestructive: true,
       toolProfile: "full",
       enabledTools: [],
       maxReadKB: 256,
       maxAttachmentKB: 1024,
       searchLanguage: "en",
+      toolTimeoutSeconds: 10,
     });
   });
 
-  test("v1 → v2 keeps every v1 value and adds the new defaults; the result is saved", () => {
+  test("v1 → v3 keeps every v1 value and adds the new defaults; the result is saved", () => {
     const { settings, changed } = migrateSettings(V1);
     expect(changed).toBe(true);
     expect(settings).toEqual({
       ...V1,
-      version: 2,
+      version: 3,
       confirmDestructive: true,
       toolProfile: "full",
       enabledTools: [],
       maxReadKB: 256,
       maxAttachmentKB: 1024,
       searchLanguage: "en",
+      toolTimeoutSeconds: 10,
     });
     // Migrated settings are stable: loading them again changes nothing.
     expect(migrateSettings(JSON.parse(JSON.stringify(settings)))).toEqual({ settings, changed: false });
@@ -61,10 +63,12 @@ describe("settings", () => {
       maxAttachmentKB: "2048",
       searchLanguage: "none",
     }).settings;
-    expect(good).toMatchObject({ confirmDestructive: false, toolProfile: "custom", enabledTools: ["read", "search"], maxReadKB: 512, maxAttachmentKB: 2048, searchLanguage: "none" });
+    expect(good).toMatchObject({ confirmDestructive: false, toolProfile: "custom", enabledTools: ["read", "search"], maxReadKB: 512, maxAttachmentKB: 2048, searchLanguage: "none", toolTimeoutSeconds: 10 });
+    expect(migrateSettings({ ...V1, version: 3, toolTimeoutSeconds: "30" }).settings.toolTimeoutSeconds).toBe(30);
 
     const bad = migrateSettings({ ...V1, version: 2, confirmDestructive: "maybe", toolProfile: "most", enabledTools: "read", maxReadKB: 0, maxAttachmentKB: -5, searchLanguage: "fr" }).settings;
     expect(bad).toMatchObject({ confirmDestructive: true, toolProfile: "full", enabledTools: [], maxReadKB: 256, maxAttachmentKB: 1024, searchLanguage: "en" });
+    for (const t of [0, -1, 601, 2.5, "soon"]) expect(migrateSettings({ ...V1, version: 3, toolTimeoutSeconds: t }).settings.toolTimeoutSeconds).toBe(10);
   });
 
   test("a first run (no data) gets the defaults and a new token", () => {

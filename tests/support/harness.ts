@@ -63,6 +63,8 @@ export interface TestServerOptions {
   /** A fixed port (default 0: any free port) and how many following ports to try when taken. */
   listenPort?: number;
   portFallback?: number;
+  /** Time limit of one read tool call in ms (default: the server's, 10 s). */
+  toolTimeoutMs?: number;
 }
 
 export interface TestServer {
@@ -87,6 +89,7 @@ export async function startTestServer(root: string, opts: TestServerOptions = {}
       host: "node",
       listenPort: opts.listenPort ?? 0,
       portFallback: opts.portFallback,
+      toolTimeoutMs: opts.toolTimeoutMs,
       token: () => token,
       allowedOrigins: opts.allowedOrigins ?? [],
       writeMode: opts.write ?? false,

@@ -95,7 +95,7 @@ afterAll(async () => {
 async function run(name: string, args: Record<string, unknown> = {}): Promise<ToolResult<Record<string, any>>> {
   const tool = searchTools.find((t) => t.name === name)!;
   const parsed = z.object(tool.input).parse(args);
-  const result = await tool.handler(parsed, { services, clientName: "test" });
+  const result = await tool.handler(parsed, { services, clientName: "test", deadline: Infinity });
   // The structured result must satisfy the declared output schema (the SDK checks it too).
   z.object(tool.output).parse(result.structured);
   return result as ToolResult<Record<string, any>>;

@@ -29,6 +29,8 @@ export interface RuntimeOptions extends CoreOptions {
   portFallback?: number;
   /** Which tools clients see (default: full). */
   tools?: ToolProfile;
+  /** Time limit of one read tool call in ms (default 10 s; 0 = none). */
+  toolTimeoutMs?: number;
 }
 
 export interface Runtime {
@@ -86,7 +88,7 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime & { se
           ? "copy the token from Obsidian → Settings → Vault MCP."
           : "the headless server printed the token when it started (or pass your own with --token).",
       createServer: () =>
-        createMcpServer(services, allTools, { name: `vault-mcp (${opts.port.name})`, version: opts.version, instructions, log, tools: opts.tools }),
+        createMcpServer(services, allTools, { name: `vault-mcp (${opts.port.name})`, version: opts.version, instructions, log, tools: opts.tools, toolTimeoutMs: opts.toolTimeoutMs }),
       log,
     }), opts.listenPort, log);
   } catch (e) {

@@ -15,6 +15,8 @@ export interface CliArgs {
   protected: string[];
   verbose: boolean;
   help: boolean;
+  /** Time limit of one read tool call, in ms (0 = none). */
+  toolTimeoutMs?: number;
 }
 
 export function usage(): string {
@@ -34,6 +36,8 @@ Options:
   --allow-origin O    allow browser requests from this origin (repeatable; none by default)
   --hidden FOLDER     hide a folder from every tool (repeatable)
   --protected FOLDER  make a folder read-only (repeatable)
+  --tool-timeout S    seconds one read tool call may take before it is answered with a timeout
+                      error (default 10; 0 = no limit)
   --verbose           debug logging
   -h, --help          this text`;
 }
@@ -69,6 +73,12 @@ export function parseArgs(argv: string[]): CliArgs {
       case "--allow-origin": a.allowOrigins.push(take()); break;
       case "--hidden": a.hidden.push(take()); break;
       case "--protected": a.protected.push(take()); break;
+      case "--tool-timeout": {
+        const s = Number(take());
+        if (!Number.isFinite(s) || s < 0 || s > 3600) throw new Error("--tool-timeout takes seconds from 0 (no limit) to 3600.");
+        a.toolTimeoutMs = Math.round(s * 1000);
+        break;
+      }
       case "--verbose": a.verbose = true; break;
       case "-h":
       case "--help": a.help = true; break;

@@ -57,6 +57,7 @@ async function run(args: ReturnType<typeof parseArgs>): Promise<void> {
       sqlWasm,
       version: VERSION,
       log,
+      toolTimeoutMs: args.toolTimeoutMs,
     });
   } catch (e) {
     await vault.close();

@@ -131,6 +131,7 @@ export class ServerController {
         tools: toolProfileOf(settings),
         readLimits: { maxNoteBytes: settings.maxReadKB * 1024, maxAttachmentBytes: settings.maxAttachmentKB * 1024 },
         search: { language: settings.searchLanguage },
+        toolTimeoutMs: settings.toolTimeoutSeconds * 1000,
         confirmer: this.confirmer(),
         workspace: new ObsidianWorkspace(app),
       });

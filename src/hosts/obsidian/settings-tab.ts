@@ -11,6 +11,7 @@ import {
   parseOriginList,
   parsePort,
   READ_KB_RANGE,
+  TOOL_TIMEOUT_RANGE,
   type SearchLanguage,
   type ToolProfileName,
   type VaultMcpSettings,
@@ -240,8 +241,8 @@ export class VaultMcpSettingTab extends PluginSettingTab {
   private displayLimits(containerEl: HTMLElement): void {
     const s = this.host.settings;
     new Setting(containerEl).setName("Reading and search").setHeading();
-    this.kbSetting(containerEl, "Largest note to read (KB)", "Longer notes are read a section at a time.", READ_KB_RANGE, "256", () => s.maxReadKB, (v) => (s.maxReadKB = v));
-    this.kbSetting(
+    this.wholeNumberSetting(containerEl, "Largest note to read (KB)", "Longer notes are read a section at a time.", READ_KB_RANGE, "256", () => s.maxReadKB, (v) => (s.maxReadKB = v));
+    this.wholeNumberSetting(
       containerEl,
       "Largest attachment to read (KB)",
       "Images, PDFs and other files up to this size can be read whole.",
@@ -249,6 +250,15 @@ export class VaultMcpSettingTab extends PluginSettingTab {
       "1024",
       () => s.maxAttachmentKB,
       (v) => (s.maxAttachmentKB = v),
+    );
+    this.wholeNumberSetting(
+      containerEl,
+      "Tool call time limit (seconds)",
+      "A search, grep or other read that takes longer is stopped and answered with what it found so far, or a timeout error. Changes are never cut off.",
+      TOOL_TIMEOUT_RANGE,
+      "10",
+      () => s.toolTimeoutSeconds,
+      (v) => (s.toolTimeoutSeconds = v),
     );
     new Setting(containerEl)
       .setName("Search language")
@@ -264,7 +274,7 @@ export class VaultMcpSettingTab extends PluginSettingTab {
       );
   }
 
-  private kbSetting(
+  private wholeNumberSetting(
     containerEl: HTMLElement,
     name: string,
     desc: string,

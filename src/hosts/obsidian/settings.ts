@@ -31,13 +31,15 @@ export interface VaultMcpSettings {
   maxAttachmentKB: number;
   /** Word stemming of the search index ("en": English; "none": exact words, any language). */
   searchLanguage: SearchLanguage;
+  /** Seconds one read tool call may take before it is answered with a timeout error. */
+  toolTimeoutSeconds: number;
 }
 
 export type ToolProfileName = "full" | "core" | "custom";
 export type SearchLanguage = "en" | "none";
 
-/** 1: the first release. 2: confirmations, tool profiles, read limits, search language. */
-export const SETTINGS_VERSION = 2;
+/** 1: the first release. 2: confirmations, tool profiles, read limits, search language. 3: tool call time limit. */
+export const SETTINGS_VERSION = 3;
 
 /**
  * 28765: no well-known Obsidian plugin uses it (Local REST API uses 27123/27124; others 3000/3001/22360/8080).
@@ -61,13 +63,16 @@ export const DEFAULT_SETTINGS: Readonly<VaultMcpSettings> = Object.freeze({
   maxReadKB: 256,
   maxAttachmentKB: 1024,
   searchLanguage: "en",
+  toolTimeoutSeconds: 10,
 });
 
 /** Bounds of the size settings (KB). */
 export const READ_KB_RANGE = { min: 1, max: 10 * 1024 } as const;
 export const ATTACHMENT_KB_RANGE = { min: 1, max: 100 * 1024 } as const;
+/** Bounds of the tool call time limit (seconds). */
+export const TOOL_TIMEOUT_RANGE = { min: 1, max: 600 } as const;
 
-/** A size typed by the user (whole KB within `range`), or null. */
+/** A size or time typed by the user (a whole number within `range`), or null. */
 export function parseKB(input: unknown, range: { min: number; max: number }): number | null {
   const n = typeof input === "number" ? input : typeof input === "string" && /^\s*\d+\s*$/.test(input) ? Number(input) : NaN;
   return Number.isInteger(n) && n >= range.min && n <= range.max ? n : null;
@@ -146,7 +151,7 @@ const TOKEN_RE = /^[A-Za-z0-9_-]{32,}$/;
 export function migrateSettings(raw: unknown): { settings: VaultMcpSettings; changed: boolean } {
   const data: Record<string, unknown> = raw !== null && typeof raw === "object" && !Array.isArray(raw) ? { ...(raw as Record<string, unknown>) } : {};
   // Version 0 (before the `version` field): the same keys, possibly with strings for numbers and lists.
-  // Version 1 → 2: the new keys get their defaults; the old ones keep their values.
+  // Version 1 → 2 → 3: the new keys get their defaults; the old ones keep their values.
   const token = typeof data.token === "string" && TOKEN_RE.test(data.token) ? data.token : generateToken();
   const settings: VaultMcpSettings = {
     version: SETTINGS_VERSION,
@@ -163,6 +168,7 @@ export function migrateSettings(raw: unknown): { settings: VaultMcpSettings; cha
     maxReadKB: parseKB(data.maxReadKB, READ_KB_RANGE) ?? DEFAULT_SETTINGS.maxReadKB,
     maxAttachmentKB: parseKB(data.maxAttachmentKB, ATTACHMENT_KB_RANGE) ?? DEFAULT_SETTINGS.maxAttachmentKB,
     searchLanguage: oneOf(data.searchLanguage, ["en", "none"], DEFAULT_SETTINGS.searchLanguage),
+    toolTimeoutSeconds: parseKB(data.toolTimeoutSeconds, TOOL_TIMEOUT_RANGE) ?? DEFAULT_SETTINGS.toolTimeoutSeconds,
   };
   const changed = JSON.stringify(sortKeys(settings)) !== JSON.stringify(sortKeys(data));
   return { settings, changed };
