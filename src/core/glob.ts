@@ -1,8 +1,18 @@
+import { VaultError } from "./errors";
+import { compileLinearRegex, type LinearRegex } from "./regex";
+
+/** Globs longer than this are refused. */
+export const MAX_GLOB_CHARS = 500;
+
 /**
  * Glob patterns over vault paths: `*` (within a segment), `**` (any depth), `?`, `[abc]`, `{a,b}`.
- * Matching is case-insensitive, as users of macOS and Windows vaults expect.
+ * Matching is case-insensitive, as users of macOS and Windows vaults expect, and runs on the
+ * linear-time engine (`regex.ts`): `**` and `*` become repeats that V8 could backtrack on forever.
  */
-export function globToRegExp(glob: string): RegExp {
+export function globToRegExp(glob: string): LinearRegex {
+  if (glob.length > MAX_GLOB_CHARS) {
+    throw new VaultError("invalid_argument", `The path pattern is ${glob.length} characters long; keep it under ${MAX_GLOB_CHARS}.`);
+  }
   let re = "";
   let i = 0;
   let braceDepth = 0;
@@ -53,7 +63,11 @@ export function globToRegExp(glob: string): RegExp {
     }
   }
   while (braceDepth-- > 0) re += ")";
-  return new RegExp(`^${re}$`, "i");
+  return compileLinearRegex(`^${re}$`, {
+    caseSensitive: false,
+    what: `The path pattern "${glob}"`,
+    recovery: ' Globs take * (within a folder), ** (any depth), ?, [abc] and {a,b}, e.g. "Projects/**/*.md".',
+  });
 }
 
 /** A pattern without `/` matches the file name at any depth (`*.md`); with `/` it matches the whole path. */

@@ -269,6 +269,84 @@ describe("grep", () => {
     await expect(lookup.grep({ pattern: "", limit: 10 })).rejects.toBeInstanceOf(VaultError);
   });
 
+  test("runs regular expressions in linear time: a catastrophic pattern answers at once", async () => {
+    // With V8's backtracking engine this pattern never finished on the line below (the issue's report).
+    const port = new MemoryPort({ "evil.md": "a".repeat(40) + "!\n" + "a".repeat(1900) + "!\n", "fine.md": "aaa\n" });
+    const lookup = createLookupService({ port, policy: new AccessPolicy({ configDir: ".obsidian" }) });
+    const res = await lookup.grep({ pattern: "(a+)+$", regex: true, limit: 10 });
+    expect(res.matches.map((m) => `${m.path}:${m.line}`)).toEqual(["fine.md:1"]);
+    expect((await lookup.grep({ pattern: "(.*a){20}!", regex: true, limit: 10 })).matches.map((m) => m.line)).toEqual([1, 2]);
+    // JavaScript syntax still works: \u escapes, named groups, \d, case folding.
+    expect((await lookup.grep({ pattern: "\\u0061{3}\\n?(?<end>$)", regex: true, limit: 10 })).matches.map((m) => m.path)).toEqual(["fine.md"]);
+    expect((await lookup.grep({ pattern: "A{40}!", regex: true, limit: 10 })).matches.map((m) => m.line)).toEqual([1, 2]);
+    expect((await lookup.grep({ pattern: "A{40}!", regex: true, caseSensitive: true, limit: 10 })).matches).toEqual([]);
+  });
+
+  test("refuses what the linear engine lacks, naming the feature, and over-large patterns", async () => {
+    const { lookup } = setup();
+    const refused = async (pattern: string) => {
+      try {
+        await lookup.grep({ pattern, regex: true, limit: 10 });
+      } catch (e) {
+        expect(e).toBeInstanceOf(VaultError);
+        expect((e as VaultError).code).toBe("invalid_argument");
+        return (e as VaultError).message;
+      }
+      throw new Error(`${pattern} was accepted`);
+    };
+    expect(await refused("(a)\\1")).toMatch(/backreference \(\\1/);
+    expect(await refused("(?<x>a)\\k<x>")).toMatch(/named backreference/);
+    expect(await refused("foo(?=bar)")).toMatch(/uses a lookahead .*linear-time engine/);
+    expect(await refused("foo(?!bar)")).toMatch(/negative lookahead/);
+    expect(await refused("(?<=foo)bar")).toMatch(/uses a lookbehind/);
+    expect(await refused("(?<!foo)bar")).toMatch(/negative lookbehind/);
+    expect(await refused("\\p{L}{500}x")).toMatch(/too complex .*limit is 400/);
+    expect(await refused("a".repeat(1001))).toMatch(/1001 characters long/);
+    // Escaped or in a class, the same characters are plain text.
+    expect((await lookup.grep({ pattern: "[(?=]\\\\1|\\(\\?!", regex: true, limit: 10 })).matches).toEqual([]);
+  });
+
+  test("stops at the deadline with what it found, saying so", async () => {
+    const files: Record<string, string> = {};
+    for (let i = 0; i < 30; i++) files[`n${String(i).padStart(2, "0")}.md`] = "hit\n";
+    const port = new MemoryPort(files);
+    const lookup = createLookupService({ port, policy: new AccessPolicy({ configDir: ".obsidian" }) });
+    const past = await lookup.grep({ pattern: "hit", limit: 100, deadline: Date.now() - 1 });
+    expect(past).toEqual({ matches: [], truncated: true, truncated_reason: "time_limit", files_scanned: 0 });
+    expect(formatGrep(past)).toMatch(/time limit came after 0 notes/);
+    // A deadline that passes while scanning: every match returned is real, the scan is cut short.
+    let reads = 0;
+    const read = port.read.bind(port);
+    port.read = async (p: string) => {
+      if (++reads === 10) await new Promise((r) => setTimeout(r, 30));
+      return read(p);
+    };
+    const cut = await lookup.grep({ pattern: "hit", limit: 100, deadline: Date.now() + 20 });
+    expect(cut.truncated_reason).toBe("time_limit");
+    expect(cut.files_scanned).toBeGreaterThanOrEqual(9);
+    expect(cut.files_scanned).toBeLessThan(30);
+    expect(cut.matches.map((m) => m.path)).toEqual(Object.keys(files).slice(0, cut.files_scanned));
+    const whole = await lookup.grep({ pattern: "hit", limit: 100, deadline: Date.now() + 60_000 });
+    expect(whole).toMatchObject({ truncated: false, files_scanned: 30 });
+    expect(whole.truncated_reason).toBeUndefined();
+    expect((await lookup.grep({ pattern: "hit", limit: 5 })).truncated_reason).toBe("limit");
+  });
+
+  test("yields to the event loop inside one long note", async () => {
+    const port = new MemoryPort({ "big.md": "x".repeat(1500).concat("\n").repeat(20_000) });
+    const lookup = createLookupService({ port, policy: new AccessPolicy({ configDir: ".obsidian" }) });
+    let ticks = 0;
+    const timer = setInterval(() => ticks++, 0);
+    try {
+      const res = await lookup.grep({ pattern: "x{300}y", regex: true, limit: 10 });
+      expect(res).toMatchObject({ matches: [], files_scanned: 1 });
+    } finally {
+      clearInterval(timer);
+    }
+    // The scan of one note let timers run in between (it no longer holds the loop for the whole note).
+    expect(ticks).toBeGreaterThan(0);
+  });
+
   test("considers only the first 2000 characters of very long lines", async () => {
     const port = new MemoryPort({ "long.md": "a".repeat(5000) + "needle" });
     const lookup = createLookupService({ port, policy: new AccessPolicy({ configDir: ".obsidian" }) });

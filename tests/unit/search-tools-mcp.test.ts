@@ -83,4 +83,15 @@ describe("search-family tools over MCP", () => {
     expect(await server.runtime.services.search.waitForIdle(30_000)).toBe(true);
     expect((await ok(client, "get_index_status")).documents_indexed).toBe(4);
   });
+
+  test("grep's regular expressions cannot hang the server (issue #23's report), and say what they lack", async () => {
+    await server.vault.create("Evil.md", `${"a".repeat(40)}!\n`);
+    const r = await ok(client, "grep", { query: "(a+)+$", regex: true });
+    expect(r).toEqual({ matches: [], truncated: false, files_scanned: 5 });
+    expect((await ok(client, "grep", { query: "^(a+)+!$", regex: true })).matches.map((m: any) => m.path)).toEqual(["Evil.md"]);
+    expect(await fails(client, "grep", { query: "oak(?= pegs)", regex: true })).toMatch(/uses a lookahead \(\?=…\), which this server does not support.*linear-time/);
+    expect(await fails(client, "grep", { query: "oak", pattern: "{".repeat(600) })).toMatch(/path pattern is 600 characters long/);
+    // The server is still answering.
+    expect((await ok(client, "stats")).notes).toBeGreaterThan(0);
+  });
 });

@@ -2,6 +2,7 @@ import { VaultError } from "../errors";
 import { makePathMatcher } from "../glob";
 import { isUnder } from "../paths";
 import type { AccessPolicy } from "../policy";
+import { compileLinearRegex, MAX_PATTERN_CHARS } from "../regex";
 import { isNotePath, parentOf, type VaultPort } from "../vault";
 
 export interface GrepRequest {
@@ -19,6 +20,8 @@ export interface GrepRequest {
   /** Maximum bytes of returned text (line texts and context), roughly. */
   maxBytes?: number;
   signal?: AbortSignal;
+  /** `Date.now()` after which the scan stops and answers with what it found (`truncated_reason: "time_limit"`). */
+  deadline?: number;
 }
 
 export interface GrepMatch {
@@ -30,74 +33,76 @@ export interface GrepMatch {
   after?: string[];
 }
 
+/** Why a grep stopped early: the match limit, the output size, or the call's time limit. */
+export type GrepStop = "limit" | "size" | "time_limit";
+
 export interface GrepResult {
   matches: GrepMatch[];
   truncated: boolean;
+  truncated_reason?: GrepStop;
   files_scanned: number;
 }
 
 /** Lines longer than this are matched and shown only up to this many characters. */
 export const MAX_LINE_CHARS = 2000;
-/** Regular expressions longer than this are refused (they are usually a mistake, and slow). */
-export const MAX_PATTERN_CHARS = 1000;
 export const DEFAULT_GREP_BYTES = 64 * 1024;
 const SLICE_MS = 10;
+/** Lines matched between two looks at the clock (a regex line costs up to ~40 ms at the engine's limits; a literal one, microseconds). */
+const LINES_PER_CLOCK_CHECK = 64;
 
 /** Compiles the pattern into a line matcher, or throws `invalid_argument` saying what to fix. */
-export function compileGrepPattern(pattern: string, regex: boolean, caseSensitive: boolean): (line: string) => boolean {
+export function compileGrepPattern(pattern: string, regex: boolean, caseSensitive: boolean): { test: (line: string) => boolean; heavy: boolean } {
   if (pattern.length === 0) throw new VaultError("invalid_argument", "The grep pattern is empty; give the text (or regular expression with regex: true) to look for.");
   if (pattern.length > MAX_PATTERN_CHARS) {
     throw new VaultError("invalid_argument", `The grep pattern is ${pattern.length} characters long; keep it under ${MAX_PATTERN_CHARS}.`);
   }
   if (!regex) {
-    if (caseSensitive) return (line) => line.includes(pattern);
+    if (caseSensitive) return { test: (line) => line.includes(pattern), heavy: false };
     const needle = pattern.toLowerCase();
-    return (line) => line.toLowerCase().includes(needle);
+    return { test: (line) => line.toLowerCase().includes(needle), heavy: false };
   }
-  let re: RegExp;
-  try {
-    re = new RegExp(pattern, caseSensitive ? "u" : "iu");
-  } catch (e) {
-    // Retry without the `u` flag, which rejects some escapes people write out of habit (`\-`, `\_`).
-    try {
-      re = new RegExp(pattern, caseSensitive ? "" : "i");
-    } catch {
-      const why = e instanceof Error ? e.message.replace(/^Invalid regular expression: /, "") : String(e);
-      throw new VaultError(
-        "invalid_argument",
-        `The regular expression is not valid (${why}). Fix it, or pass regex: false to search for the text literally.`,
-      );
-    }
-  }
+  const re = compileLinearRegex(pattern, { caseSensitive, recovery: " Or pass regex: false to search for the text literally." });
   if (re.test("")) {
     throw new VaultError("invalid_argument", `The regular expression /${pattern}/ matches empty text, so it would match every line; make it match at least one character.`);
   }
-  return (line) => re.test(line);
+  // Above ~50 steps a line can take milliseconds; look at the clock after every line.
+  return { test: (line) => re.test(line), heavy: re.cost > 50 };
 }
 
-/** Literal or regex search over note text, line by line; yields to the event loop every ~10 ms. */
+/**
+ * Literal or regex search over note text, line by line. Yields to the event loop every ~10 ms (also
+ * within a long note) and stops at `deadline`, answering with the matches found so far.
+ */
 export async function grepNotes(port: VaultPort, policy: AccessPolicy, req: GrepRequest): Promise<GrepResult> {
-  const match = compileGrepPattern(req.pattern, req.regex ?? false, req.caseSensitive ?? false);
+  const matcher = compileGrepPattern(req.pattern, req.regex ?? false, req.caseSensitive ?? false);
   const folder = req.folder ?? "";
   const glob = req.glob ? makePathMatcher(req.glob) : null;
   const ctx = Math.max(0, Math.min(5, Math.floor(req.contextLines ?? 0)));
   const maxBytes = req.maxBytes ?? DEFAULT_GREP_BYTES;
-  const files = port
-    .listFiles()
-    .filter((f) => isNotePath(f.path) && !policy.isHidden(f.path) && isUnder(parentOf(f.path), folder) && (!glob || glob(f.path)))
-    .map((f) => f.path)
-    .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  const deadline = req.deadline ?? Infinity;
+  const linesPerCheck = matcher.heavy ? 1 : LINES_PER_CLOCK_CHECK;
+  const files = await listNotes(port, policy, folder, glob, req.signal);
 
   const matches: GrepMatch[] = [];
   let bytes = 0;
-  let truncated = false;
+  let stop: GrepStop | undefined;
   let scanned = 0;
   let sliceStart = Date.now();
-  outer: for (const path of files) {
+  /** Between two pieces of work: yields when the slice is used up; false once the deadline has passed. */
+  const mayGoOn = async (): Promise<boolean> => {
     if (req.signal?.aborted) throw new VaultError("unavailable", "The grep was cancelled.");
-    if (Date.now() - sliceStart >= SLICE_MS) {
+    const now = Date.now();
+    if (now >= deadline) return false;
+    if (now - sliceStart >= SLICE_MS) {
       await yieldToEventLoop();
       sliceStart = Date.now();
+    }
+    return true;
+  };
+  outer: for (const path of files) {
+    if (!(await mayGoOn())) {
+      stop = "time_limit";
+      break;
     }
     let text: string;
     try {
@@ -108,10 +113,14 @@ export async function grepNotes(port: VaultPort, policy: AccessPolicy, req: Grep
     scanned++;
     const lines = text.split("\n");
     for (let i = 0; i < lines.length; i++) {
+      if (i > 0 && i % linesPerCheck === 0 && !(await mayGoOn())) {
+        stop = "time_limit";
+        break outer;
+      }
       const line = clip(lines[i]);
-      if (!match(line)) continue;
+      if (!matcher.test(line)) continue;
       if (matches.length >= req.limit) {
-        truncated = true;
+        stop = "limit";
         break outer;
       }
       const m: GrepMatch = { path, line: i + 1, text: line };
@@ -121,14 +130,29 @@ export async function grepNotes(port: VaultPort, policy: AccessPolicy, req: Grep
       }
       const size = path.length + line.length + 16 + (m.before?.join("\n").length ?? 0) + (m.after?.join("\n").length ?? 0);
       if (bytes + size > maxBytes && matches.length > 0) {
-        truncated = true;
+        stop = "size";
         break outer;
       }
       bytes += size;
       matches.push(m);
     }
   }
-  return { matches, truncated, files_scanned: scanned };
+  return { matches, truncated: stop !== undefined, ...(stop ? { truncated_reason: stop } : {}), files_scanned: scanned };
+}
+
+/** The notes a grep reads, sorted; the glob is tested in slices too (a vault can hold 50k paths). */
+async function listNotes(port: VaultPort, policy: AccessPolicy, folder: string, glob: ((p: string) => boolean) | null, signal?: AbortSignal): Promise<string[]> {
+  const out: string[] = [];
+  let sliceStart = Date.now();
+  for (const f of port.listFiles()) {
+    if (isNotePath(f.path) && !policy.isHidden(f.path) && isUnder(parentOf(f.path), folder) && (!glob || glob(f.path))) out.push(f.path);
+    if (glob && Date.now() - sliceStart >= SLICE_MS) {
+      if (signal?.aborted) throw new VaultError("unavailable", "The grep was cancelled.");
+      await yieldToEventLoop();
+      sliceStart = Date.now();
+    }
+  }
+  return out.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
 }
 
 /** Lets other work run (the core runs in Obsidian and in Node; a zero-delay timer is what both have). */
@@ -154,6 +178,10 @@ export function formatGrep(res: GrepResult): string {
     if (m.before || m.after) out.push("--");
   }
   if (res.matches.length === 0) out.push(`No matches (${res.files_scanned} notes scanned).`);
-  if (res.truncated) out.push(`[truncated: more matches exist; narrow the pattern, folder or glob, or raise limit]`);
+  if (res.truncated_reason === "time_limit") {
+    out.push(`[truncated: the call's time limit came after ${res.files_scanned} notes; the rest were not searched. Narrow the folder or pattern to search them]`);
+  } else if (res.truncated) {
+    out.push(`[truncated: more matches exist; narrow the pattern, folder or glob, or raise limit]`);
+  }
   return out.join("\n");
 }

@@ -164,7 +164,7 @@ export const grepTool = defineTool({
     "Finds lines in notes containing exact text or a regular expression (regex: true); returns path:line: text. Use for exact strings, code, TODOs; use search for topics.",
   input: {
     query: z.string().describe("Text to find (literal unless regex is true)."),
-    regex: z.boolean().default(false).describe("Treat query as a JavaScript regular expression."),
+    regex: z.boolean().default(false).describe("Treat query as a regular expression (JavaScript syntax, run in linear time: no backreferences or lookaround)."),
     case_sensitive: z.boolean().default(false),
     folder: z.string().optional().describe("Only notes in this folder (recursively)."),
     pattern: z.string().optional().describe('Glob on note paths, e.g. "Projects/**" or "*meeting*".'),
@@ -182,15 +182,17 @@ export const grepTool = defineTool({
       }),
     ),
     truncated: z.boolean().describe("True when more matches exist than were returned."),
+    truncated_reason: z.enum(["limit", "size", "time_limit"]).optional().describe("time_limit: notes after files_scanned were not searched."),
     files_scanned: z.number(),
   },
   annotations: READ_ONLY,
   access: "read",
-  handler: async (args, { services, signal }) => {
+  handler: async (args, { services, signal, deadline }) => {
     const lookup = services.lookup;
     await services.port.ready();
     const folder = services.vault.resolveFolder(args.folder);
     const res = await lookup.grep({
+      deadline,
       pattern: args.query,
       regex: args.regex,
       caseSensitive: args.case_sensitive,
