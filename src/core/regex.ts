@@ -20,12 +20,21 @@ export const MAX_PROGRAM_SIZE = 400;
 export interface LinearRegex {
   /** True when the pattern matches somewhere in `text`. */
   test(text: string): boolean;
+  /**
+   * With `blocks`: for whole lines joined by "\n", false only when no line of them matches on its
+   * own (`^` and `$` match at every line), so a line scan can skip the block with one call instead of
+   * one a line (re2js costs ~0.5 µs a call on top of matching). Null when the pattern anchors to the
+   * whole text (`\A`, `\z`, a `(?-m)` flag), where a block cannot stand in for its lines.
+   */
+  readonly testBlock: ((block: string) => boolean) | null;
   /** The compiled program's size (a rough cost per character matched). */
   readonly cost: number;
 }
 
 export interface RegexOptions {
   caseSensitive: boolean;
+  /** Also compile `testBlock`. */
+  blocks?: boolean;
   /** What the pattern is called in messages ("The regular expression", "The path pattern"). */
   what?: string;
   /** How to get out of a refusal, appended to the message. */
@@ -51,8 +60,13 @@ export function compileLinearRegex(pattern: string, opts: RegexOptions): LinearR
     );
   }
   let re: RE2JS;
+  let blockRe: RE2JS | null = null;
+  const flags = opts.caseSensitive ? 0 : RE2JS.CASE_INSENSITIVE;
   try {
-    re = RE2JS.compile(RE2JS.translateRegExp(pattern), opts.caseSensitive ? 0 : RE2JS.CASE_INSENSITIVE);
+    const translated = RE2JS.translateRegExp(pattern);
+    re = RE2JS.compile(translated, flags);
+    // Over-cautious on purpose: an escaped backslash before A or z also turns blocks off.
+    if (opts.blocks && !/\\[Az]|\(\?[a-zA-Z]*-/.test(translated)) blockRe = RE2JS.compile(translated, flags | RE2JS.MULTILINE);
   } catch (e) {
     const why = (e instanceof Error ? e.message : String(e)).replace(/^error parsing regexp: /, "");
     throw new VaultError("invalid_argument", `${what} is not valid (${why}).${recovery}`);
@@ -64,7 +78,8 @@ export function compileLinearRegex(pattern: string, opts: RegexOptions): LinearR
       `${what} is too complex to match in bounded time (its compiled program has ${cost} steps; the limit is ${MAX_PROGRAM_SIZE}). Large counted repeats such as {200} are the usual cause: use a smaller count or a simpler pattern.${recovery}`,
     );
   }
-  return { test: (text) => re.test(text), cost };
+  const block = blockRe;
+  return { test: (text) => re.test(text), testBlock: block ? (text) => block.test(text) : null, cost };
 }
 
 /**

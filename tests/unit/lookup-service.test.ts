@@ -282,6 +282,30 @@ describe("grep", () => {
     expect((await lookup.grep({ pattern: "A{40}!", regex: true, caseSensitive: true, limit: 10 })).matches).toEqual([]);
   });
 
+  test("regexes test blocks of lines first; the answers are exactly the lines that match on their own", async () => {
+    const many = Array.from({ length: 3000 }, (_, i) => (i === 1234 ? "b" : i === 2000 ? "end a" : `line ${i} a`)).join("\n");
+    const port = new MemoryPort({
+      "many.md": many,
+      "crlf.md": "first x\r\nsecond\r\nthird x\r\n",
+      "span.md": "ends with a\nb starts this\n",
+      "long.md": `${"y".repeat(2500)}\nshort y\n`,
+    });
+    const lookup = createLookupService({ port, policy: new AccessPolicy({ configDir: ".obsidian" }) });
+    const lines = async (pattern: string, caseSensitive = false) =>
+      (await lookup.grep({ pattern, regex: true, caseSensitive, limit: 100 })).matches.map((m) => `${m.path}:${m.line}`);
+    expect(await lines("^b$")).toEqual(["many.md:1235"]);
+    expect(await lines("^end a$")).toEqual(["many.md:2001"]);
+    expect(await lines("x$")).toEqual(["crlf.md:1", "crlf.md:3"]);
+    // Matches across a line break are found in a block but are not lines: none is reported.
+    expect(await lines("a[^z]b")).toEqual([]);
+    expect(await lines("a\\sb")).toEqual([]);
+    // A clipped line ends at its 2,000th character, as before.
+    expect(await lines("^y+$")).toEqual(["long.md:1"]);
+    expect(await lines("^short y$")).toEqual(["long.md:2"]);
+    // \A and \z (RE2 syntax) anchor to the line, never to a block.
+    expect(await lines("\\Ab\\z")).toEqual(["many.md:1235"]);
+  });
+
   test("refuses what the linear engine lacks, naming the feature, and over-large patterns", async () => {
     const { lookup } = setup();
     const refused = async (pattern: string) => {
