@@ -1,4 +1,6 @@
+import { VaultError } from "../../src/core/errors";
 import { parseQuery } from "../../src/core/search";
+import { checkQueryBounds, MAX_QUERY_CHARS, MAX_QUERY_TERMS } from "../../src/core/search/query";
 
 describe("parseQuery", () => {
   test("words, phrases, prefixes, exclusions and OR", () => {
@@ -39,5 +41,35 @@ describe("parseQuery", () => {
     expect(parseQuery("this or that").clauses).toHaveLength(3);
     expect(parseQuery("東京都").clauses).toEqual([[{ kind: "phrase", terms: ["東京", "京都"] }]]);
     expect(parseQuery("東京").clauses).toEqual([[{ kind: "term", term: "東京", prefix: false }]]);
+  });
+});
+
+describe("checkQueryBounds: queries too large to answer in one bounded step are refused", () => {
+  const bounds = (q: string) => () => checkQueryBounds(q, parseQuery(q));
+  const refusal = (q: string): string => {
+    try {
+      bounds(q)();
+    } catch (e) {
+      expect(e).toBeInstanceOf(VaultError);
+      expect((e as VaultError).code).toBe("invalid_argument");
+      return (e as VaultError).message;
+    }
+    throw new Error(`accepted: ${q.slice(0, 40)}`);
+  };
+
+  test("ordinary queries pass, up to the limits", () => {
+    expect(bounds('sync "link view" plug* -canvas a OR b')).not.toThrow();
+    expect(bounds(Array.from({ length: MAX_QUERY_TERMS }, (_, i) => `w${i}`).join(" "))).not.toThrow();
+    expect(bounds("ab* cd* ef* gh*")).not.toThrow();
+    expect(bounds("日*")).not.toThrow();
+    expect(bounds("x".repeat(MAX_QUERY_CHARS))).not.toThrow();
+  });
+
+  test("too long, too many terms (phrases and exclusions count), too many or one-letter prefixes", () => {
+    expect(refusal("x".repeat(MAX_QUERY_CHARS + 1))).toMatch(/1001 characters long; keep it under 1000\. Search with a few distinctive words; use grep/);
+    expect(refusal(Array.from({ length: 65 }, (_, i) => `w${i}`).join(" "))).toMatch(/65 terms; keep it to 64/);
+    expect(refusal(`"${Array.from({ length: 40 }, (_, i) => `p${i}`).join(" ")}" ${Array.from({ length: 30 }, (_, i) => `-x${i}`).join(" ")}`)).toMatch(/70 terms/);
+    expect(refusal("ab* cd* ef* gh* ij*")).toMatch(/5 prefix\* terms; keep it to 4/);
+    expect(refusal("sync s*")).toMatch(/prefix "s\*" is one letter.*at least two letters/);
   });
 });

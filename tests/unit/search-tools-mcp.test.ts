@@ -91,6 +91,12 @@ describe("search-family tools over MCP", () => {
     expect((await ok(client, "grep", { query: "^(a+)+!$", regex: true })).matches.map((m: any) => m.path)).toEqual(["Evil.md"]);
     expect(await fails(client, "grep", { query: "oak(?= pegs)", regex: true })).toMatch(/uses a lookahead \(\?=…\), which this server does not support.*linear-time/);
     expect(await fails(client, "grep", { query: "oak", pattern: "{".repeat(600) })).toMatch(/path pattern is 600 characters long/);
+    // Queries too large to answer in one bounded step are refused, saying how to ask instead.
+    expect(await fails(client, "search", { query: "oak ".repeat(300) })).toMatch(/1199 characters long; keep it under 1000/);
+    expect(await fails(client, "search", { query: "o*" })).toMatch(/one letter/);
+    expect(await fails(client, "find_notes", { query: "one two three four five six seven eight nine ten eleven twelve thirteen" })).toMatch(
+      /at most 12 words .*this query has 13 words.*use search/,
+    );
     // The server is still answering.
     expect((await ok(client, "stats")).notes).toBeGreaterThan(0);
   });

@@ -1,4 +1,5 @@
 import MiniSearch from "minisearch";
+import { VaultError } from "../errors";
 import { frontmatterAliases } from "../metadata";
 import type { AccessPolicy } from "../policy";
 import { basenameOf, isNotePath, parentOf, type VaultPort } from "../vault";
@@ -52,6 +53,22 @@ export function nameTokens(text: string): string[] {
 
 function compact(s: string): string {
   return s.normalize("NFKC").toLowerCase().replace(/\.md$/, "").replace(/[\s_-]+/g, " ").trim();
+}
+
+/** A name lookup longer than this is refused: names are short, and each word costs a fuzzy walk of the name index. */
+export const MAX_NAME_QUERY_CHARS = 200;
+/** Words (other than CJK characters, looked up exactly) a name lookup may have: each is matched fuzzily and as a prefix (~2–8 ms a word at 10k notes). */
+export const MAX_NAME_QUERY_WORDS = 12;
+
+/** Throws `invalid_argument` for a name lookup too long to run in bounded time. */
+export function checkNameQuery(q: string): void {
+  const words = nameTokens(q).filter((t) => !CJK.test(t)).length;
+  if (q.length > MAX_NAME_QUERY_CHARS || words > MAX_NAME_QUERY_WORDS) {
+    throw new VaultError(
+      "invalid_argument",
+      `find_notes looks notes up by name: give a few words of a title, alias or path (at most ${MAX_NAME_QUERY_WORDS} words and ${MAX_NAME_QUERY_CHARS} characters; this query has ${words} words and ${q.length} characters). To look for text inside notes, use search.`,
+    );
+  }
 }
 
 /**
@@ -112,9 +129,10 @@ export class NoteFinder {
   }
 
   async find(query: string, limit: number): Promise<FindNotesHit[]> {
-    const ms = await this.ensure();
     const q = query.trim();
     if (!q) return [];
+    checkNameQuery(q);
+    const ms = await this.ensure();
     const hits = ms.search(q, {
       // One-letter prefixes would expand to most of the vocabulary; CJK characters are words on their own.
       prefix: (term) => term.length >= 2 || CJK.test(term),

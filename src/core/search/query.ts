@@ -20,7 +20,45 @@ const LOOSE_MIN_BIGRAMS = 3;
 /** …then a chunk must hold at least this share of its bigrams. */
 const LOOSE_SHARE = 0.4;
 const CJK_PIECES = /([\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\u30fc\u3005\uff66-\uff9f]+)/u;
+import { VaultError } from "../errors";
 import type { ParsedQuery, QueryItem, SearchLanguage } from "./types";
+
+/** Queries longer than this are refused: a search is one synchronous step, and a pasted page is not a query. */
+export const MAX_QUERY_CHARS = 1000;
+/** Terms (words, phrase words, exclusions) a query may have. */
+export const MAX_QUERY_TERMS = 64;
+/** `prefix*` terms a query may have: each expands to up to 64 dictionary terms and their lists. */
+export const MAX_QUERY_PREFIXES = 4;
+
+/**
+ * Throws `invalid_argument` for a query too large to answer in bounded time (measured at 10k notes:
+ * a 16 KB query took 20–210 ms, eight one-letter prefixes 120–140 ms, in one step of the event loop).
+ * A one-letter prefix (`s*`) is refused too, except in CJK text: it matches most of the vocabulary.
+ */
+export function checkQueryBounds(raw: string, pq: ParsedQuery): void {
+  const howTo = "Search with a few distinctive words; use grep to find an exact long text.";
+  if (raw.length > MAX_QUERY_CHARS) {
+    throw new VaultError("invalid_argument", `The query is ${raw.length} characters long; keep it under ${MAX_QUERY_CHARS}. ${howTo}`);
+  }
+  let terms = 0;
+  let prefixes = 0;
+  for (const it of [...pq.clauses.flat(), ...pq.exclude]) {
+    if (it.kind === "phrase") {
+      terms += it.terms.length;
+      continue;
+    }
+    terms++;
+    if (!it.prefix) continue;
+    prefixes++;
+    if (it.term.length < 2 && !isCjkTerm(it.term)) {
+      throw new VaultError("invalid_argument", `The prefix "${it.term}*" is one letter: it would match most of the vault. Give at least two letters before *, e.g. "${it.term}e*".`);
+    }
+  }
+  if (terms > MAX_QUERY_TERMS) throw new VaultError("invalid_argument", `The query has ${terms} terms; keep it to ${MAX_QUERY_TERMS}. ${howTo}`);
+  if (prefixes > MAX_QUERY_PREFIXES) {
+    throw new VaultError("invalid_argument", `The query has ${prefixes} prefix* terms; keep it to ${MAX_QUERY_PREFIXES} (each one expands to many words).`);
+  }
+}
 
 interface RawPart {
   text: string;

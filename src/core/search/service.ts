@@ -7,11 +7,12 @@ import type { StateStore } from "../state";
 import { loadSqlJs, readBlobs, readBlobsWithSqlJs, SCHEMA_VERSION, segmentFileName, segmentTextFileName, writeBlobs } from "./db";
 import { SqliteFileError } from "./sqlite-file";
 import { InvertedIndex, SEGMENT_COUNT, segmentOf, TEXT_PART, type DocEntry, type LazyText, type RestoredBlobs } from "./engine";
-import { parseQuery } from "./query";
+import { checkQueryBounds, parseQuery } from "./query";
 import { TOKENIZER_VERSION } from "./tokenize";
 import {
   DEFAULT_SEARCH_OPTIONS,
   type IndexStatus,
+  type ParsedQuery,
   type Scheduler,
   type SearchOptions,
   type SearchRequest,
@@ -710,15 +711,22 @@ class KeywordSearchService implements SearchService {
   // ---- queries and status ----
 
   search(req: SearchRequest): SearchResponse {
+    const pq = this.parse(req.query);
     if (!this.ready) return { hits: [], total_files: 0, relaxed: false };
-    const pq = parseQuery(req.query, this.opts.language);
     return this.index.search(pq, req, this.opts.language);
   }
 
   matchPaths(req: SearchRequest): { paths: string[]; total: number } {
+    const pq = this.parse(req.query);
     if (!this.ready) return { paths: [], total: 0 };
-    const pq = parseQuery(req.query, this.opts.language);
     return this.index.matchPaths(pq, req, this.opts.language);
+  }
+
+  /** The parsed query, or `invalid_argument` when it is too large to answer in one bounded step. */
+  private parse(query: string): ParsedQuery {
+    const pq = parseQuery(query, this.opts.language);
+    checkQueryBounds(query, pq);
+    return pq;
   }
 
   status(): IndexStatus {
