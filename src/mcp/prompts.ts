@@ -69,7 +69,7 @@ export function registerPrompts(server: McpServer, services: CoreServices): void
     ({ question }) =>
       guard(async () => {
         await port.ready();
-        const stats = vault.stats();
+        const stats = await vault.stats();
         return user(
           `${question ? `Question: ${question}\n\n` : ""}To find things in this vault (${stats.notes} notes, ${stats.tags} tags):\n` +
             "1. search with the key words (it ranks by relevance, stems English words, and understands \"phrases\", prefix*, -exclude and OR); filter with folder= or filters={\"tags\": \"…\"}.\n" +

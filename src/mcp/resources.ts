@@ -54,7 +54,7 @@ export function registerResources(server: McpServer, services: CoreServices): ()
   });
   server.registerResource("stats", "stats://vault", { title: "Vault statistics", mimeType: "application/json" }, async (uri) => {
     await port.ready();
-    return json(uri.href, vault.stats());
+    return json(uri.href, await vault.stats());
   });
   server.registerResource("folders", "folders://vault", { title: "Folders", mimeType: "application/json" }, async (uri) => {
     await port.ready();

@@ -4,6 +4,7 @@ import { headingsOf } from "../lookup/section";
 import { frontmatterAliases, frontmatterTags } from "../metadata";
 import { isUnder, normalizeVaultPath } from "../paths";
 import type { AccessPolicy } from "../policy";
+import { SLICE_MS, TimeSlice } from "../time-slice";
 import { compareStrings, type ReadResult, type VaultService } from "../services/vault-service";
 import { basenameOf, isNotePath, parentOf, type VaultPort } from "../vault";
 import { DEFAULT_NOTE_CAP_BYTES, sizeCapMessage } from "./format";
@@ -86,6 +87,38 @@ export interface DirectoryResult {
   text: string;
 }
 
+/**
+ * Links into each of `paths` (as given, and with ".md" added) from visible notes other than itself:
+ * one pass over the link map in time slices, each source's visibility asked once (a pass per path
+ * asking per source took 1.5 s for 50 paths at 10k notes).
+ */
+async function incomingLinks(resolved: Record<string, Record<string, number>>, paths: readonly string[], policy: AccessPolicy): Promise<Map<string, { links: number; notes: number }>> {
+  const counts = new Map<string, { links: number; notes: number }>();
+  for (const p of paths) {
+    let path: string;
+    try {
+      path = normalizeVaultPath(p);
+    } catch {
+      continue; // reported for that path by the caller
+    }
+    for (const key of [path, `${path}.md`]) if (!counts.has(key)) counts.set(key, { links: 0, notes: 0 });
+  }
+  const slice = new TimeSlice(SLICE_MS, 64);
+  for (const src in resolved) {
+    if (slice.due()) await slice.next();
+    const targets = resolved[src];
+    let hidden: boolean | undefined;
+    for (const [target, c] of counts) {
+      const n = target === src ? 0 : targets[target];
+      if (!n) continue;
+      if ((hidden ??= policy.isHidden(src))) break;
+      c.links += n;
+      c.notes++;
+    }
+  }
+  return counts;
+}
+
 export function createReadService(deps: ReadServiceDeps): ReadService {
   const { port, policy, vault } = deps;
   const cap = () => deps.noteCapBytes?.() ?? DEFAULT_NOTE_CAP_BYTES;
@@ -123,6 +156,7 @@ export function createReadService(deps: ReadServiceDeps): ReadService {
       await port.ready();
       const resolved = port.resolvedLinks();
       const unresolved = port.unresolvedLinks();
+      const incoming = await incomingLinks(resolved, paths, policy);
       const ok: NoteInfo[] = [];
       const err: Array<{ path: string; error: string }> = [];
       for (const p of paths) {
@@ -130,16 +164,7 @@ export function createReadService(deps: ReadServiceDeps): ReadService {
           const file = vault.requireFile(p);
           const note = isNotePath(file.path);
           const meta = note ? port.getMetadata(file.path) : null;
-          let linksIn = 0;
-          let backlinkers = 0;
-          for (const [src, targets] of Object.entries(resolved)) {
-            if (src === file.path || policy.isHidden(src)) continue;
-            const n = targets[file.path];
-            if (n) {
-              linksIn += n;
-              backlinkers++;
-            }
-          }
+          const { links: linksIn, notes: backlinkers } = incoming.get(file.path) ?? { links: 0, notes: 0 };
           let outCount = 0;
           for (const n of Object.values(resolved[file.path] ?? {})) outCount += n;
           let unresolvedCount = 0;

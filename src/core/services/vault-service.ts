@@ -1,5 +1,6 @@
 import { VaultError } from "../errors";
 import { makePathMatcher } from "../glob";
+import { SLICE_MS, TimeSlice } from "../time-slice";
 import { etagOf } from "../hash";
 import { frontmatterAliases, frontmatterTags } from "../metadata";
 import { isUnder, normalizeVaultPath } from "../paths";
@@ -171,22 +172,35 @@ export class VaultService {
     return { ...base, body };
   }
 
-  stats(): { notes: number; attachments: number; folders: number; links: number; unresolved_links: number; tags: number } {
+  /**
+   * Counts for `stats`: a pass over every note's metadata and every link, in time slices, with each
+   * path's visibility asked once (asked per link, 10k notes took ~200 ms in one step).
+   */
+  async stats(): Promise<{ notes: number; attachments: number; folders: number; links: number; unresolved_links: number; tags: number }> {
+    const slice = new TimeSlice(SLICE_MS, 64);
     const files = this.visibleFiles();
     const notes = files.filter((f) => isNotePath(f.path));
-    const visible = (p: string) => !this.policy.isHidden(p);
+    const seen = new Map<string, boolean>();
+    const visible = (p: string): boolean => {
+      let v = seen.get(p);
+      if (v === undefined) seen.set(p, (v = !this.policy.isHidden(p)));
+      return v;
+    };
     let links = 0;
     for (const [src, targets] of Object.entries(this.port.resolvedLinks())) {
+      if (slice.due()) await slice.next();
       if (!visible(src)) continue;
-      for (const [dst, n] of Object.entries(targets)) if (visible(dst)) links += n;
+      for (const dst in targets) if (visible(dst)) links += targets[dst];
     }
     let unresolved = 0;
     for (const [src, targets] of Object.entries(this.port.unresolvedLinks())) {
+      if (slice.due()) await slice.next();
       if (!visible(src)) continue;
-      for (const n of Object.values(targets)) unresolved += n;
+      for (const dst in targets) unresolved += targets[dst];
     }
     const tags = new Set<string>();
     for (const n of notes) {
+      if (slice.due()) await slice.next();
       const meta = this.port.getMetadata(n.path);
       if (!meta) continue;
       for (const t of meta.tags) tags.add(t.tag.toLowerCase());

@@ -29,7 +29,7 @@ export const statsTool = defineTool({
   access: "read",
   handler: async (_args, { services }) => {
     await services.port.ready();
-    const s = services.vault.stats();
+    const s = await services.vault.stats();
     return {
       structured: {
         vault: services.port.name,

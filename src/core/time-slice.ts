@@ -1,0 +1,44 @@
+/**
+ * Cooperative time slices for long loops in the core: Obsidian runs plugins on its UI thread, so a
+ * loop over the whole vault gives the event loop back every few milliseconds. Owns only the clock
+ * and the yield; what a loop does between yields is the caller's.
+ */
+
+/** How long a loop may run before it yields (the UI must never block for more than 50 ms). */
+export const SLICE_MS = 8;
+
+/** Lets other work run (the core runs in Obsidian and in Node; a zero-delay timer is what both have). */
+export function yieldToEventLoop(): Promise<void> {
+  return new Promise<void>((resolve) => {
+    setTimeout(resolve, 0);
+  });
+}
+
+export class TimeSlice {
+  private start = Date.now();
+  private checks = 0;
+
+  /** `every`: iterations between two looks at the clock, for loops whose steps take microseconds. */
+  constructor(
+    private readonly ms = SLICE_MS,
+    private readonly every = 1,
+  ) {}
+
+  /** True when the slice is used up: the caller should `await next()`. Cheap enough for every iteration. */
+  due(): boolean {
+    if (++this.checks < this.every) return false;
+    this.checks = 0;
+    return Date.now() - this.start >= this.ms;
+  }
+
+  /** Yields to the event loop and starts a new slice. */
+  async next(): Promise<void> {
+    await yieldToEventLoop();
+    this.start = Date.now();
+  }
+
+  /** `due()`, then `next()` when it is. */
+  async pause(): Promise<void> {
+    if (this.due()) await this.next();
+  }
+}
