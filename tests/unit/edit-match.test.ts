@@ -1,5 +1,48 @@
 import { describe, expect, it } from "@jest/globals";
-import { describeMiss, findMatches, normalizeForMatch } from "../../src/core/write/edit-match";
+import fc from "fast-check";
+import { diffLines } from "../../src/core/write/diff";
+import { describeMiss, findMatches, lineOfOffset, lineStarts, MAX_LOOSE_MATCH_CHARS, normalizeForMatch } from "../../src/core/write/edit-match";
+
+/** The normalisation as it was before its ASCII fast path (cluster by cluster), kept as the reference. */
+function referenceNormalize(s: string): { text: string; starts: number[]; ends: number[] } {
+  const FOLD: Record<string, string> = { "\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"', "\u2013": "-", "\u2014": "-", "\u2026": "..." };
+  const HSPACE = /[ \t\u00a0\u1680\u2000-\u200a\u202f\u205f\u3000]/;
+  const out: string[] = [];
+  const starts: number[] = [];
+  const ends: number[] = [];
+  const push = (t: string, from: number, to: number) => {
+    for (const ch of t) for (let u = 0; u < ch.length; u++) (out.push(ch[u]), starts.push(from), ends.push(to));
+  };
+  const clusters = /\r\n|[^\p{M}][\p{M}]*|[\p{M}]+/gsu;
+  let m: RegExpExecArray | null;
+  let spaceFrom = -1;
+  let spaceTo = -1;
+  const flush = (nl: boolean) => {
+    if (spaceFrom >= 0 && !nl) push(" ", spaceFrom, spaceTo);
+    spaceFrom = -1;
+  };
+  while ((m = clusters.exec(s)) !== null) {
+    const from = m.index;
+    const to = from + m[0].length;
+    const c = m[0];
+    if (c === "\r\n" || c === "\n" || c === "\r") {
+      flush(true);
+      push("\n", from, to);
+      continue;
+    }
+    if (c.length === 1 && HSPACE.test(c)) {
+      if (spaceFrom < 0) spaceFrom = from;
+      spaceTo = to;
+      continue;
+    }
+    flush(false);
+    let folded = "";
+    for (const ch of c.normalize("NFC")) folded += FOLD[ch] ?? ch;
+    push(folded, from, to);
+  }
+  flush(true);
+  return { text: out.join(""), starts, ends };
+}
 
 describe("edit matching", () => {
   it("finds exact matches first", () => {
@@ -51,5 +94,49 @@ describe("edit matching", () => {
     expect(msg).toContain("line 3");
     expect(msg).toContain("column 17");
     expect(msg).toContain('"fox jumps."');
+  });
+
+  it("the ASCII fast path gives exactly what cluster-by-cluster normalising gives", () => {
+    const piece = fc.constantFrom("a", "Z", " ", "\t", "\n", "\r", "\r\n", "e\u0301", "\u0301", "\u00a0", "\u3000", "“", "—", "…", "é", "日", "😀", "x\u0308\u0301", ".", "\u2018");
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 40 }), (parts) => {
+        const s = parts.join("");
+        expect(normalizeForMatch(s)).toEqual(referenceNormalize(s));
+      }),
+      { seed: 23, numRuns: 500 },
+    );
+  });
+
+  it("beyond 256 KB the loose match is not tried, and says so; a range inside it still is", () => {
+    const line = "He said “hello” — then left.";
+    const text = `${"filler line\n".repeat(Math.ceil(MAX_LOOSE_MATCH_CHARS / 12))}${line}\n`;
+    expect(findMatches(text, 'said "hello" - then')).toEqual({ matches: [], type: "normalized", tooLong: true });
+    const starts = lineStarts(text);
+    const from = starts[starts.length - 2];
+    const r = findMatches(text, 'said "hello" - then', from, text.length - 1);
+    expect(r.type).toBe("normalized");
+    expect(r.matches.map((m) => text.slice(m.start, m.end))).toEqual(["said “hello” — then"]);
+    expect(lineOfOffset(starts, r.matches[0].start)).toBe(starts.length - 1);
+  });
+
+  it("a miss diagnosis compares at most 256 KB of lines and says where it stopped", () => {
+    const text = `${"unrelated words here\n".repeat(20_000)}The quick brown fox jumps.\n`;
+    const msg = describeMiss(text, "The quick brown cat jumps.");
+    expect(msg).toMatch(/Only lines 1–\d+ were compared; narrow the search with line_start\/line_end/);
+    expect(describeMiss(text, "The quick brown cat jumps.", 20_001)).toMatch(/closest text starts at line 20001; it first differs at line 20001, column 17/);
+  });
+
+  it("lineOfOffset: 1-based line of an offset by binary search", () => {
+    const starts = lineStarts("a\nbb\n\nccc");
+    expect([0, 1, 2, 4, 5, 6, 9].map((o) => lineOfOffset(starts, o))).toEqual([1, 1, 2, 2, 3, 4, 4]);
+  });
+
+  it("diffs of hundreds of thousands of lines do not overflow the stack", () => {
+    const a = Array.from({ length: 300_000 }, (_, i) => `line ${i}`);
+    const b = a.map((l, i) => (i % 2 ? l : `${l}!`));
+    const ops = diffLines(a, b);
+    // Past the edit-distance cap the middle is one delete + insert block; every line is accounted for.
+    expect(ops.filter((o) => o.kind !== "insert").map((o) => o.line)).toEqual(a);
+    expect(ops.filter((o) => o.kind !== "delete").map((o) => o.line)).toEqual(b);
   });
 });

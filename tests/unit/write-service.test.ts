@@ -276,6 +276,35 @@ describe("edit", () => {
   });
 });
 
+describe("bounded changes", () => {
+  const MB = 1024 * 1024;
+  it("refuses texts and notes over 2 MB with a clear error, changing nothing", async () => {
+    const big = "x".repeat(2 * MB + 1);
+    const c = await setup({ "Big.md": `${"line\n".repeat(450_000)}`, "Small.md": "small\n" });
+    await expect(c.svc.write({ path: "New.md", content: big }, A)).rejects.toMatchObject({ code: "too_large", message: expect.stringMatching(/content is 2\.0 MB .*limited to 2\.0 MB a note \("New\.md"\)\. Split/) });
+    expect(existsSync(path.join(c.root, "New.md"))).toBe(false);
+    await expect(c.svc.edit({ path: "Big.md", old_text: "line", new_text: "row" }, A)).rejects.toMatchObject({ code: "too_large", message: expect.stringMatching(/The note is 2\.1 MB/) });
+    await expect(c.svc.edit({ path: "Small.md", old_text: "small", new_text: big }, A)).rejects.toMatchObject({ code: "too_large", message: expect.stringMatching(/new_text is 2\.0 MB/) });
+    await expect(c.svc.write({ path: "Big.md", content: "more\n", mode: "append" }, A)).rejects.toMatchObject({ code: "too_large" });
+    // A change that would grow a note past the limit is refused too.
+    await expect(c.svc.edit({ path: "Small.md", old_text: "small", new_text: "x".repeat(MB), replace_all: true }, A)).resolves.toMatchObject({ replacements: 1 });
+    const etag = await c.etag("Small.md");
+    await expect(c.svc.write({ path: "Small.md", content: "y".repeat(1.5 * MB), mode: "append" }, A)).rejects.toMatchObject({ message: expect.stringMatching(/The note after the change is 2\.5 MB/) });
+    expect(await c.etag("Small.md")).toBe(etag);
+    expect(c.disk("Big.md")).toBe("line\n".repeat(450_000));
+  });
+
+  it("many matches: the message names ten lines and how many more; replace_all replaces them all in one pass", async () => {
+    const c = await setup({ "Many.md": "cat\n".repeat(5000) });
+    await expect(c.svc.edit({ path: "Many.md", old_text: "cat", new_text: "dog" }, A)).rejects.toThrow(/occurs 5000 times in "Many\.md" \(lines 1, 2, 3, 4, 5, 6, 7, 8, 9, 10 and 4990 more\)/);
+    const r = await c.svc.edit({ path: "Many.md", old_text: "cat", new_text: "dog", replace_all: true }, A);
+    expect(r.replacements).toBe(5000);
+    expect(r.lines).toHaveLength(1000);
+    expect(r.lines.slice(0, 3)).toEqual([1, 2, 3]);
+    expect(c.disk("Many.md")).toBe("dog\n".repeat(5000));
+  });
+});
+
 describe("frontmatter and tags", () => {
   it("sets and removes keys (merge), body byte for byte", async () => {
     const body = "# T\r\n\r\nbody  with  spaces\r\n";

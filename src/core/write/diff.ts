@@ -5,8 +5,11 @@
 
 export type DiffOp = { kind: "equal" | "delete" | "insert"; line: string };
 
-/** Above this many differing lines the middle part is shown as one delete + insert block instead. */
-const MAX_EDIT_DISTANCE = 4000;
+/**
+ * Above this many differing lines the middle part is shown as one delete + insert block instead. The
+ * search keeps a frontier per step: time and memory grow with its square (4,000 kept up to 128 MB).
+ */
+const MAX_EDIT_DISTANCE = 1000;
 
 export function splitLines(text: string): string[] {
   if (text === "") return [];
@@ -25,16 +28,20 @@ export function diffLines(a: readonly string[], b: readonly string[]): DiffOp[] 
   const midB = b.slice(pre, b.length - suf);
   const out: DiffOp[] = [];
   for (let i = 0; i < pre; i++) out.push({ kind: "equal", line: a[i] });
-  out.push(...myers(midA, midB));
+  for (const op of myers(midA, midB)) out.push(op); // not push(...): hundreds of thousands of lines overflow the stack
   for (let i = a.length - suf; i < a.length; i++) out.push({ kind: "equal", line: a[i] });
   return out;
 }
+
+/** Middles longer than this (lines of both sides) are one delete + insert block without a search. */
+const MAX_SEARCHED_LINES = 20_000;
 
 function myers(a: readonly string[], b: readonly string[]): DiffOp[] {
   const n = a.length;
   const m = b.length;
   if (n === 0) return b.map((line) => ({ kind: "insert", line }));
   if (m === 0) return a.map((line) => ({ kind: "delete", line }));
+  if (n + m > MAX_SEARCHED_LINES) return replaceBlock(a, b);
   const max = Math.min(n + m, MAX_EDIT_DISTANCE);
   const offset = max + 1;
   const v = new Int32Array(2 * max + 3);
@@ -59,9 +66,7 @@ function myers(a: readonly string[], b: readonly string[]): DiffOp[] {
     }
     if (found >= 0) break;
   }
-  if (found < 0) {
-    return [...a.map((line): DiffOp => ({ kind: "delete", line })), ...b.map((line): DiffOp => ({ kind: "insert", line }))];
-  }
+  if (found < 0) return replaceBlock(a, b);
   // Backtrack through the saved frontiers.
   const ops: DiffOp[] = [];
   let x = n;
@@ -84,6 +89,12 @@ function myers(a: readonly string[], b: readonly string[]): DiffOp[] {
     y--;
   }
   return ops.reverse();
+}
+
+function replaceBlock(a: readonly string[], b: readonly string[]): DiffOp[] {
+  const block: DiffOp[] = a.map((line) => ({ kind: "delete", line }));
+  for (const line of b) block.push({ kind: "insert", line });
+  return block;
 }
 
 /**

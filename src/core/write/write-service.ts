@@ -10,10 +10,34 @@ import { ActivityLog, type ActivityEntry } from "./activity";
 import { decodeBase64 } from "./base64";
 import { AutoApprove, type Confirmer, type ConfirmRequest } from "./confirm";
 import { unifiedDiff } from "./diff";
-import { describeMiss, findMatches, lineOfOffset, lineStarts } from "./edit-match";
+import { describeMiss, findMatches, lineOfOffset, lineStarts, MAX_LOOSE_MATCH_CHARS } from "./edit-match";
 import { frontmatterBlock, mergeFrontmatter, readFrontmatterStrict } from "./frontmatter-edit";
+import { yieldToEventLoop } from "../time-slice";
 import { KeyedLock } from "./lock";
 import { fromWorkingText, shapeOf, toWorkingText } from "./text";
+
+/**
+ * The largest text a write or an edit takes, and the largest note it changes (UTF-16 units): reading,
+ * hashing, matching, diffing and parsing a note are each one step of the event loop, measured at
+ * 20–60 ms a MB; a 10 MB edit held it for 1.9 s.
+ */
+export const MAX_TEXT_CHANGE_CHARS = 2 * 1024 * 1024;
+
+/** Throws `too_large` when a text (an argument, or a note before or after a change) is over the limit. */
+function checkTextSize(what: string, text: string, path: string): void {
+  if (text.length <= MAX_TEXT_CHANGE_CHARS) return;
+  throw new VaultError(
+    "too_large",
+    `${what} is ${formatMB(text.length)} (characters); changes through this server are limited to ${formatMB(MAX_TEXT_CHANGE_CHARS)} a note ("${path}"). Split the note or the change, or make it in Obsidian.`,
+  );
+}
+
+function formatMB(n: number): string {
+  return `${(n / (1024 * 1024)).toFixed(1)} MB`;
+}
+
+/** An edit's result lists the lines of at most this many replacements (`replacements` counts them all). */
+const MAX_LISTED_LINES = 1000;
 
 /** Who asks for a change (for the activity log). */
 export interface Actor {
@@ -191,6 +215,7 @@ class WriteServiceImpl implements WriteService {
         throw new VaultError("invalid_argument", `"${path}" is not a markdown note, so it cannot have frontmatter; drop frontmatter or use a ".md" path.`);
       }
       const content = req.content ?? "";
+      checkTextSize("content", content, path);
       const existing = this.port.stat(path);
       if (!existing) {
         const text = (req.frontmatter ? frontmatterBlock(req.frontmatter) : "") + content;
@@ -200,6 +225,7 @@ class WriteServiceImpl implements WriteService {
         return { path, created: true, mode, etag, size: new TextEncoder().encode(text).length };
       }
       const old = await this.port.read(path);
+      if (mode !== "overwrite") checkTextSize("The note", old, path);
       const before = await etagOf(old);
       if (mode === "overwrite" && req.if_match === undefined) {
         throw new VaultError(
@@ -232,8 +258,11 @@ class WriteServiceImpl implements WriteService {
           next = base.slice(0, at) + piece + base.slice(at);
         }
       }
+      checkTextSize("The note after the change", next, path);
+      await yieldToEventLoop();
       const finalText = shape.eol === "\r\n" || shape.bom ? fromWorkingText(next, shape) : next;
       const diff = unifiedDiff(working, toWorkingText(finalText, shape), { context: 2 });
+      await yieldToEventLoop();
       if (mode === "overwrite") {
         await this.ask({ action: "overwrite", path, summary: `Overwrite "${path}" (${describeDiff(diff)})`, diff });
       }
@@ -281,8 +310,11 @@ class WriteServiceImpl implements WriteService {
       throw new VaultError("invalid_argument", "Say what to replace: old_text (the exact text, once in the note), or line_start/line_end, or both.");
     }
     if (req.old_text === "") throw new VaultError("invalid_argument", "old_text is empty; give the exact text to replace (or use line_start/line_end to replace whole lines).");
+    if (req.old_text !== undefined) checkTextSize("old_text", req.old_text, path);
+    checkTextSize("new_text", req.new_text, path);
     return this.locks.run([path], async () => {
       const old = await this.port.read(path);
+      checkTextSize("The note", old, path);
       const before = await etagOf(old);
       this.checkEtag(path, req.if_match, before);
       const shape = shapeOf(old);
@@ -321,8 +353,15 @@ class WriteServiceImpl implements WriteService {
         replacements.push({ start, end });
       } else {
         const needle = fold(req.old_text);
+        await yieldToEventLoop();
         const found = findMatches(working, needle, from, to);
         const where = hasLines ? ` within lines ${ls}–${le}` : "";
+        if (found.matches.length === 0 && found.tooLong) {
+          throw new VaultError(
+            "not_found",
+            `old_text was not found exactly in "${path}"${where}. Quotes, dashes and spaces are matched loosely only within ${MAX_LOOSE_MATCH_CHARS / 1024} KB of a note: copy the text exactly (read it again), or narrow the search with line_start/line_end.`,
+          );
+        }
         if (found.matches.length === 0) {
           throw new VaultError(
             "not_found",
@@ -330,20 +369,32 @@ class WriteServiceImpl implements WriteService {
           );
         }
         if (found.matches.length > 1 && !req.replace_all) {
-          const lines = found.matches.map((m) => lineOfOffset(working, m.start));
+          const lines = found.matches.slice(0, 10).map((m) => lineOfOffset(starts, m.start));
+          const more = found.matches.length > lines.length ? ` and ${found.matches.length - lines.length} more` : "";
           throw new VaultError(
             "invalid_argument",
-            `old_text occurs ${found.matches.length} times in "${path}"${where} (lines ${lines.join(", ")}); add surrounding text to make it unique, narrow it with line_start/line_end, or set replace_all.`,
+            `old_text occurs ${found.matches.length} times in "${path}"${where} (lines ${lines.join(", ")}${more}); add surrounding text to make it unique, narrow it with line_start/line_end, or set replace_all.`,
           );
         }
         matchType = found.type;
-        replacements.push(...found.matches);
+        for (const m of found.matches) replacements.push(m);
       }
-      let next = working;
-      for (const r of [...replacements].reverse()) next = next.slice(0, r.start) + newText + next.slice(r.end);
+      // One pass over the text (replace_all can have thousands of matches).
+      const parts: string[] = [];
+      let at = 0;
+      for (const r of replacements) {
+        parts.push(working.slice(at, r.start), newText);
+        at = r.end;
+      }
+      parts.push(working.slice(at));
+      const next = parts.join("");
+      checkTextSize("The edited note", next, path);
+      // Matching and diffing are each linear in the note: a task of their own each.
+      await yieldToEventLoop();
       const finalText = fromWorkingText(next, shape);
       const diff = unifiedDiff(working, next, { context: 2 });
-      const lines = replacements.map((r) => lineOfOffset(working, r.start));
+      await yieldToEventLoop();
+      const lines = replacements.slice(0, MAX_LISTED_LINES).map((r) => lineOfOffset(starts, r.start));
       const result = (etag: string, dry: boolean): EditResult => ({ path, replacements: replacements.length, match_type: matchType, lines, etag, diff, dry_run: dry });
       if (req.dry_run) return result(before, true);
       if (finalText === old) return result(before, false);
