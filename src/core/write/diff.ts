@@ -119,6 +119,7 @@ export function unifiedDiff(before: string, after: string, opts: { context?: num
   }
   const out: string[] = [];
   if (opts.path) out.push(`--- a/${opts.path}`, `+++ b/${opts.path}`);
+  let cut = 0;
   let i = 0;
   while (i < ops.length) {
     if (ops[i].kind === "equal") {
@@ -138,18 +139,27 @@ export function unifiedDiff(before: string, after: string, opts: { context?: num
         break;
       }
     }
-    const slice = ops.slice(start, end);
-    const aCount = slice.filter((o) => o.kind !== "insert").length;
-    const bCount = slice.filter((o) => o.kind !== "delete").length;
+    let aCount = 0;
+    let bCount = 0;
+    for (let k = start; k < end; k++) {
+      if (ops[k].kind !== "insert") aCount++;
+      if (ops[k].kind !== "delete") bCount++;
+    }
     const aStart = aCount === 0 ? aLine[start] - 1 : aLine[start];
     const bStart = bCount === 0 ? bLine[start] - 1 : bLine[start];
-    out.push(`@@ -${aStart},${aCount} +${bStart},${bCount} @@`);
-    for (const o of slice) out.push((o.kind === "equal" ? " " : o.kind === "delete" ? "-" : "+") + o.line);
+    // Past maxLines lines are only counted (a diff of a whole note can have hundreds of thousands).
+    if (out.length < maxLines) out.push(`@@ -${aStart},${aCount} +${bStart},${bCount} @@`);
+    else cut++;
+    for (let k = start; k < end; k++) {
+      if (out.length >= maxLines) {
+        cut += end - k;
+        break;
+      }
+      const o = ops[k];
+      out.push((o.kind === "equal" ? " " : o.kind === "delete" ? "-" : "+") + o.line);
+    }
     i = end;
   }
-  if (out.length > maxLines) {
-    const cut = out.length - maxLines;
-    return [...out.slice(0, maxLines), `… ${cut} more diff lines not shown`].join("\n");
-  }
+  if (cut > 0) out.push(`… ${cut} more diff lines not shown`);
   return out.join("\n");
 }
