@@ -1,0 +1,81 @@
+/**
+ * The headless server in a child process (`node dist/cli.js`, as `npm start` runs it), for tests
+ * that must survive what the server does to its own process: a blocked event loop shows as a client
+ * timeout instead of hanging the test runner, and a SIGKILL is a real one.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import path from "node:path";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { connectClient } from "./harness";
+
+export const CLI = path.resolve(__dirname, "../../dist/cli.js");
+
+export interface ChildServer {
+  url: string;
+  token: string;
+  child: ChildProcess;
+  /** Everything the child wrote to stderr so far (its log). */
+  stderr(): string;
+  connect(): Promise<Client>;
+  /** SIGTERM and wait for the exit (SIGKILL after 5 s). */
+  stop(): Promise<void>;
+  /** SIGKILL at once; resolves when the process is gone. */
+  kill(): Promise<void>;
+}
+
+export async function startChildServer(vault: string, opts: { stateDir: string; write?: boolean; toolTimeoutS?: number; token?: string; args?: string[] }): Promise<ChildServer> {
+  const token = opts.token ?? randomBytes(24).toString("base64url");
+  const args = [CLI, vault, "--port", "0", "--token", token, "--state-dir", opts.stateDir];
+  if (opts.write) args.push("--write");
+  if (opts.toolTimeoutS !== undefined) args.push("--tool-timeout", String(opts.toolTimeoutS));
+  args.push(...(opts.args ?? []));
+  const child = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "pipe"] });
+  let out = "";
+  let err = "";
+  child.stderr!.setEncoding("utf8").on("data", (d: string) => (err += d));
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`the server did not start within 60 s:\n${err.slice(-2000)}`)), 60_000);
+    child.stdout!.setEncoding("utf8").on("data", (d: string) => {
+      out += d;
+      const m = /Endpoint: (\S+)/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[1]);
+      }
+    });
+    child.once("exit", (code) => {
+      clearTimeout(timer);
+      reject(new Error(`the server exited (${code}) before it listened:\n${err.slice(-2000)}`));
+    });
+  });
+  const clients: Client[] = [];
+  const closeClients = async () => {
+    for (const c of clients.splice(0)) await c.close().catch(() => {});
+  };
+  return {
+    url,
+    token,
+    child,
+    stderr: () => err,
+    connect: async () => {
+      const c = await connectClient(url, token);
+      clients.push(c);
+      return c;
+    },
+    stop: async () => {
+      await closeClients();
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      child.kill("SIGTERM");
+      const timer = setTimeout(() => child.kill("SIGKILL"), 5000);
+      await exited;
+      clearTimeout(timer);
+    },
+    kill: async () => {
+      if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+      await exited;
+      await closeClients();
+    },
+  };
+}
