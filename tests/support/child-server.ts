@@ -33,11 +33,11 @@ export async function startChildServer(vault: string, opts: { stateDir: string; 
   const child = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "pipe"] });
   let out = "";
   let err = "";
-  child.stderr!.setEncoding("utf8").on("data", (d: string) => (err += d));
+  child.stderr.setEncoding("utf8").on("data", (d: string) => (err += d));
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`the server did not start within 60 s:\n${err.slice(-2000)}`)), 60_000);
-    child.stdout!.setEncoding("utf8").on("data", (d: string) => {
+    child.stdout.setEncoding("utf8").on("data", (d: string) => {
       out += d;
       const m = /Endpoint: (\S+)/.exec(out);
       if (m) {
