@@ -63,7 +63,7 @@ export function registerResources(server: McpServer, services: CoreServices): ()
   server.registerResource("tags", "tags://vault", { title: "Tags with counts", mimeType: "application/json" }, async (uri) => {
     await port.ready();
     const stale = services.pendingWork();
-    return json(uri.href, services.lookup.listTags("tags", ""), stale);
+    return json(uri.href, await services.lookup.listTags("tags", ""), stale);
   });
   server.registerResource("recent", "recent://vault", { title: "Recently modified notes", mimeType: "application/json" }, async (uri) => {
     await port.ready();

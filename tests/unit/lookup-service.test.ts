@@ -381,9 +381,9 @@ describe("grep", () => {
 });
 
 describe("list_tags", () => {
-  test("merges frontmatter and inline tags, counts notes, keeps nested tags, folds case", () => {
+  test("merges frontmatter and inline tags, counts notes, keeps nested tags, folds case", async () => {
     const { lookup } = setup();
-    const res = lookup.listTags("tags", "");
+    const res = await lookup.listTags("tags", "");
     expect(res.values).toEqual([
       { value: "craft", count: 3 },
       { value: "craft/wood", count: 2 },
@@ -392,14 +392,14 @@ describe("list_tags", () => {
     expect(res.notes_scanned).toBe(8);
   });
 
-  test("other fields and folders", () => {
+  test("other fields and folders", async () => {
     const { lookup } = setup();
-    expect(lookup.listTags("status", "").values).toEqual([
+    expect((await lookup.listTags("status", "")).values).toEqual([
       { value: "active", count: 1 },
       { value: "done", count: 1 },
     ]);
-    expect(lookup.listTags("tags", "Projects").values.map((v) => v.value)).toEqual(["craft", "craft/wood"]);
-    expect(lookup.listTags("nothing", "").values).toEqual([]);
+    expect((await lookup.listTags("tags", "Projects")).values.map((v) => v.value)).toEqual(["craft", "craft/wood"]);
+    expect((await lookup.listTags("nothing", "")).values).toEqual([]);
   });
 });
 

@@ -17,7 +17,7 @@ export interface LookupService {
   /** Literal or regex search over note text. `folder` must already be validated. */
   grep(req: GrepRequest): Promise<GrepResult>;
   /** Distinct values of a frontmatter field (inline tags merged for `tags`), with note counts. */
-  listTags(field: string, folder: string): ListTagsResult;
+  listTags(field: string, folder: string): Promise<ListTagsResult>;
   /** True when vault changes arrived that the name index has not applied yet (the next lookup applies them). */
   hasPendingWork(): boolean;
   close(): void;

@@ -2,6 +2,7 @@ import { frontmatterTags } from "../metadata";
 import { isUnder } from "../paths";
 import type { AccessPolicy } from "../policy";
 import { isNotePath, parentOf, type VaultPort } from "../vault";
+import { SLICE_MS, TimeSlice } from "../time-slice";
 
 export interface TagCount {
   /** The value as first seen (tags without `#`); values differing only in case are counted together. */
@@ -21,11 +22,14 @@ export interface ListTagsResult {
  * inline `#tags` of the body are merged in and nested tags are kept whole (`craft/wood`).
  * Sorted by count (descending), then by value.
  */
-export function listFieldValues(port: VaultPort, policy: AccessPolicy, field: string, folder: string): ListTagsResult {
+export async function listFieldValues(port: VaultPort, policy: AccessPolicy, field: string, folder: string): Promise<ListTagsResult> {
   const isTags = field === "tags" || field === "tag";
   const counts = new Map<string, TagCount>();
   let scanned = 0;
+  // Every note's metadata (10k notes: ~50 ms), in slices.
+  const slice = new TimeSlice(SLICE_MS, 64);
   for (const f of port.listFiles()) {
+    if (slice.due()) await slice.next();
     if (!isNotePath(f.path) || policy.isHidden(f.path) || !isUnder(parentOf(f.path), folder)) continue;
     const meta = port.getMetadata(f.path);
     scanned++;

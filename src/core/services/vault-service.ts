@@ -112,12 +112,16 @@ export class VaultService {
     return file;
   }
 
-  listDocuments(opts: ListOptions): { items: DocumentEntry[]; total: number; next_cursor?: string } {
+  /** Files by folder and glob, paged; the glob is tested in slices (a pathological one costs ~5 µs a path). */
+  async listDocuments(opts: ListOptions): Promise<{ items: DocumentEntry[]; total: number; next_cursor?: string }> {
     const folder = this.resolveFolder(opts.folder);
     const match = opts.pattern ? makePathMatcher(opts.pattern) : null;
-    const all = this.visibleFiles().filter(
-      (f) => isUnder(parentOf(f.path), folder) && (opts.includeAttachments || isNotePath(f.path)) && (!match || match(f.path)),
-    );
+    const all: VaultFile[] = [];
+    const slice = new TimeSlice(SLICE_MS, 64);
+    for (const f of this.visibleFiles()) {
+      if (match && slice.due()) await slice.next();
+      if (isUnder(parentOf(f.path), folder) && (opts.includeAttachments || isNotePath(f.path)) && (!match || match(f.path))) all.push(f);
+    }
     const offset = decodeCursor(opts.cursor);
     const page = all.slice(offset, offset + opts.limit);
     const next = offset + page.length < all.length ? encodeCursor(offset + page.length) : undefined;

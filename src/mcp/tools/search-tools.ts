@@ -231,7 +231,7 @@ export const listTagsTool = defineTool({
     await services.port.ready();
     const folder = services.vault.resolveFolder(args.folder);
     // Values come from the vault's live metadata, which has no queue of its own to wait for.
-    const r = lookup.listTags(field, folder);
+    const r = await lookup.listTags(field, folder);
     const values = r.values.slice(0, args.limit);
     const isTags = field === "tags" || field === "tag";
     const text = values.length

@@ -56,7 +56,7 @@ export const listDocumentsTool = defineTool({
   access: "read",
   handler: async (args, { services }) => {
     await services.port.ready();
-    const r = services.vault.listDocuments({
+    const r = await services.vault.listDocuments({
       folder: args.folder,
       pattern: args.pattern,
       includeAttachments: args.include_attachments,
