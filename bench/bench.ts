@@ -6,7 +6,10 @@
  * `bench-results/bench.json` and `bench-results/scaling.svg`.
  *
  *   node --expose-gc dist/bench.js [--sizes 1000,10000] [--50k] [--vault <dir>] [--out bench-results/]
- *                                  [--queries 300] [--no-http] [--keep]
+ *                                  [--queries 300] [--no-http] [--keep] [--hostile]
+ *
+ * At 10k notes it also runs the hostile calls of `hostile.ts` (`--hostile`: only those, at the
+ * largest size).
  */
 import { randomBytes } from "node:crypto";
 import { spawnSync } from "node:child_process";
@@ -27,9 +30,12 @@ import { FsVault } from "../src/hosts/node/fs-vault";
 import { FsStateStore } from "../src/hosts/node/state-store";
 import { generateVault, makeQueries, rng } from "./generate";
 import { bruteForceSearch, Fts5Reference, type ColumnWeights, type RefChunk } from "./reference";
+import { benchHostile, hostileTable, type HostileResult } from "./hostile";
 import { scalingSvg } from "./svg";
 
 interface Args {
+  /** Only the hostile-calls section (at the largest size). */
+  hostileOnly: boolean;
   sizes: number[];
   vault: string | null;
   out: string;
@@ -39,7 +45,7 @@ interface Args {
 }
 
 function parseArgs(argv: string[]): Args {
-  const a: Args = { sizes: [1000, 10000], vault: null, out: "bench-results", queries: 300, http: true, keep: false };
+  const a: Args = { hostileOnly: false, sizes: [1000, 10000], vault: null, out: "bench-results", queries: 300, http: true, keep: false };
   for (let i = 0; i < argv.length; i++) {
     const k = argv[i];
     if (k === "--sizes") a.sizes = argv[++i].split(",").map((s) => Math.round(Number(s.replace(/k$/i, "")) * (/k$/i.test(s) ? 1000 : 1)));
@@ -49,8 +55,9 @@ function parseArgs(argv: string[]): Args {
     else if (k === "--queries") a.queries = Number(argv[++i]);
     else if (k === "--no-http") a.http = false;
     else if (k === "--keep") a.keep = true;
+    else if (k === "--hostile") a.hostileOnly = true;
     else if (k === "--help" || k === "-h") {
-      process.stdout.write("node --expose-gc dist/bench.js [--sizes 1000,10000] [--50k] [--vault <dir>] [--out bench-results/] [--queries 300] [--no-http] [--keep]\n");
+      process.stdout.write("node --expose-gc dist/bench.js [--sizes 1000,10000] [--50k] [--vault <dir>] [--out bench-results/] [--queries 300] [--no-http] [--keep] [--hostile]\n");
       process.exit(0);
     } else throw new Error(`Unknown argument ${k}`);
   }
@@ -653,6 +660,7 @@ async function main(): Promise<void> {
   if (loadavg()[0] > cpus().length) log(`warning: load average ${loadavg()[0].toFixed(1)} on ${cpus().length} CPUs — wall-clock numbers will be inflated; compare the CPU-time rows and the ratios.`);
   const work = mkdtempSync(path.join(tmpdir(), "vault-mcp-bench-"));
   const results: SizeResult[] = [];
+  let hostile: HostileResult | null = null;
   const started = performance.now();
   try {
     for (const n of [...args.sizes].sort((a, b) => a - b)) {
@@ -660,7 +668,12 @@ async function main(): Promise<void> {
       const t = performance.now();
       const v = generateVault(path.join(work, `vault-${label}`), n, 42);
       log(`generated ${n} notes (${mb(v.bytes).toFixed(1)} MB, ${(v.bytes / n).toFixed(0)} B/note) in ${(performance.now() - t).toFixed(0)} ms`);
-      results.push(await measure(label, v.root, makeQueries(v, args.queries), args, work));
+      const largest = n === Math.max(...args.sizes);
+      if (!args.hostileOnly) results.push(await measure(label, v.root, makeQueries(v, args.queries), args, work));
+      if ((args.hostileOnly && largest) || (!args.hostileOnly && n === 10000)) {
+        log(`\n== hostile calls at ${label} (write mode, on a copy)`);
+        hostile = await benchHostile(v.root, work, log);
+      }
       if (!args.keep) rmSync(v.root, { recursive: true, force: true });
     }
     if (args.vault) {
@@ -682,14 +695,14 @@ async function main(): Promise<void> {
 
   const mainJs = path.resolve("main.js");
   const mainJsBytes = existsSync(mainJs) ? statSync(mainJs).size : null;
-  const md = table(results, mainJsBytes);
+  const md = [results.length ? table(results, mainJsBytes) : "", hostile ? hostileTable(hostile) : ""].filter(Boolean).join("\n\n");
   const v = verdicts(results);
   const totalS = (performance.now() - started) / 1000;
   const busy = loadavg()[0] > cpus().length ? `\n\nWARNING: the machine was busy (load average ${loadavg()[0].toFixed(1)} on ${cpus().length} CPUs): wall-clock times and pass/fail are inflated; the CPU-time rows and the ratios to FTS5 are the fairer comparison.` : "";
   process.stdout.write(`\n${md}\n\n${v.lines.join("\n")}${busy}\n\nNode ${process.version}, ${process.platform}/${process.arch}, ${cpus().length} CPUs, load average ${loadavg()[0].toFixed(1)} at the end; bench took ${totalS.toFixed(0)} s.\n`);
 
   mkdirSync(args.out, { recursive: true });
-  const json = { date: new Date().toISOString(), node: process.version, cpus: cpus().length, loadAverage: loadavg(), platform: `${process.platform}/${process.arch}`, seconds: totalS, mainJsBytes, results, targets: v.checks };
+  const json = { date: new Date().toISOString(), node: process.version, cpus: cpus().length, loadAverage: loadavg(), platform: `${process.platform}/${process.arch}`, seconds: totalS, mainJsBytes, results, hostile, targets: v.checks };
   writeFileSync(path.join(args.out, "bench.json"), JSON.stringify(json, null, 2));
   const synthetic = results.filter((r) => /^\d+k?$/.test(r.label));
   const svg = scalingSvg(
