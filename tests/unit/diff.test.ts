@@ -73,4 +73,29 @@ describe("line diff", () => {
     expect(ops.filter((o) => o.kind === "delete")).toHaveLength(6000);
     expect(ops.filter((o) => o.kind === "insert")).toHaveLength(6000);
   });
+
+  it("a changed middle too long to search is one hunk written straight from the lines, the same as below the limit", () => {
+    const lines = (n: number, p: string) => Array.from({ length: n }, (_, i) => `${p}${i}`);
+    const render = (mid: number) => {
+      const a = ["h1", "h2", "h3", ...lines(mid, "a"), "t1", "t2", "t3"].join("\n") + "\n";
+      const b = ["h1", "h2", "h3", ...lines(mid, "b"), "t1", "t2", "t3"].join("\n") + "\n";
+      return unifiedDiff(a, b, { context: 2, maxLines: 12, path: "N.md" });
+    };
+    const expected = (mid: number) =>
+      [
+        "--- a/N.md",
+        "+++ b/N.md",
+        `@@ -2,${mid + 4} +2,${mid + 4} @@`,
+        " h2",
+        " h3",
+        ...lines(7, "-a"),
+        `… ${2 * mid + 4 - 9} more diff lines not shown`,
+      ].join("\n");
+    // Below the limit (Myers' search gives up at 1,000 differing lines and gives the same block), and above it.
+    expect(render(3000)).toBe(expected(3000));
+    expect(render(15_000)).toBe(expected(15_000));
+    // Short enough to show whole: the inserted lines and the trailing context come after the deletions.
+    const whole = unifiedDiff("x\na\nb\ny\n", "x\nc\ny\n");
+    expect(whole).toBe("@@ -1,4 +1,3 @@\n x\n-a\n-b\n+c\n y");
+  });
 });
