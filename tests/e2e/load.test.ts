@@ -50,38 +50,39 @@ describe("load", () => {
       for (let k = 0; k < CALLS; k++) {
         const t = (c * 7 + k * 13) % 200; // a different topic per call and client
         const where = `client ${c} call ${k}`;
-        const check = (r: CallToolResult, what: string) => {
+        const check = <T = unknown>(r: CallToolResult, what: string): T | undefined => {
           expectThat(!r.isError, `${where} ${what}: ${textOf(r).slice(0, 200)}`);
-          return r.structuredContent as any;
+          return r.structuredContent as T | undefined;
         };
+        type Paths = { path: string }[];
         switch (k % 10) {
           case 0: {
-            const s = check(await call(client, "search", { query: `word${t}x` }), "search");
-            expectThat(s?.hits?.[0]?.path === `Topics/Topic ${t}.md`, `${where} search answered ${JSON.stringify(s?.hits?.map((h: any) => h.path))}`);
+            const s = check<{ hits: Paths }>(await call(client, "search", { query: `word${t}x` }), "search");
+            expectThat(s?.hits[0]?.path === `Topics/Topic ${t}.md`, `${where} search answered ${JSON.stringify(s?.hits.map((h) => h.path))}`);
             break;
           }
           case 1: {
-            const g = check(await call(client, "grep", { query: `word${t}x`, case_sensitive: true }), "grep");
-            expectThat(g?.matches?.length === 1 && g.matches[0].path === `Topics/Topic ${t}.md`, `${where} grep answered ${JSON.stringify(g?.matches)}`);
+            const g = check<{ matches: Paths }>(await call(client, "grep", { query: `word${t}x`, case_sensitive: true }), "grep");
+            expectThat(g?.matches.length === 1 && g.matches[0].path === `Topics/Topic ${t}.md`, `${where} grep answered ${JSON.stringify(g?.matches)}`);
             break;
           }
           case 2: {
-            const r = check(await call(client, "read", { path: `Topics/Topic ${t}.md` }), "read");
+            const r = check<{ body?: string }>(await call(client, "read", { path: `Topics/Topic ${t}.md` }), "read");
             expectThat(typeof r?.body === "string" && r.body.includes(`word${t}x`), `${where} read answered another note`);
             break;
           }
           case 3: {
-            const f = check(await call(client, "find_notes", { query: `Topic ${t}` }), "find_notes");
-            expectThat(f?.notes?.[0]?.path === `Topics/Topic ${t}.md`, `${where} find_notes answered ${JSON.stringify(f?.notes?.[0])}`);
+            const f = check<{ notes: Paths }>(await call(client, "find_notes", { query: `Topic ${t}` }), "find_notes");
+            expectThat(f?.notes[0]?.path === `Topics/Topic ${t}.md`, `${where} find_notes answered ${JSON.stringify(f?.notes?.[0])}`);
             break;
           }
           case 4: {
-            const l = check(await call(client, "list_documents", { folder: "Topics", limit: 5 }), "list_documents");
+            const l = check<{ total: number }>(await call(client, "list_documents", { folder: "Topics", limit: 5 }), "list_documents");
             expectThat(l?.total === 200, `${where} list_documents total ${l?.total}`);
             break;
           }
           case 5: {
-            const b = check(await call(client, "get_backlinks", { path: `Topics/Topic ${t}.md` }), "get_backlinks");
+            const b = check<{ backlinks: unknown }>(await call(client, "get_backlinks", { path: `Topics/Topic ${t}.md` }), "get_backlinks");
             expectThat(Array.isArray(b?.backlinks), `${where} get_backlinks`);
             break;
           }
@@ -92,12 +93,12 @@ describe("load", () => {
             check(await call(client, "list_tags"), "list_tags");
             break;
           case 8: {
-            const w = check(await call(client, "write", { path: own, content: `line ${k} of client ${c}\n`, mode: "append" }), "write");
+            const w = check<{ path: string }>(await call(client, "write", { path: own, content: `line ${k} of client ${c}\n`, mode: "append" }), "write");
             expectThat(w?.path === own, `${where} write answered for ${w?.path}`);
             break;
           }
           case 9: {
-            const r = check(await call(client, "read", { path: own }), "read own");
+            const r = check<{ body?: string }>(await call(client, "read", { path: own }), "read own");
             expectThat(typeof r?.body === "string" && r.body.includes(`line ${k - 1} of client ${c}\n`), `${where} does not read its own last write`);
             break;
           }

@@ -11,7 +11,13 @@ function referenceNormalize(s: string): { text: string; starts: number[]; ends: 
   const starts: number[] = [];
   const ends: number[] = [];
   const push = (t: string, from: number, to: number) => {
-    for (const ch of t) for (let u = 0; u < ch.length; u++) (out.push(ch[u]), starts.push(from), ends.push(to));
+    for (const ch of t) {
+      for (let u = 0; u < ch.length; u++) {
+        out.push(ch[u]);
+        starts.push(from);
+        ends.push(to);
+      }
+    }
   };
   const clusters = /\r\n|[^\p{M}][\p{M}]*|[\p{M}]+/gsu;
   let m: RegExpExecArray | null;
