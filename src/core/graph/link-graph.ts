@@ -2,6 +2,7 @@ import { linkSyntax, splitLinkpath, type NoteMetadata } from "../metadata";
 import type { AccessPolicy } from "../policy";
 import { isNotePath, parentOf, type VaultEvent, type VaultPort } from "../vault";
 import { DEFAULT_GRAPH_OPTIONS, type GraphLink, type GraphOptions, type GraphScheduler } from "./types";
+import { yieldToEventLoop } from "../time-slice";
 
 /** Lower-cased last path segment without `.md`: the name a link uses, and the name a file answers to. */
 export function nameKey(pathOrLinkpath: string): string {
@@ -12,10 +13,7 @@ export function nameKey(pathOrLinkpath: string): string {
 
 export const defaultScheduler: GraphScheduler = {
   now: () => performance.now(),
-  yield: () =>
-    new Promise<void>((resolve) => {
-      setTimeout(resolve, 0);
-    }),
+  yield: yieldToEventLoop,
 };
 
 /**

@@ -3,6 +3,7 @@ import { makePathMatcher } from "../glob";
 import { isUnder } from "../paths";
 import type { AccessPolicy } from "../policy";
 import { compileLinearRegex, MAX_PATTERN_CHARS } from "../regex";
+import { yieldToEventLoop } from "../time-slice";
 import { isNotePath, parentOf, type VaultPort } from "../vault";
 
 export interface GrepRequest {
@@ -194,13 +195,6 @@ async function listNotes(port: VaultPort, policy: AccessPolicy, folder: string, 
     }
   }
   return out.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-}
-
-/** Lets other work run (the core runs in Obsidian and in Node; a zero-delay timer is what both have). */
-function yieldToEventLoop(): Promise<void> {
-  return new Promise<void>((resolve) => {
-    setTimeout(resolve, 0);
-  });
 }
 
 function clip(line: string): string {
