@@ -98,13 +98,15 @@ export function shortestLinkpath(targetPath: string, sourcePath: string, resolve
 export function renameContext(
   before: LinkResolver,
   renames: ReadonlyMap<string, string>,
+  /** The resolver after the move, when the caller built it already (in slices). */
+  prebuilt?: LinkResolver,
 ): {
   after: LinkResolver;
   resolveOld: (linkpath: string, source: string) => string | null;
   resolveNewShortest: (targetNewPath: string, newSourcePath: string) => string;
 } {
-  const after = new LinkResolver();
-  for (const p of before.paths()) after.add(renames.get(p) ?? p);
+  const after = prebuilt ?? new LinkResolver();
+  if (!prebuilt) for (const p of before.paths()) after.add(renames.get(p) ?? p);
   return {
     after,
     resolveOld: (lp, src) => before.resolve(lp, src),
