@@ -107,12 +107,35 @@ function replaceBlock(a: readonly string[], b: readonly string[]): DiffOp[] {
  * A unified diff of two texts with `context` lines around each change (`@@ -a,b +c,d @@` hunks).
  * Empty string when the texts have the same lines. Very long outputs are cut at `maxLines`.
  */
-export function unifiedDiff(before: string, after: string, opts: { context?: number; path?: string; maxLines?: number } = {}): string {
-  const context = opts.context ?? 2;
-  const maxLines = opts.maxLines ?? 400;
+export function unifiedDiff(before: string, after: string, opts: DiffOptions = {}): string {
   const a = splitLines(before);
   const b = splitLines(after);
-  const { pre, suf } = commonEnds(a, b);
+  return renderDiff(a, b, commonEnds(a, b), opts);
+}
+
+export interface DiffOptions {
+  context?: number;
+  path?: string;
+  maxLines?: number;
+}
+
+/**
+ * `unifiedDiff`, yielding (`yieldNow`) between its linear steps — splitting each text, comparing
+ * their ends, rendering — for texts up to the 2 MB a change may have, on Obsidian's UI thread.
+ */
+export async function unifiedDiffInSteps(before: string, after: string, opts: DiffOptions, yieldNow: () => Promise<void>): Promise<string> {
+  const a = splitLines(before);
+  await yieldNow();
+  const b = splitLines(after);
+  await yieldNow();
+  const ends = commonEnds(a, b);
+  await yieldNow();
+  return renderDiff(a, b, ends, opts);
+}
+
+function renderDiff(a: readonly string[], b: readonly string[], { pre, suf }: { pre: number; suf: number }, opts: DiffOptions): string {
+  const context = opts.context ?? 2;
+  const maxLines = opts.maxLines ?? 400;
   if (a.length + b.length - 2 * (pre + suf) > MAX_SEARCHED_LINES) return blockDiff(a, b, pre, suf, context, maxLines, opts.path);
   const ops = diffLines(a, b);
   if (!ops.some((o) => o.kind !== "equal")) return "";

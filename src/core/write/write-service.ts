@@ -9,7 +9,7 @@ import { extensionOf, isNotePath, parentOf, type VaultFile, type VaultPort } fro
 import { ActivityLog, type ActivityEntry } from "./activity";
 import { decodeBase64 } from "./base64";
 import { AutoApprove, type Confirmer, type ConfirmRequest } from "./confirm";
-import { unifiedDiff } from "./diff";
+import { unifiedDiffInSteps } from "./diff";
 import { describeMiss, findMatches, lineOfOffset, lineStarts, MAX_LOOSE_MATCH_CHARS } from "./edit-match";
 import { frontmatterBlock, mergeFrontmatter, readFrontmatterStrict } from "./frontmatter-edit";
 import { yieldToEventLoop } from "../time-slice";
@@ -261,8 +261,7 @@ class WriteServiceImpl implements WriteService {
       checkTextSize("The note after the change", next, path);
       await yieldToEventLoop();
       const finalText = shape.eol === "\r\n" || shape.bom ? fromWorkingText(next, shape) : next;
-      const diff = unifiedDiff(working, toWorkingText(finalText, shape), { context: 2 });
-      await yieldToEventLoop();
+      const diff = await unifiedDiffInSteps(working, toWorkingText(finalText, shape), { context: 2 }, yieldToEventLoop);
       if (mode === "overwrite") {
         await this.ask({ action: "overwrite", path, summary: `Overwrite "${path}" (${describeDiff(diff)})`, diff });
       }
@@ -322,6 +321,7 @@ class WriteServiceImpl implements WriteService {
       const crlfMode = shape.eol === "\r\n";
       const fold = (s: string) => (crlfMode ? s.replace(/\r\n/g, "\n") : s);
       let newText = fold(req.new_text);
+      await yieldToEventLoop();
       const starts = lineStarts(working);
       const lineCount = working.endsWith("\n") ? starts.length - 1 : starts.length;
       let from = 0;
@@ -378,6 +378,7 @@ class WriteServiceImpl implements WriteService {
         }
         matchType = found.type;
         for (const m of found.matches) replacements.push(m);
+        await yieldToEventLoop();
       }
       // One pass over the text (replace_all can have thousands of matches).
       const parts: string[] = [];
@@ -392,8 +393,7 @@ class WriteServiceImpl implements WriteService {
       // Matching and diffing are each linear in the note: a task of their own each.
       await yieldToEventLoop();
       const finalText = fromWorkingText(next, shape);
-      const diff = unifiedDiff(working, next, { context: 2 });
-      await yieldToEventLoop();
+      const diff = await unifiedDiffInSteps(working, next, { context: 2 }, yieldToEventLoop);
       const lines = replacements.slice(0, MAX_LISTED_LINES).map((r) => lineOfOffset(starts, r.start));
       const result = (etag: string, dry: boolean): EditResult => ({ path, replacements: replacements.length, match_type: matchType, lines, etag, diff, dry_run: dry });
       if (req.dry_run) return result(before, true);
