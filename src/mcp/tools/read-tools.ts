@@ -126,7 +126,7 @@ export const listDirectoryTool = defineTool({
   access: "read",
   handler: async (args, { services }) => {
     await services.port.ready();
-    const r = readerOf(services).directory(args.path, args.depth, { includeFiles: args.include_files });
+    const r = await readerOf(services).directory(args.path, args.depth, { includeFiles: args.include_files });
     return { structured: { path: r.path, tree: r.tree, entries: r.entries, truncated: r.truncated }, text: r.text };
   },
 });
