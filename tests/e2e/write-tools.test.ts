@@ -205,6 +205,17 @@ describe("write tools over MCP", () => {
     const times = log.entries.map((e: { time: string }) => e.time);
     expect([...times].sort().reverse()).toEqual(times);
   });
+
+  test("an attachment of most of a megabyte goes in as base64 and comes back byte for byte", async () => {
+    // Large enough that decoding, encoding and the answer's body each take several steps.
+    const bytes = Buffer.from(Uint8Array.from({ length: 1000 * 1024 }, (_, i) => (i * 7919 + (i >> 12)) & 255));
+    const w = await ok(s.client, "write", { path: "Attachments/blob.bin", content_base64: bytes.toString("base64") });
+    expect(w).toMatchObject({ created: true, size: bytes.length });
+    expect(readFileSync(path.join(s.root, "Attachments", "blob.bin")).equals(bytes)).toBe(true);
+    const r = await ok(s.client, "read", { path: "Attachments/blob.bin" });
+    expect(r).toMatchObject({ kind: "attachment", size: bytes.length, etag: w.etag });
+    expect(Buffer.from(r.base64, "base64").equals(bytes)).toBe(true);
+  });
 });
 
 describe("without write mode", () => {

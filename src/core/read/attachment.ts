@@ -1,6 +1,7 @@
 import { etagOf } from "../hash";
 import { extensionOf, type VaultFile, type VaultPort } from "../vault";
-import { encodeBase64 } from "../write/base64";
+import { yieldToEventLoop } from "../time-slice";
+import { encodeBase64InSteps } from "../write/base64";
 import { DEFAULT_ATTACHMENT_CAP_BYTES, sizeCapMessage } from "./format";
 
 const MIME: Record<string, string> = {
@@ -43,5 +44,5 @@ export async function readAttachment(port: VaultPort, file: VaultFile, capBytes 
   if (bytes.length > capBytes) {
     return { ...base, size: bytes.length, etag: await etagOf(bytes), omitted: sizeCapMessage(file.path, bytes.length, capBytes, "attachment") };
   }
-  return { ...base, size: bytes.length, etag: await etagOf(bytes), base64: encodeBase64(bytes) };
+  return { ...base, size: bytes.length, etag: await etagOf(bytes), base64: await encodeBase64InSteps(bytes, yieldToEventLoop) };
 }

@@ -20,4 +20,4 @@ export { AutoApprove, type Confirmer, type ConfirmRequest } from "./confirm";
 export { ActivityLog, ACTIVITY_FILE, type ActivityEntry } from "./activity";
 export { unifiedDiff, diffLines } from "./diff";
 export { findMatches, normalizeForMatch, describeMiss } from "./edit-match";
-export { encodeBase64, decodeBase64 } from "./base64";
+export { encodeBase64, encodeBase64InSteps, decodeBase64, decodeBase64InSteps } from "./base64";

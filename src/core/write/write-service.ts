@@ -7,7 +7,7 @@ import type { AccessPolicy } from "../policy";
 import type { StateStore } from "../state";
 import { extensionOf, isNotePath, parentOf, type VaultFile, type VaultPort } from "../vault";
 import { ActivityLog, type ActivityEntry } from "./activity";
-import { decodeBase64 } from "./base64";
+import { decodeBase64InSteps } from "./base64";
 import { AutoApprove, type Confirmer, type ConfirmRequest } from "./confirm";
 import { unifiedDiffInSteps } from "./diff";
 import { describeMiss, findMatches, lineOfOffset, lineStarts, MAX_LOOSE_MATCH_CHARS } from "./edit-match";
@@ -275,7 +275,7 @@ class WriteServiceImpl implements WriteService {
   private async writeBinary(path: string, req: WriteRequest, mode: WriteMode, actor: Actor): Promise<WriteResult> {
     if (mode !== "overwrite") throw new VaultError("invalid_argument", `content_base64 only supports mode "overwrite"; append and prepend are for text.`);
     if (req.frontmatter !== undefined) throw new VaultError("invalid_argument", "An attachment has no frontmatter; drop frontmatter when sending content_base64.");
-    const bytes = decodeBase64(req.content_base64 ?? "");
+    const bytes = await decodeBase64InSteps(req.content_base64 ?? "", yieldToEventLoop);
     if (!bytes) throw new VaultError("invalid_argument", "content_base64 is not valid base64; encode the file's bytes with standard base64.");
     const existing = this.port.stat(path);
     if (!existing) {
