@@ -82,7 +82,7 @@ export class SessionTransport implements Transport {
     this.sdk.onclose = () => {
       // The server will not answer these any more: say so rather than leave the client waiting.
       for (const [id, res] of this.waiting) {
-        answer(res, 404, { jsonrpc: "2.0", id, error: { code: -32001, message: "The session ended before the request completed. Initialize a new session." } });
+        void answer(res, 404, { jsonrpc: "2.0", id, error: { code: -32001, message: "The session ended before the request completed. Initialize a new session." } });
       }
       this.waiting.clear();
       this.onclose?.();
@@ -102,7 +102,7 @@ export class SessionTransport implements Transport {
     // A notification about a direct request is dropped, as the SDK's JSON response mode does.
     if (isResponse) {
       this.waiting.delete(id);
-      answer(res, 200, message, this.sessionId);
+      await answer(res, 200, message, this.sessionId);
     }
   }
 
@@ -137,13 +137,35 @@ export class SessionTransport implements Transport {
   }
 }
 
-/** One JSON-RPC message as the whole JSON body, as the SDK's JSON response mode writes it. */
-function answer(res: NodeResponse, status: number, message: JSONRPCMessage, sessionId?: string): void {
+/** Longer bodies are written a piece at a time with a yield between (the server shares Obsidian's UI thread). */
+const PIECE_CHARS = 256 * 1024;
+
+/**
+ * One JSON-RPC message as the whole JSON body, as the SDK's JSON response mode writes it. A large
+ * body (an attachment's base64: ~11 MB for an 8 MB file took ~100 ms to encode and write in one
+ * step) goes out in pieces, chunked.
+ */
+async function answer(res: NodeResponse, status: number, message: JSONRPCMessage, sessionId?: string): Promise<void> {
   if (res.headersSent) return;
   res.statusCode = status;
   res.setHeader("Content-Type", "application/json");
   if (sessionId !== undefined) res.setHeader("mcp-session-id", sessionId);
-  res.end(JSON.stringify(message));
+  const body = JSON.stringify(message);
+  if (body.length <= PIECE_CHARS) {
+    res.end(body);
+    return;
+  }
+  for (let i = 0; i < body.length && !res.destroyed; ) {
+    let end = Math.min(body.length, i + PIECE_CHARS);
+    // Each piece is encoded on its own: never between the halves of a surrogate pair (JSON.stringify
+    // escapes lone ones, so a high surrogate is always followed by its low one).
+    const last = body.charCodeAt(end - 1);
+    if (end < body.length && last >= 0xd800 && last <= 0xdbff) end--;
+    res.write(body.slice(i, end));
+    i = end;
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  res.end();
 }
 
 /**

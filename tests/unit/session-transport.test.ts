@@ -15,12 +15,20 @@ class FakeResponse extends EventEmitter {
   headersSent = false;
   readonly headers: Record<string, string> = {};
   body: string | undefined;
+  destroyed = false;
+  /** What `write` was given, piece by piece, as the bytes it would send. */
+  readonly pieces: Buffer[] = [];
   setHeader(name: string, value: string): void {
     this.headers[name.toLowerCase()] = value;
   }
-  end(body: string): void {
-    this.body = body;
+  write(piece: string): boolean {
     this.headersSent = true;
+    this.pieces.push(Buffer.from(piece, "utf8"));
+    return true;
+  }
+  end(body?: string): void {
+    if (body !== undefined) this.write(body);
+    this.body = Buffer.concat(this.pieces).toString("utf8");
     this.emit("close");
   }
   /** The connection went away before an answer. */
@@ -80,6 +88,22 @@ describe("SessionTransport (direct lane)", () => {
     expect(JSON.parse(res.body!)).toEqual(result(1));
     expect(sdk.send).not.toHaveBeenCalled();
     expect(sdk.handleRequest).not.toHaveBeenCalled();
+  });
+
+  test("a large answer is written a piece at a time, no piece splitting a character", async () => {
+    const res = await post(2);
+    // 256 Ki characters a piece; after the odd-length JSON before it and the "a", an emoji (two UTF-16
+    // units) straddles every boundary.
+    const text = `a${"😀".repeat(400_000)}`;
+    const big: JSONRPCMessage = { jsonrpc: "2.0", id: 2, result: { content: [{ type: "text", text }] } };
+    await transport.send(big);
+    expect(res.pieces.length).toBeGreaterThan(3);
+    expect(res.pieces.every((p) => p.toString("utf8").length <= 256 * 1024)).toBe(true);
+    expect(res.body).toBe(JSON.stringify(big));
+    // A small answer stays one body.
+    const small = await post(3);
+    await transport.send(result(3));
+    expect(small.pieces).toHaveLength(1);
   });
 
   test("a request whose id is still waiting goes to the SDK transport; the first still gets its answer", async () => {
