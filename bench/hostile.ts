@@ -75,6 +75,8 @@ export async function benchHostile(vaultRoot: string, workDir: string, log: (s: 
   writeFileSync(path.join(root, "Hostile", "Trap.md"), `${"a".repeat(40)}!\n${`${"x".repeat(1999)}\n`.repeat(300)}`);
   writeFileSync(path.join(root, "Hostile", "Big.md"), `${"word ".repeat(200)}\n`.repeat(5000)); // 5 MB
   writeFileSync(path.join(root, "Hostile", "One MB.md"), "line of text\n".repeat(80_000));
+  const bytes = (n: number) => Uint8Array.from({ length: n }, (_, i) => (i * 7919) & 255);
+  writeFileSync(path.join(root, "Hostile", "One MB.bin"), bytes(1024 * 1024)); // the default read cap
   const vault = await FsVault.open(root, { watch: false });
   const token = "bench-token-".padEnd(32, "x");
   const rt = await startRuntime({ port: vault, host: "node", listenPort: 0, token: () => token, allowedOrigins: [], writeMode: true, stateStore: new MemoryStateStore(), sqlWasm, version: "bench" });
@@ -120,6 +122,8 @@ export async function benchHostile(vaultRoot: string, workDir: string, log: (s: 
       ["edit", "1 MB note, loose-match miss", { path: "Hostile/One MB.md", old_text: "line  of\u00a0tex “q”", new_text: "x", dry_run: true }],
       ["write", "1 MB note", { path: "Hostile/New.md", content: "line of text\n".repeat(80_000) }],
       ["write", "10 MB note (refused)", { path: "Hostile/Huge.md", content: "line of text\n".repeat(800_000) }],
+      ["read", "1 MB attachment (base64 out)", { path: "Hostile/One MB.bin" }],
+      ["write", "2 MB attachment (base64 in)", { path: "Hostile/Two MB.bin", content_base64: Buffer.from(bytes(2 * 1024 * 1024)).toString("base64") }],
       ["update_frontmatter", "60-deep value", { path: notes[1], set: { deep } }],
       ["manage_tags", "500 tags", { path: notes[2], action: "add", tags: Array.from({ length: 500 }, (_, i) => `t${i}`) }],
       ["rename", "the most linked note", { path: hub, new_path: `Renamed/${path.posix.basename(hub)}` }],
