@@ -89,17 +89,21 @@ export function linkSyntax(original: string): "wikilink" | "markdown" {
   return original.startsWith("[[") || original.startsWith("![[") ? "wikilink" : "markdown";
 }
 
-/** Frontmatter `tags`/`tag`, normalised to `#tag` strings (Obsidian accepts a list or a comma/space separated string). */
+/**
+ * Frontmatter `tags`/`tag`, normalised to `#tag` strings (Obsidian accepts a list or a comma/space
+ * separated string). A YAML number counts as its text; a tag of digits only is not a tag (as inline:
+ * "#1984 isn't a valid tag").
+ */
 export function frontmatterTags(fm: Record<string, unknown> | undefined): string[] {
   if (!fm) return [];
   const out: string[] = [];
   for (const key of ["tags", "tag"]) {
     const v = fm[key];
-    const items = Array.isArray(v) ? v : typeof v === "string" ? v.split(/[,\s]+/) : [];
+    const items = Array.isArray(v) ? v : typeof v === "string" ? v.split(/[,\s]+/) : typeof v === "number" ? [v] : [];
     for (const item of items) {
       if (typeof item !== "string" && typeof item !== "number") continue;
       const t = String(item).trim().replace(/^#/, "");
-      if (t) out.push("#" + t);
+      if (t && !/^\d+$/.test(t)) out.push("#" + t);
     }
   }
   return out;

@@ -240,6 +240,25 @@ describe("keyword search service", () => {
     await svc.close();
   });
 
+  test("a note that fails to index is skipped with its path and reason; the others are indexed", async () => {
+    const vault = new MemoryVault({ ...notes, "Odd.md": "odd walrus note" });
+    // What a host's metadata could do that we did not foresee (a value of the wrong type, say).
+    const real = vault.getMetadata.bind(vault);
+    jest.spyOn(vault, "getMetadata").mockImplementation((p) => {
+      if (p === "Odd.md") throw new TypeError("e.charCodeAt is not a function");
+      return real(p);
+    });
+    const { svc, logs } = await started(vault);
+    const st = svc.status();
+    expect(st.state).toBe("queryable");
+    expect(st.skipped).toEqual([{ path: "Odd.md", reason: "could not be indexed: e.charCodeAt is not a function" }]);
+    expect(st.last_error).toBe('"Odd.md": e.charCodeAt is not a function');
+    expect(st.documents_indexed).toBe(Object.keys(notes).length - 1); // the hidden note is not indexed
+    expect(paths(svc, "dough")).toEqual(["Kitchen/Bread.md"]);
+    expect(logs).toEqual(expect.arrayContaining([expect.stringMatching(/^warn: Could not index "Odd.md"/), expect.stringMatching(/^debug: TypeError: e.charCodeAt[^\n]*\n\s+at /)]));
+    await svc.close();
+  });
+
   test("a loaded index is warmed up before start() returns, and the worker starts in a task of its own", async () => {
     const store = new MemoryStateStore();
     const vault = new MemoryVault(notes);

@@ -335,6 +335,7 @@ class KeywordSearchService implements SearchService {
       .catch((e) => {
         this.lastError = errText(e);
         this.log("error", `Search indexing failed: ${this.lastError}`);
+        this.logStack(e);
         if (this.state === "building") this.state = "failed";
       })
       .finally(() => {
@@ -381,8 +382,13 @@ class KeywordSearchService implements SearchService {
         try {
           await this.processPath(next.value);
         } catch (e) {
-          this.log("warn", `Could not index "${next.value}": ${errText(e)}`);
+          // One note that cannot be indexed is skipped (until it changes), with its path and why;
+          // the run goes on.
           this.lastError = `"${next.value}": ${errText(e)}`;
+          this.log("warn", `Could not index "${next.value}": ${errText(e)}`);
+          this.logStack(e);
+          const st = this.deps.port.stat(next.value);
+          if (st) this.skip(next.value, st.mtime, st.size, `could not be indexed: ${errText(e)}`);
         }
         await this.maybeYield();
         continue;
@@ -588,6 +594,11 @@ class KeywordSearchService implements SearchService {
   private removePath(path: string): void {
     this.index.removeDoc(path);
     if (this.skipped.delete(path)) this.mainDirty = true;
+  }
+
+  /** An unexpected error's stack, for `--verbose` (debug). */
+  private logStack(e: unknown): void {
+    if (e instanceof Error && e.stack) this.log("debug", e.stack);
   }
 
   private skip(path: string, mtime: number, size: number, reason: string): void {
