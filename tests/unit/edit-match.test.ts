@@ -102,6 +102,19 @@ describe("edit matching", () => {
     expect(msg).toContain('"fox jumps."');
   });
 
+  it("a miss in the middle of a line points at the closest text there, not at column 1", () => {
+    const text = "# Notes\n\nfirst\nxylophonequux unique word\nlast\n";
+    expect(describeMiss(text, "uniqe word")).toBe(
+      'The closest text starts at line 4, column 15; it first differs at line 4, column 19: the note has "ue word", old_text has "e word".',
+    );
+    // Two lines, the first starting mid-line: the second is compared from column 1.
+    expect(describeMiss(text, "unique word\nlsat")).toBe(
+      'The closest text starts at line 4, column 15; it first differs at line 5, column 2: the note has "ast", old_text has "sat".',
+    );
+    // A typo in the first character still aligns.
+    expect(describeMiss(text, "xnique word")).toMatch(/^The closest text starts at line 4, column 15; it first differs at line 4, column 15:/);
+  });
+
   it("the ASCII fast path gives exactly what cluster-by-cluster normalising gives", () => {
     const piece = fc.constantFrom("a", "Z", " ", "\t", "\n", "\r", "\r\n", "e\u0301", "\u0301", "\u00a0", "\u3000", "“", "—", "…", "é", "日", "😀", "x\u0308\u0301", ".", "\u2018");
     fc.assert(

@@ -225,20 +225,47 @@ export function describeMiss(text: string, needle: string, firstLine = 1, lastLi
   }
   const partly = stoppedAt ? ` (Only lines ${Math.max(1, firstLine)}–${stoppedAt} were compared; narrow the search with line_start/line_end.)` : "";
   if (best < 0 || bestScore < 0.3) return `No line resembles the start of old_text; read the note again (with_line_numbers) and copy the text exactly.${partly}`;
-  // Walk the needle against the text from the matching line (same column alignment after indentation).
+  // Walk the needle against the text from the matching line. old_text's first line may start
+  // anywhere in its line: align it where it fits best; the lines after it start at column 1.
   const startLine = best - skip;
+  const at = alignment(lines[best - 1].slice(0, MAX_COMPARED_LINE), nLines[skip]);
+  const where = `The closest text starts at line ${best}${at > 0 ? `, column ${at + 1}` : ""}`;
   for (let j = 0; j < nLines.length; j++) {
     const ln = startLine + j;
-    const have = ln >= 1 && ln <= lines.length ? lines[ln - 1] : undefined;
+    const full = ln >= 1 && ln <= lines.length ? lines[ln - 1] : undefined;
+    if (full === undefined) return `${where}; old_text continues past the end of the note at its line ${j + 1}.${partly}`;
+    const from = j === skip ? at : 0;
+    const have = full.slice(from);
     const want = nLines[j];
-    if (have === undefined) return `The closest text starts at line ${best}; old_text continues past the end of the note at its line ${j + 1}.${partly}`;
-    if (have === want) continue;
+    // The last line of old_text may end before its line does.
+    if (have === want || (j === nLines.length - 1 && have.startsWith(want))) continue;
     let col = 0;
     while (col < have.length && col < want.length && have[col] === want[col]) col++;
     return (
-      `The closest text starts at line ${best}; it first differs at line ${ln}, column ${col + 1}: ` +
+      `${where}; it first differs at line ${ln}, column ${from + col + 1}: ` +
       `the note has ${JSON.stringify(shorten(have.slice(col)))}, old_text has ${JSON.stringify(shorten(want.slice(col)))}.${partly}`
     );
   }
-  return `The closest text starts at line ${best}.${partly}`;
+  return `${where}.${partly}`;
+}
+
+/**
+ * Where in `line` the text `want` fits best: the offset whose window (as long as `want`, its first
+ * 64 characters) shares the most bigrams with it, first one on a tie. Only offsets where the
+ * first or second character agree (a typo in either is allowed) are tried.
+ */
+function alignment(line: string, want: string): number {
+  const w = want.slice(0, 64);
+  if (w.length < 2 || line.startsWith(w)) return 0;
+  let best = 0;
+  let bestScore = dice(line.slice(0, w.length), w);
+  for (let o = 1; o + 1 < line.length; o++) {
+    if (line[o] !== w[0] && line[o + 1] !== w[1]) continue;
+    const score = dice(line.slice(o, o + w.length), w);
+    if (score > bestScore) {
+      bestScore = score;
+      best = o;
+    }
+  }
+  return best;
 }
