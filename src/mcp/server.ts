@@ -3,6 +3,7 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { isVaultError } from "../core/errors";
 import type { CoreServices } from "../core/services";
 import { registerPrompts } from "./prompts";
+import { checkToolArgs } from "./validation";
 import { registerResources } from "./resources";
 import type { ToolContext, ToolDef } from "./tool";
 
@@ -58,7 +59,9 @@ export function createMcpServer(services: CoreServices, tools: readonly ToolDef[
   const stopResources = registerResources(server, services);
   registerPrompts(server, services);
   server.server.onclose = () => stopResources();
-  for (const def of selectTools(tools, services, info.tools)) {
+  const selected = selectTools(tools, services, info.tools);
+  useOwnArgumentCheck(server, new Map(selected.map((d) => [d.name, d])));
+  for (const def of selected) {
     server.registerTool(
       def.name,
       {
@@ -103,6 +106,21 @@ export function createMcpServer(services: CoreServices, tools: readonly ToolDef[
     );
   }
   return server;
+}
+
+/**
+ * Arguments are checked by `checkToolArgs` instead of the SDK's own check, whose message a model
+ * could not act on. It replaces the SDK's (private) `validateToolInput` on this instance: same
+ * place in the call, same parsed arguments (defaults applied); an error it throws becomes the
+ * call's `isError` result. tests/e2e/tool-arguments.test.ts fails if an SDK update moves it.
+ */
+function useOwnArgumentCheck(server: McpServer, defs: ReadonlyMap<string, ToolDef>): void {
+  const sdk = server as unknown as { validateToolInput: (tool: unknown, args: unknown, name: string) => Promise<unknown> };
+  const own = sdk.validateToolInput.bind(server);
+  sdk.validateToolInput = async (tool, args, name) => {
+    const def = defs.get(name);
+    return def ? checkToolArgs(def, args) : own(tool, args, name);
+  };
 }
 
 /** Runs a handler; never rejects: failures become `isError` results. */

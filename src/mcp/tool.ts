@@ -43,6 +43,8 @@ export interface ToolDef<I extends z.ZodRawShape = z.ZodRawShape, O extends z.Zo
   annotations: Required<Pick<ToolAnnotations, "readOnlyHint" | "destructiveHint" | "idempotentHint" | "openWorldHint">>;
   /** Write tools are registered only when the owner enabled write mode. */
   access: ToolAccess;
+  /** A correct call, shown when a call's arguments are invalid (a test checks it against `input`). */
+  example: Record<string, unknown>;
   /** Tools that need a live Obsidian workspace (active note…) are registered only there. */
   hosts?: ReadonlyArray<"obsidian" | "node">;
   handler(args: z.infer<z.ZodObject<I>>, ctx: ToolContext): Promise<ToolResult<z.infer<z.ZodObject<O>>>>;

@@ -28,6 +28,7 @@ const ignoresDeadline = defineTool({
   output: { done: z.boolean() },
   annotations: READ_ONLY,
   access: "read",
+  example: {},
   handler: async (_args, ctx) => {
     seen.deadline = ctx.deadline;
     await sleep(400);
@@ -45,6 +46,7 @@ const honoursDeadline = defineTool({
   output: { steps: z.number(), truncated: z.boolean() },
   annotations: READ_ONLY,
   access: "read",
+  example: {},
   handler: async (_args, ctx) => {
     let steps = 0;
     while (steps < 1000) {
@@ -64,6 +66,7 @@ const slowWrite = defineTool({
   output: { written: z.boolean() },
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   access: "write",
+  example: {},
   handler: async () => {
     await sleep(400);
     return { structured: { written: true } };

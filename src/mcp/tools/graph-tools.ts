@@ -72,6 +72,7 @@ export const getBacklinksTool = defineTool({
   output: { path: z.string(), backlinks: z.array(backlink), total: z.number(), notes: z.number(), truncated: z.boolean() },
   annotations: READ_ONLY,
   access: "read",
+  example: { path: "Projects/Plan.md" },
   handler: async (args, { services }) => {
     const { graph, meta } = await syncGraph(services, args.wait_for_pending_writes);
     const r = await graph.backlinks(args.path, { limit: args.limit });
@@ -96,6 +97,7 @@ export const getOutlinksTool = defineTool({
   },
   annotations: READ_ONLY,
   access: "read",
+  example: { path: "Projects/Plan.md" },
   handler: async (args, { services }) => {
     const { graph, meta } = await syncGraph(services, args.wait_for_pending_writes);
     const r = await graph.outlinks(args.path, { limit: args.limit });
@@ -123,6 +125,7 @@ export const getUnlinkedMentionsTool = defineTool({
   },
   annotations: READ_ONLY,
   access: "read",
+  example: { path: "Projects/Plan.md" },
   handler: async (args, { services }) => {
     const { graph, meta } = await syncGraph(services, args.wait_for_pending_writes);
     const r = await graph.unlinkedMentions(args.path, { limit: args.limit });
@@ -164,6 +167,7 @@ export const getBrokenLinksTool = defineTool({
   },
   annotations: READ_ONLY,
   access: "read",
+  example: { folder: "Projects" },
   handler: async (args, { services }) => {
     const { graph, meta } = await syncGraph(services, args.wait_for_pending_writes);
     const r = await graph.brokenLinks({ folder: args.folder, limit: args.limit, includeFragments: args.include_fragments });
@@ -181,6 +185,7 @@ export const getOrphanNotesTool = defineTool({
   output: { notes: z.array(noteRef), total: z.number(), truncated: z.boolean() },
   annotations: READ_ONLY,
   access: "read",
+  example: { limit: 50 },
   handler: async (args, { services }) => {
     const { graph, meta } = await syncGraph(services, args.wait_for_pending_writes);
     const r = await graph.orphans({ folder: args.folder, limit: args.limit });
@@ -202,6 +207,7 @@ export const getMostLinkedTool = defineTool({
   output: { notes: z.array(z.object({ path: z.string(), title: z.string(), linking_notes: z.number(), backlinks: z.number() })) },
   annotations: READ_ONLY,
   access: "read",
+  example: { limit: 20 },
   handler: async (args, { services }) => {
     const { graph, meta } = await syncGraph(services, args.wait_for_pending_writes);
     const r = await graph.mostLinked({ limit: args.limit, folder: args.folder, includeAttachments: args.include_attachments });
@@ -228,6 +234,7 @@ export const getConnectionPathTool = defineTool({
   },
   annotations: READ_ONLY,
   access: "read",
+  example: { from: "Home.md", to: "Projects/Plan.md" },
   handler: async (args, { services }) => {
     const { graph, meta } = await syncGraph(services, args.wait_for_pending_writes);
     const r = await graph.connectionPath(args.from, args.to, { maxDepth: args.max_depth });
@@ -248,6 +255,7 @@ export const getRecentTool = defineTool({
   output: { notes: z.array(z.object({ path: z.string(), title: z.string(), modified_at: z.string() })), total: z.number() },
   annotations: READ_ONLY,
   access: "read",
+  example: { limit: 20 },
   handler: async (args, { services }) => {
     const { graph, meta } = await syncGraph(services, args.wait_for_pending_writes);
     const r = await graph.recent({ limit: args.limit, folder: args.folder });
@@ -291,6 +299,7 @@ export const getContextTool = defineTool({
   },
   annotations: READ_ONLY,
   access: "read",
+  example: { path: "Projects/Plan.md" },
   handler: async (args, { services }) => {
     const { graph, meta } = await syncGraph(services, args.wait_for_pending_writes);
     const c = await graph.context(args.path, {
@@ -328,6 +337,7 @@ const activeNoteTool = defineTool({
   },
   annotations: READ_ONLY,
   access: "read",
+  example: {},
   hosts: ["obsidian"],
   handler: async (_args, { services }) => {
     const a = workspaceOf(services).activeNote();
@@ -350,6 +360,7 @@ const listOpenNotesTool = defineTool({
   output: { notes: z.array(z.string()) },
   annotations: READ_ONLY,
   access: "read",
+  example: {},
   hosts: ["obsidian"],
   handler: async (_args, { services }) => {
     const notes = workspaceOf(services)
@@ -371,6 +382,7 @@ const openNoteTool = defineTool({
   output: { path: z.string(), opened: z.boolean() },
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   access: "read",
+  example: { path: "Projects/Plan.md", line: 12 },
   hosts: ["obsidian"],
   handler: async (args, { services }) => {
     const workspace = workspaceOf(services);

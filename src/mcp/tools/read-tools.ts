@@ -34,6 +34,7 @@ export const readMultipleTool = defineTool({
   output: { ok: z.array(readItem), err: z.array(errItem) },
   annotations: READ_ONLY,
   access: "read",
+  example: { paths: ["Projects/Plan.md", "Home.md"] },
   handler: async (args, { services }) => {
     const r = await readerOf(services).readMultiple(args.paths);
     const parts = r.ok.map((n) => `=== ${n.path} (etag ${n.etag})${Object.keys(n.frontmatter).length ? `\nfrontmatter: ${JSON.stringify(n.frontmatter)}` : ""}\n${n.body}`);
@@ -71,6 +72,7 @@ export const notesInfoTool = defineTool({
   },
   annotations: READ_ONLY,
   access: "read",
+  example: { paths: ["Projects/Plan.md"] },
   handler: async (args, { services }) => {
     const r = await readerOf(services).notesInfo(args.paths);
     const parts = r.ok.map(
@@ -92,6 +94,7 @@ export const outlineTool = defineTool({
   output: { path: z.string(), headings: z.array(heading) },
   annotations: READ_ONLY,
   access: "read",
+  example: { path: "Projects/Plan.md" },
   handler: async (args, { services }) => {
     const r = await readerOf(services).outline(args.path);
     const lines = r.headings.map((h) => `${"  ".repeat(h.level - 1)}${"#".repeat(h.level)} ${h.heading} (line ${h.line})`);
@@ -124,6 +127,7 @@ export const listDirectoryTool = defineTool({
   output: { path: z.string(), tree: treeNode, entries: z.number(), truncated: z.boolean() },
   annotations: READ_ONLY,
   access: "read",
+  example: { path: "Projects", depth: 2 },
   handler: async (args, { services }) => {
     await services.port.ready();
     const r = await readerOf(services).directory(args.path, args.depth, { includeFiles: args.include_files });

@@ -69,6 +69,7 @@ export const searchTool = defineTool({
   },
   annotations: READ_ONLY,
   access: "read",
+  example: { query: "garden layout", limit: 10 },
   handler: async (args, { services }) => {
     if (args.mode !== "keyword" && !services.searchModes().includes(args.mode)) {
       throw new VaultError(
@@ -143,6 +144,7 @@ export const findNotesTool = defineTool({
   },
   annotations: READ_ONLY,
   access: "read",
+  example: { query: "project plan" },
   handler: async (args, { services }) => {
     const query = args.query.trim();
     if (!query) throw new VaultError("invalid_argument", 'The query is empty; give part of a note title, e.g. "meeting".');
@@ -187,6 +189,7 @@ export const grepTool = defineTool({
   },
   annotations: READ_ONLY,
   access: "read",
+  example: { query: "TODO", folder: "Projects" },
   handler: async (args, { services, signal, deadline }) => {
     const lookup = services.lookup;
     await services.port.ready();
@@ -224,6 +227,7 @@ export const listTagsTool = defineTool({
   },
   annotations: READ_ONLY,
   access: "read",
+  example: { field: "tags" },
   handler: async (args, { services }) => {
     const field = args.field.trim();
     if (!field) throw new VaultError("invalid_argument", 'The field is empty; give a frontmatter field name such as "tags" or "status".');
@@ -285,6 +289,7 @@ export const indexStatusTool = defineTool({
   output: statusShape,
   annotations: READ_ONLY,
   access: "read",
+  example: {},
   handler: async (_args, { services }) => {
     const s = statusOf(searchOf(services));
     return { structured: s, text: formatStatus(s) };
@@ -299,6 +304,7 @@ export const reindexTool = defineTool({
   output: { queued: z.boolean(), status: z.object(statusShape) },
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   access: "read",
+  example: {},
   handler: async (_args, { services }) => {
     const search = searchOf(services);
     search.reindex();

@@ -27,6 +27,7 @@ export const statsTool = defineTool({
   },
   annotations: READ_ONLY,
   access: "read",
+  example: {},
   handler: async (_args, { services }) => {
     await services.port.ready();
     const s = await services.vault.stats();
@@ -54,6 +55,7 @@ export const listDocumentsTool = defineTool({
   output: { items: z.array(documentEntry), total: z.number(), next_cursor: z.string().optional() },
   annotations: READ_ONLY,
   access: "read",
+  example: { folder: "Projects", limit: 50 },
   handler: async (args, { services }) => {
     await services.port.ready();
     const r = await services.vault.listDocuments({
@@ -77,6 +79,7 @@ export const listFoldersTool = defineTool({
   output: { folders: z.array(z.string()) },
   annotations: READ_ONLY,
   access: "read",
+  example: {},
   handler: async (_args, { services }) => {
     await services.port.ready();
     const folders = ["", ...services.vault.visibleFolders()];
@@ -111,6 +114,7 @@ export const readTool = defineTool({
   },
   annotations: READ_ONLY,
   access: "read",
+  example: { path: "Projects/Plan.md", section: "Next steps" },
   handler: async (args, { services }) => {
     await services.port.ready();
     const r = await services.vault.readAny(args.path, { section: args.section, withLineNumbers: args.with_line_numbers });
@@ -132,6 +136,7 @@ export const folderInstructionsTool = defineTool({
   output: { files: z.array(z.object({ path: z.string(), folder: z.string(), content: z.string() })) },
   annotations: READ_ONLY,
   access: "read",
+  example: { path: "Projects" },
   handler: async (args, { services }) => {
     await services.port.ready();
     const { vault, port, policy } = services;

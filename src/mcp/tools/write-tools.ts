@@ -32,6 +32,7 @@ export const writeTool = defineTool({
   output: { path: z.string(), created: z.boolean(), mode: z.string(), etag: z.string(), size: z.number(), diff: z.string().optional() },
   annotations: { ...WRITE_ANN, destructiveHint: true, idempotentHint: false },
   access: "write",
+  example: { path: "Inbox/Idea.md", content: "# Idea\n\nFirst thoughts.\n" },
   handler: async (args, ctx) => {
     const r = await writerOf(ctx.services).write(args, actor(ctx, "write"));
     const head = r.created ? `Created "${r.path}"` : `${r.mode === "overwrite" ? "Overwrote" : r.mode === "append" ? "Appended to" : "Prepended to"} "${r.path}"`;
@@ -65,6 +66,7 @@ export const editTool = defineTool({
   },
   annotations: { ...WRITE_ANN, destructiveHint: false, idempotentHint: false },
   access: "write",
+  example: { path: "Projects/Plan.md", old_text: "Step two.", new_text: "Step 2." },
   handler: async (args, ctx) => {
     const r = await writerOf(ctx.services).edit(args, actor(ctx, "edit"));
     const verb = r.dry_run ? "Would make" : "Made";
@@ -90,6 +92,7 @@ export const updateFrontmatterTool = defineTool({
   output: { path: z.string(), frontmatter: z.record(z.string(), z.unknown()), changed: z.array(z.string()), etag: z.string() },
   annotations: { ...WRITE_ANN, destructiveHint: false, idempotentHint: true },
   access: "write",
+  example: { path: "Projects/Plan.md", set: { status: "done" } },
   handler: async (args, ctx) => {
     const r = await writerOf(ctx.services).updateFrontmatter(args, actor(ctx, "update_frontmatter"));
     const what = r.changed.length ? `Changed ${r.changed.join(", ")}` : "Nothing changed";
@@ -118,6 +121,7 @@ export const manageTagsTool = defineTool({
   },
   annotations: { ...WRITE_ANN, destructiveHint: false, idempotentHint: true },
   access: "write",
+  example: { path: "Projects/Plan.md", action: "add", tags: ["project/active"] },
   handler: async (args, ctx) => {
     const r = await writerOf(ctx.services).manageTags(args, actor(ctx, "manage_tags"));
     const parts = [`tags of "${r.path}": ${r.tags.join(", ") || "(none)"}`, `inline: ${r.inline_tags.join(", ") || "(none)"}`];
@@ -136,6 +140,7 @@ export const deleteTool = defineTool({
   output: { path: z.string(), kind: z.enum(["file", "folder"]), trashed_to: z.string(), files: z.number() },
   annotations: { ...WRITE_ANN, destructiveHint: true, idempotentHint: false },
   access: "write",
+  example: { path: "Inbox/Old.md", confirm_path: "Inbox/Old.md" },
   handler: async (args, ctx) => {
     const r = await writerOf(ctx.services).delete(args, actor(ctx, "delete"));
     return { structured: r, text: `Moved "${r.path}"${r.kind === "folder" ? ` (folder, ${r.files} files)` : ""} to ${r.trashed_to}.` };
@@ -161,6 +166,7 @@ export const renameTool = defineTool({
   },
   annotations: { ...WRITE_ANN, destructiveHint: true, idempotentHint: false },
   access: "write",
+  example: { path: "Inbox/Idea.md", new_path: "Projects/Idea.md" },
   handler: async (args, ctx) => {
     const r = await writerOf(ctx.services).rename(args, actor(ctx, "rename"));
     const replaced = r.replaced_target_trashed_to ? ` The previous "${r.new_path}" went to ${r.replaced_target_trashed_to}.` : "";
@@ -192,6 +198,7 @@ export const activityLogTool = defineTool({
   },
   annotations: READ_ONLY,
   access: "read",
+  example: { limit: 20 },
   handler: async (args, ctx) => {
     const entries = await writerOf(ctx.services).activity(args.limit);
     const lines = entries.map((e) => `${e.time} ${e.client} ${e.tool} ${e.path}${e.new_path ? ` → ${e.new_path}` : ""}${e.detail ? ` (${e.detail})` : ""}`);
