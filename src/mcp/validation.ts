@@ -10,7 +10,7 @@ import type { ToolDef } from "./tool";
  */
 export function checkToolArgs(def: ToolDef, args: unknown): Record<string, unknown> {
   const r = z.object(def.input).safeParse(args ?? {});
-  if (r.success) return r.data as Record<string, unknown>;
+  if (r.success) return r.data;
   throw new Error(describeInvalidArgs(def, args, r.error.issues));
 }
 
