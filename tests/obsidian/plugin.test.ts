@@ -100,11 +100,16 @@ describe("the built plugin under the Obsidian stand-in", () => {
     const port = await freePort();
     blockers.push(await listen(port));
     const root = makeVault({ "A.md": "alpha\n" }, { port });
+    // The plugin says it in the developer console too (kept out of the test output: Jest would
+    // print main.js's one minified line with it).
+    const warn = jest.spyOn(console, "warn").mockImplementation(() => {});
     const { plugin, status } = await loadPlugin(root);
     await until(() => /^MCP: listening on :\d+$/.test(status()), "the server to listen");
     const actual = Number(/:(\d+)$/.exec(status())![1]);
     expect(actual).toBeGreaterThan(port);
     expect(Notice.messages.some((m) => m.includes(`port ${port} was in use`) && m.includes(String(actual)))).toBe(true);
+    expect(warn).toHaveBeenCalledWith(`[vault-mcp] port ${port} was taken; listening on ${actual} instead (copy the client configuration again)`);
+    warn.mockRestore();
     // The configurations to copy use the port actually listened on.
     const tab = plugin.settingTabs[0];
     tab.display();

@@ -100,7 +100,6 @@ describe("tool schemas", () => {
       const tools = await listTools(opts);
       sizes[`${name} (${tools.length} tools)`] = Buffer.byteLength(JSON.stringify({ tools }));
     }
-    console.log("tools/list size in bytes:", sizes);
     const [full, , core] = Object.values(sizes);
     expect(full).toBeLessThan(64 * 1024);
     expect(core).toBeLessThan(full / 1.5);
