@@ -7,7 +7,10 @@ export async function sha256Hex(data: string | Uint8Array): Promise<string> {
   return hex;
 }
 
-/** The etag of a file's content: a short, stable hash of its bytes, quoted like an HTTP etag. */
+/**
+ * The etag of a file's content: a short, stable hash of its bytes, as a plain token (in JSON an
+ * HTTP-style quoted etag came out as "\"8b11…\""). `if_match` takes it either way.
+ */
 export async function etagOf(data: string | Uint8Array): Promise<string> {
-  return `"${(await sha256Hex(data)).slice(0, 20)}"`;
+  return (await sha256Hex(data)).slice(0, 20);
 }

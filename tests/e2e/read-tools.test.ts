@@ -52,7 +52,7 @@ describe("read tools over MCP", () => {
     const r = await ok(s.client, "read_multiple", { paths: ["Home.md", "Projects/Plan", "Nope.md", "Private/Diary.md", "../x.md"] });
     expect(r.ok.map((n: { path: string }) => n.path)).toEqual(["Home.md", "Projects/Plan.md"]);
     expect(r.ok[0].frontmatter).toMatchObject({ tags: ["start", "Shared"] });
-    expect(r.ok[0].etag).toMatch(/^"[0-9a-f]{20}"$/);
+    expect(r.ok[0].etag).toMatch(/^[0-9a-f]{20}$/);
     expect(r.err.map((e: { path: string }) => e.path)).toEqual(["Nope.md", "Private/Diary.md", "../x.md"]);
     // Hidden looks missing (the exact wording of the two messages is the lead's VaultService/AccessPolicy).
     expect(r.err[1].error).toMatch(/^No note or file at "Private\/Diary.md"\./);

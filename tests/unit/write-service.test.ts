@@ -91,6 +91,16 @@ describe("write", () => {
     expect(c.confirmer.asked).toHaveLength(0);
   });
 
+  it("etags are plain tokens; if_match takes them quoted (HTTP style, as earlier versions gave them) too", async () => {
+    const c = await setup({ "a.md": "one\n" });
+    const etag = await c.etag("a.md");
+    expect(etag).toMatch(/^[0-9a-f]{20}$/);
+    const r = await c.svc.write({ path: "a.md", content: "two\n", if_match: `"${etag}"` }, A);
+    expect(r.etag).toMatch(/^[0-9a-f]{20}$/);
+    await c.svc.write({ path: "a.md", content: "three\n", if_match: `W/"${r.etag}"` }, A);
+    expect(c.disk("a.md")).toBe("three\n");
+  });
+
   it("overwrites with the right etag, asks the confirmer with a diff, keeps frontmatter, BOM and CRLF", async () => {
     const c = await setup({ "a.md": "\uFEFF---\r\ntitle: X\r\n---\r\nold line\r\nsecond\r\n" });
     const etag = await c.etag("a.md");
