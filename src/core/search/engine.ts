@@ -2,6 +2,7 @@ import { detach } from "../strings";
 import { isUnder } from "../paths";
 import { STOP_WORDS } from "./query";
 import { forEachToken, TermDict } from "./tokenize";
+import { commentsOpenAt, showable } from "./showable";
 import type { Chunk, ParsedQuery, QueryItem, SearchLanguage, SearchRequest, SearchResponse, SearchSection } from "./types";
 
 /** Field weights (BM25F-style: weighted term frequency). */
@@ -1524,9 +1525,9 @@ export class InvertedIndex {
    */
   private sectionSnippet(doc: DocEntry, o: number, want: WantedIds, words: number, language: SearchLanguage): string {
     const text = this.chunkText(doc, o);
-    if (words <= 0) return text;
+    if (words <= 0) return showable(text);
     const n = this.decodeSeq(doc, o);
-    if (n <= words) return text.trim();
+    if (n <= words) return showable(text.trim());
     if (this.hitScratch.length < n) this.hitScratch = new Uint8Array(Math.max(n, 2 * this.hitScratch.length));
     const hit = this.hitScratch;
     const ids = this.seqScratch;
@@ -1942,7 +1943,7 @@ const WORD_STOP = /[\s\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Scr
 
 /** A window of `words` tokens around the densest cluster of matched terms; the whole text when 0. */
 export function snippet(text: string, want: TermSet, words: number, language: SearchLanguage): string {
-  if (words <= 0) return text;
+  if (words <= 0) return showable(text);
   const starts: number[] = [];
   const ends: number[] = [];
   const hit: number[] = [];
@@ -1952,7 +1953,7 @@ export function snippet(text: string, want: TermSet, words: number, language: Se
     hit.push(want.exact.has(t) || want.prefixes.some((p) => t.startsWith(p)) ? 1 : 0);
   });
   const n = starts.length;
-  if (n <= words) return text.trim();
+  if (n <= words) return showable(text.trim());
   const w = snippetWindow(hit, n, words);
   return cutSnippet(text, n, w.first, w.last, starts[w.first], ends[w.last]);
 }
@@ -1989,7 +1990,7 @@ function cutSnippet(text: string, n: number, first: number, last: number, start:
   while (a > 0 && !WORD_STOP.test(text[a - 1])) a--;
   let b = last === n - 1 ? text.length : end;
   while (b < text.length && !WORD_STOP.test(text[b])) b++;
-  return (first > 0 ? "… " : "") + text.slice(a, b).trim() + (last < n - 1 ? " …" : "");
+  return showable((first > 0 ? "… " : "") + text.slice(a, b).trim() + (last < n - 1 ? " …" : ""), commentsOpenAt(text, a));
 }
 
 /** A query's wanted terms as term ids, to mark matches in a chunk's stored term sequence. */
