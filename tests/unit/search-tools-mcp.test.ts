@@ -32,16 +32,16 @@ describe("search-family tools over MCP", () => {
     for (const n of ["search", "find_notes", "grep", "list_tags", "get_index_status", "reindex"]) expect(names).toContain(n);
   });
 
-  test("search returns one hit per note with sections, frontmatter and freshness meta", async () => {
+  test("search returns one hit per note with its best section and freshness meta", async () => {
     const r = await call(client, "search", { query: "oak joinery" });
     expect(r.isError).toBeFalsy();
     const s = r.structuredContent as any;
     expect(s.hits[0].path).toBe("Projects/Workbench.md");
-    expect(s.hits[0]).toMatchObject({ title: "Workbench", folder: "Projects", frontmatter: { status: "active" } });
+    expect(s.hits[0].sections).toHaveLength(1);
     expect(s.hits[0].sections[0].content).toMatch(/oak/i);
     expect(s.hits[0].sections[0].line_start).toBeGreaterThan(0);
     expect(r._meta).toEqual({ index_stale: false });
-    expect(textOf(r)).toContain("## Projects/Workbench.md");
+    expect(textOf(r)).toMatch(/\nProjects\/Workbench\.md \(.*lines \d+-\d+\): /);
   });
 
   test("search filters by frontmatter and folder; refuses semantic mode", async () => {

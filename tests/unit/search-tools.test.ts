@@ -125,11 +125,15 @@ describe("tool definitions", () => {
 describe("search", () => {
   test("maps arguments and returns grouped hits with text and freshness", async () => {
     const r = await run("search", { query: "  oak wood ", folder: "Projects", filters: { tags: "craft" } });
-    expect(search.requests.at(-1)).toEqual({ query: "oak wood", limit: 10, folder: "Projects", filters: { tags: "craft" }, chunksPerFile: 2, snippetWords: 200 });
+    expect(search.requests.at(-1)).toEqual({ query: "oak wood", limit: 10, folder: "Projects", filters: { tags: "craft" }, chunksPerFile: 1, snippetWords: 18 });
     expect(r.structured).toMatchObject({ total_files: 1, relaxed: false, mode: "keyword" });
     expect(r.structured.hits[0].sections[0].heading).toBe("Plan > Wood");
-    expect(r.text).toContain("## Projects/Plan.md");
-    expect(r.text).toContain("### Plan > Wood — lines 5-7");
+    // Each hit: what a model needs, not the note's frontmatter and folder; scores to 2 decimals.
+    expect(Object.keys(r.structured.hits[0]).sort()).toEqual(["path", "score", "sections"]);
+    expect(Object.keys(r.structured.hits[0].sections[0]).sort()).toEqual(["content", "heading", "line_end", "line_start"]);
+    expect(String(r.structured.hits[0].score)).toMatch(/^\d+(\.\d{1,2})?$/);
+    // The text: a line per section, with its last heading.
+    expect(r.text!.split("\n")[1]).toBe("Projects/Plan.md (Wood, lines 5-7): Oak, maybe ash.");
     expect(r.meta).toEqual({ index_stale: false });
   });
 

@@ -11,10 +11,8 @@ export const MAX_FRESHNESS_WAIT_MS = 5000;
 /** Search modes the tool accepts; those the server cannot answer yet are refused with a clear message. */
 export const SEARCH_MODES = ["keyword", "semantic", "hybrid"] as const;
 
-const waitForPendingWrites = z
-  .boolean()
-  .default(false)
-  .describe("Wait (up to 5 s) until recent changes to the vault are indexed before answering.");
+// Waits up to 5 s (the README says so; the name says the rest).
+const waitForPendingWrites = z.boolean().default(false);
 
 function searchOf(services: CoreServices): SearchService {
   return services.search;
@@ -27,38 +25,38 @@ async function freshness(search: SearchService, wait: boolean): Promise<boolean>
 }
 
 const section = z.object({
-  heading: z.string().describe('Heading path of the chunk, "A > B" ("" before the first heading); pass it to read as section.'),
-  content: z.string(),
-  score: z.number(),
-  line_start: z.number().describe("1-based, inclusive, counting frontmatter lines."),
+  heading: z.string().describe('Heading path, "A > B" ("" before the first heading); pass it to read as section.'),
+  content: z.string().describe("A snippet centred on the matches (snippet_words), or the whole section."),
+  line_start: z.number(),
   line_end: z.number(),
 });
 
 const hit = z.object({
   path: z.string(),
-  title: z.string(),
-  folder: z.string(),
   score: z.number(),
-  frontmatter: z.record(z.string(), z.unknown()),
   sections: z.array(section),
 });
+
+/** Search answers are paid for in a model's context on every call: lean by default, more on request. */
+const DEFAULT_SECTIONS = 1;
+const DEFAULT_SNIPPET_WORDS = 18;
 
 export const searchTool = defineTool({
   name: "search",
   title: "Search notes",
   description:
-    'Full-text search over note contents (keyword, ranked, typo-free): returns the best notes, one per file, each with its best matching sections. Supports "exact phrases", -exclude, prefix*, OR. Use find_notes to look a note up by title.',
+    'Ranked full-text search over note contents: the best notes with their best matching section. Supports "exact phrases", -exclude, prefix*, OR. For titles use find_notes.',
   input: {
-    query: z.string().describe('Words to look for, e.g. "embed a pdf"; "quotes" for a phrase, -word to exclude, word* for a prefix.'),
+    query: z.string().describe('Words; "a phrase", -exclude, prefix*, OR.'),
     limit: z.number().int().min(1).max(50).default(10).describe("Notes to return (1–50)."),
     folder: z.string().optional().describe("Only notes in this folder (recursively)."),
     filters: z
       .record(z.string(), z.union([z.string(), z.number(), z.boolean()]))
       .optional()
-      .describe('Frontmatter field → value; lists match when they contain it, e.g. {"tags": "craft", "status": "done"}.'),
-    chunks_per_file: z.number().int().min(0).max(10).default(2).describe("Matching sections returned per note (1–10)."),
-    snippet_words: z.number().int().min(0).max(2000).default(200).describe("Words per section snippet, centred on the matches; 0 = the whole section."),
-    mode: z.enum(SEARCH_MODES).default("keyword").describe('"keyword" (BM25). "semantic" and "hybrid" are reserved for later versions.'),
+      .describe('Frontmatter field → value, e.g. {"tags": "craft"}; a list matches if it has the value.'),
+    chunks_per_file: z.number().int().min(0).max(10).default(DEFAULT_SECTIONS).describe("Matching sections per note (1–10)."),
+    snippet_words: z.number().int().min(0).max(2000).default(DEFAULT_SNIPPET_WORDS).describe("Words per snippet; 0 = the whole section."),
+    mode: z.enum(SEARCH_MODES).default("keyword").describe('Only "keyword" for now.'),
     wait_for_pending_writes: waitForPendingWrites,
   },
   output: {
@@ -101,26 +99,42 @@ export const searchTool = defineTool({
       chunksPerFile: args.chunks_per_file,
       snippetWords: args.snippet_words,
     });
-    const structured = { hits: res.hits, total_files: res.total_files, relaxed: res.relaxed, mode: args.mode };
+    // What a model needs of each hit; the note's title, folder and frontmatter are in its path or a read away.
+    const hits = res.hits.map((h) => ({
+      path: h.path,
+      score: Math.round(h.score * 100) / 100,
+      sections: h.sections.map((c) => ({ heading: c.heading, content: c.content, line_start: c.line_start, line_end: c.line_end })),
+    }));
+    const structured = { hits, total_files: res.total_files, relaxed: res.relaxed, mode: args.mode };
     return { structured, text: formatSearch(query, structured, stale), meta: { index_stale: stale } };
   },
 });
 
+/** Text beside the structured answer: a line per section (the same facts; the last heading, the snippet shortened). */
 function formatSearch(query: string, r: { hits: z.infer<typeof hit>[]; total_files: number; relaxed: boolean }, stale: boolean): string {
   const out: string[] = [];
   if (r.hits.length === 0) {
     out.push(`No notes match "${query}". Try fewer or other words, a prefix (word*), or find_notes for titles.`);
   } else {
-    out.push(`${r.total_files} notes match "${query}"${r.relaxed ? " (no note has every word; showing partial matches)" : ""}; top ${r.hits.length}:`);
+    out.push(`${r.total_files} notes match "${query}"${r.relaxed ? " (no note has every word; partial matches)" : ""}; top ${r.hits.length}:`);
   }
   for (const h of r.hits) {
-    out.push("", `## ${h.path} (score ${round(h.score)})`);
-    for (const s of h.sections) {
-      out.push(`### ${s.heading || "(top)"} — lines ${s.line_start}-${s.line_end}`, s.content);
+    for (const [i, c] of h.sections.entries()) {
+      const heading = c.heading.split(" > ").pop();
+      const where = `${i === 0 ? h.path : "  "} (${heading ? `${heading}, ` : ""}lines ${c.line_start}-${c.line_end})`;
+      out.push(`${where}: ${oneLine(c.content, 72)}`);
     }
   }
-  if (stale) out.push("", "(The index is still catching up with recent changes; pass wait_for_pending_writes: true for fresh results.)");
+  if (stale) out.push("(The index is still catching up with recent changes; pass wait_for_pending_writes: true for fresh results.)");
   return out.join("\n");
+}
+
+function oneLine(text: string, max: number): string {
+  const t = text.replace(/\s+/g, " ").trim();
+  if (t.length <= max) return t;
+  // Not between the halves of a surrogate pair.
+  const end = /[\ud800-\udbff]/.test(t[max - 2]) ? max - 2 : max - 1;
+  return `${t.slice(0, end)}…`;
 }
 
 export const findNotesTool = defineTool({
@@ -166,12 +180,12 @@ export const grepTool = defineTool({
     "Finds lines in notes containing exact text or a regular expression (regex: true); returns path:line: text. Use for exact strings, code, TODOs; use search for topics.",
   input: {
     query: z.string().describe("Text to find (literal unless regex is true)."),
-    regex: z.boolean().default(false).describe("Treat query as a regular expression (JavaScript syntax, run in linear time: no backreferences or lookaround)."),
+    regex: z.boolean().default(false).describe("query is a regular expression (no backreferences or lookaround)."),
     case_sensitive: z.boolean().default(false),
     folder: z.string().optional().describe("Only notes in this folder (recursively)."),
     pattern: z.string().optional().describe('Glob on note paths, e.g. "Projects/**" or "*meeting*".'),
     context_lines: z.number().int().min(0).max(5).default(0).describe("Lines of context before and after each match (0–5)."),
-    limit: z.number().int().min(1).max(1000).default(100).describe("Maximum matching lines (output is also capped at about 64 KB)."),
+    limit: z.number().int().min(1).max(1000).default(100).describe("Most lines to return."),
   },
   output: {
     matches: z.array(
@@ -212,7 +226,7 @@ export const grepTool = defineTool({
 export const listTagsTool = defineTool({
   name: "list_tags",
   title: "List tags",
-  description: "Distinct tags (frontmatter and inline, nested kept as craft/wood) or values of another frontmatter field, with how many notes have each, most used first.",
+  description: "Tags (frontmatter and inline) or the values of another frontmatter field, with how many notes have each.",
   input: {
     field: z.string().default("tags").describe('Frontmatter field; "tags" also counts inline #tags.'),
     folder: z.string().optional().describe("Only notes in this folder (recursively)."),
@@ -284,7 +298,7 @@ function formatStatus(s: z.infer<z.ZodObject<typeof statusShape>>): string {
 export const indexStatusTool = defineTool({
   name: "get_index_status",
   title: "Search index status",
-  description: "State of the keyword index: queryable, building or failed; notes indexed of total; queued changes; skipped notes and the last error.",
+  description: "The search index's state, progress, skipped notes and last error.",
   input: {},
   output: statusShape,
   annotations: READ_ONLY,
@@ -299,7 +313,7 @@ export const indexStatusTool = defineTool({
 export const reindexTool = defineTool({
   name: "reindex",
   title: "Rebuild the search index",
-  description: "Queues a full reconciliation of the search index with the vault and returns at once; follow progress with get_index_status. Rarely needed: the index follows changes by itself.",
+  description: "Re-checks the whole search index against the vault in the background (rarely needed: it follows changes by itself).",
   input: {},
   output: { queued: z.boolean(), status: z.object(statusShape) },
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
