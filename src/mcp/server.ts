@@ -1,8 +1,9 @@
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { ListToolsRequestSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { isVaultError } from "../core/errors";
 import type { CoreServices } from "../core/services";
 import { registerPrompts } from "./prompts";
+import { listedTool } from "./listing";
 import { checkToolArgs } from "./validation";
 import { registerResources } from "./resources";
 import type { ToolContext, ToolDef } from "./tool";
@@ -69,7 +70,7 @@ export function createMcpServer(services: CoreServices, tools: readonly ToolDef[
         description: def.description,
         inputSchema: def.input,
         outputSchema: def.output,
-        annotations: { title: def.title, ...def.annotations },
+        annotations: { ...def.annotations },
       },
       async (args: Record<string, unknown>, extra): Promise<CallToolResult> => {
         const limitMs = info.toolTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS;
@@ -105,6 +106,8 @@ export function createMcpServer(services: CoreServices, tools: readonly ToolDef[
       },
     );
   }
+  // The listing, compacted (see listing.ts), in place of the SDK's.
+  if (selected.length) server.server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: selected.map(listedTool) }));
   return server;
 }
 

@@ -19,12 +19,10 @@ async function syncGraph(services: CoreServices, wait: boolean): Promise<{ graph
   return { graph, meta: { index_stale: stale } };
 }
 
-const waitArg = z
-  .boolean()
-  .default(false)
-  .describe("Wait (briefly, bounded) until recent vault changes are in the graph before answering.");
-const pathArg = z.string().describe('Vault-relative path of the note, e.g. "Projects/Plan.md" (".md" may be omitted).');
-const folderArg = z.string().optional().describe('Only notes in this folder (recursive); omitted = whole vault.');
+// Waits up to 3 s (the README says so; the name says the rest).
+const waitArg = z.boolean().default(false);
+const pathArg = z.string().describe('Vault-relative note path (".md" optional).');
+const folderArg = z.string().optional().describe('Only notes in this folder.');
 const linkType = z.enum(["wikilink", "markdown", "embed", "frontmatter"]);
 const noteRef = z.object({ path: z.string(), title: z.string() });
 
@@ -67,7 +65,7 @@ function more(shown: number, total: number | null, hint: string): string {
 export const getBacklinksTool = defineTool({
   name: "get_backlinks",
   title: "Backlinks",
-  description: "Notes linking to a note (or embedding a file): source, line, link text, link type (wikilink, markdown, embed, frontmatter) and heading/block fragment.",
+  description: "Notes linking to a note (or embedding a file), with line, link type and fragment.",
   input: { path: pathArg, limit: z.number().int().min(1).max(500).default(50), wait_for_pending_writes: waitArg },
   output: { path: z.string(), backlinks: z.array(backlink), total: z.number(), notes: z.number(), truncated: z.boolean() },
   annotations: READ_ONLY,
@@ -85,7 +83,7 @@ export const getBacklinksTool = defineTool({
 export const getOutlinksTool = defineTool({
   name: "get_outlinks",
   title: "Outgoing links",
-  description: "Links from a note: each target's resolved path (null when missing), link type, fragment, and fragment_exists: false when the linked heading or block is not in the target.",
+  description: "Links from a note: each target's path (null when missing), link type and fragment, and whether the linked heading or block exists.",
   input: { path: pathArg, limit: z.number().int().min(1).max(1000).default(200), wait_for_pending_writes: waitArg },
   output: {
     path: z.string(),
@@ -114,7 +112,7 @@ export const getOutlinksTool = defineTool({
 export const getUnlinkedMentionsTool = defineTool({
   name: "get_unlinked_mentions",
   title: "Unlinked mentions",
-  description: "Notes that mention a note's title or aliases in plain text without linking to it (Obsidian's \"Unlinked mentions\"), with the line: candidates for new links.",
+  description: "Notes that mention a note's title or aliases without linking to it, with the line: candidates for new links.",
   input: { path: pathArg, limit: z.number().int().min(1).max(200).default(30), wait_for_pending_writes: waitArg },
   output: {
     path: z.string(),
@@ -143,7 +141,7 @@ export const getUnlinkedMentionsTool = defineTool({
 export const getBrokenLinksTool = defineTool({
   name: "get_broken_links",
   title: "Broken links",
-  description: "Links whose target file does not exist (source, line, link text); with include_fragments, also links to headings or blocks that do not exist.",
+  description: "Links to files (or, with include_fragments, headings and blocks) that do not exist.",
   input: {
     folder: folderArg,
     include_fragments: z.boolean().default(false).describe("Also report links to missing headings (#Heading) and blocks (#^id)."),
@@ -266,7 +264,7 @@ export const getRecentTool = defineTool({
 export const getContextTool = defineTool({
   name: "get_context",
   title: "Note context",
-  description: "A compact dossier of one note: frontmatter, tags, aliases, outline, backlinks, outlinks, unlinked mentions, folder peers, modified time. Cheaper than several calls; caps keep it small.",
+  description: "One note's dossier: frontmatter, tags, aliases, outline, backlinks, outlinks, unlinked mentions, folder peers. Cheaper than several calls.",
   input: {
     path: pathArg,
     backlinks_limit: z.number().int().min(0).max(100).default(10),

@@ -12,7 +12,7 @@ export function readerOf(services: CoreServices): ReadService {
   return createReadService({ port: services.port, policy: services.policy, vault: services.vault });
 }
 
-const pathArg = z.string().describe('Vault-relative path, e.g. "Projects/Plan.md" (".md" may be omitted).');
+const pathArg = z.string().describe('Vault-relative path (".md" optional).');
 const errItem = z.object({ path: z.string(), error: z.string() });
 const readItem = z.object({
   path: z.string(),

@@ -44,7 +44,7 @@ export const statsTool = defineTool({
 export const listDocumentsTool = defineTool({
   name: "list_documents",
   title: "List documents",
-  description: "Lists notes (and optionally attachments) sorted by path, filtered by folder and/or glob pattern (e.g. \"Projects/**/*.md\"), paginated with cursor.",
+  description: "Lists notes (and attachments) by path, filtered by folder or glob, paginated.",
   input: {
     folder: z.string().optional().describe('Folder to list recursively; "" or omitted = whole vault.'),
     pattern: z.string().optional().describe('Glob on vault paths: "*" within a name, "**" any depth, "{a,b}". Without "/" it matches file names.'),
@@ -91,11 +91,11 @@ export const readTool = defineTool({
   name: "read",
   title: "Read a note",
   description:
-    "Reads a note: frontmatter, body (or one section by heading), modified time, size and etag (pass it as if_match when editing). Attachments: mime type, size and base64 under a size cap.",
+    "Reads a note (or one section): frontmatter, body, etag for if_match. An attachment: its type, size and base64 under a cap.",
   input: {
-    path: z.string().describe('Vault-relative path, e.g. "Projects/Plan.md" (".md" may be omitted).'),
-    section: z.string().optional().describe('A heading (as search results give it, e.g. "Setup > Install") to read only that section.'),
-    with_line_numbers: z.boolean().default(false).describe("Prefix lines with their file line numbers (N| ), for line-range edits."),
+    path: z.string().describe('Vault-relative path (".md" optional).'),
+    section: z.string().optional().describe('Read only this section, e.g. "Setup > Install".'),
+    with_line_numbers: z.boolean().default(false).describe("Prefix lines with their numbers, for line edits."),
   },
   output: {
     path: z.string(),

@@ -12,19 +12,19 @@ export function writerOf(services: CoreServices): WriteService {
 }
 
 const actor = (ctx: ToolContext, tool: string) => ({ client: ctx.clientName, tool });
-const pathArg = z.string().describe('Vault-relative path, e.g. "Projects/Plan.md".');
-const ifMatch = z.string().optional().describe("The etag from read; the change fails with a conflict if the file changed since.");
+const pathArg = z.string().describe('Vault-relative path.');
+const ifMatch = z.string().optional().describe("The etag from read; a stale one is a conflict.");
 const WRITE_ANN = { readOnlyHint: false, openWorldHint: false } as const;
 
 export const writeTool = defineTool({
   name: "write",
   title: "Write a note or file",
   description:
-    'Creates a note (parent folders too), or overwrites/appends/prepends to one; replacing an existing file needs if_match (its etag from read). Overwrite keeps the existing frontmatter unless frontmatter is given; append/prepend merge frontmatter keys.',
+    'Creates a note (and its folders), or overwrites, appends or prepends; replacing a file needs if_match. Frontmatter is kept unless given (append/prepend merge it).',
   input: {
     path: pathArg,
-    content: z.string().optional().describe('The note body (text). ".md" is added to paths without an extension.'),
-    frontmatter: z.record(z.string(), z.unknown()).optional().describe("Properties: replace the frontmatter (overwrite) or are merged into it (append/prepend)."),
+    content: z.string().optional().describe('The note body; ".md" is added to a path without extension.'),
+    frontmatter: z.record(z.string(), z.unknown()).optional().describe("Properties to set."),
     mode: z.enum(["overwrite", "append", "prepend"]).default("overwrite"),
     if_match: ifMatch,
     content_base64: z.string().optional().describe("An attachment's bytes in base64, instead of content."),
@@ -44,13 +44,13 @@ export const editTool = defineTool({
   name: "edit",
   title: "Edit a note",
   description:
-    "Replaces old_text (must occur once, or set replace_all) and/or lines line_start–line_end (file line numbers, as read with_line_numbers shows) with new_text; returns a diff and the new etag. dry_run shows the diff without writing.",
+    "Replaces old_text (unique, or replace_all) and/or lines line_start–line_end with new_text; returns a diff and the new etag. dry_run only shows the diff.",
   input: {
     path: pathArg,
-    old_text: z.string().optional().describe("Exact text to replace; quotes, dashes and spaces are matched loosely if the exact text is absent."),
+    old_text: z.string().optional().describe("Text to replace (quotes, dashes and spaces match loosely)."),
     new_text: z.string().describe('Replacement text ("" deletes).'),
     replace_all: z.boolean().default(false),
-    line_start: z.number().int().min(1).optional().describe("1-based first line; alone (or with line_end) replaces whole lines, with old_text limits the search."),
+    line_start: z.number().int().min(1).optional().describe("First line (1-based): replaces whole lines, or with old_text limits the search."),
     line_end: z.number().int().min(1).optional().describe("1-based last line, inclusive."),
     if_match: ifMatch,
     dry_run: z.boolean().default(false),

@@ -1,0 +1,61 @@
+import type { Tool } from "@modelcontextprotocol/sdk/types.js";
+import { z } from "zod";
+import type { ToolDef } from "./tool";
+
+/**
+ * A tool as `tools/list` shows it. Every conversation pays for this list in its context, so it says
+ * what a model needs to choose and call a tool, once: the input schema with its descriptions and
+ * defaults; the output schema as shapes only (a model reads the answer, not its documentation);
+ * no `$schema` keys, no title repeated in the annotations. The SDK's own listing converts the same
+ * zod shapes the same way (`z.toJSONSchema`, draft 7) and keeps all of that.
+ */
+export function listedTool(def: ToolDef): Tool {
+  const input = jsonSchema(z.object(def.input), "input");
+  const output = stripForOutput(jsonSchema(z.object(def.output), "output"));
+  return {
+    name: def.name,
+    title: def.title,
+    description: def.description,
+    inputSchema: input as Tool["inputSchema"],
+    outputSchema: output as Tool["outputSchema"],
+    annotations: hints(def),
+  };
+}
+
+/** Destructive and idempotent hints mean something only for a tool that is not read-only (spec). */
+function hints(def: ToolDef): Tool["annotations"] {
+  const { readOnlyHint, destructiveHint, idempotentHint, openWorldHint } = def.annotations;
+  return readOnlyHint ? { readOnlyHint, openWorldHint } : { readOnlyHint, destructiveHint, idempotentHint, openWorldHint };
+}
+
+type Json = Record<string, unknown>;
+
+function jsonSchema(schema: z.ZodType, io: "input" | "output"): Json {
+  const s = z.toJSONSchema(schema, { target: "draft-7", io }) as Json;
+  delete s.$schema;
+  // A whole number's implied bounds (±2^53-1) say nothing.
+  for (const p of Object.values((s.properties ?? {}) as Record<string, Json>)) {
+    if (p.maximum === Number.MAX_SAFE_INTEGER) delete p.maximum;
+    if (p.minimum === Number.MIN_SAFE_INTEGER) delete p.minimum;
+  }
+  return s;
+}
+
+/**
+ * An output schema's shape, one level deep: the answer's fields with their types (a list's items
+ * and an object's fields are in the answer itself). Descriptions, `required` lists and
+ * `additionalProperties: false` are dropped. (The full schemas cost ~2.5x the bytes; the answer
+ * itself shows the rest, and the server validates every answer against the full schema.)
+ */
+function stripForOutput(node: unknown, depth = 0): Json {
+  if (node === null || typeof node !== "object" || Array.isArray(node)) return {};
+  const n = node as Json;
+  const out: Json = {};
+  for (const key of ["type", "enum", "anyOf"] as const) if (n[key] !== undefined) out[key] = key === "anyOf" ? (n[key] as unknown[]).map((x) => stripForOutput(x, depth + 1)) : n[key];
+  if (depth >= 1) return out;
+  if (n.properties && typeof n.properties === "object") {
+    out.properties = Object.fromEntries(Object.entries(n.properties as Json).map(([f, fs]) => [f, stripForOutput(fs, depth + 1)]));
+  }
+  if (n.items && typeof n.items === "object") out.items = stripForOutput(n.items, depth + 1);
+  return out;
+}
