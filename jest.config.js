@@ -9,6 +9,7 @@ const common = {
   },
   transformIgnorePatterns: ["/node_modules/", "/dist/", "<rootDir>/main\\.js$"],
   testEnvironment: "node",
+  setupFiles: ["<rootDir>/tests/support/host-timers.ts"],
 };
 module.exports = {
   testTimeout: 30000,
@@ -20,7 +21,7 @@ module.exports = {
       ...common,
       displayName: "obsidian-adapter",
       testMatch: ["<rootDir>/tests/e2e/{write-tools,read-tools,graph-wired,surface,yaml-values}.test.ts"],
-      setupFiles: ["<rootDir>/tests/support/use-obsidian-adapter.js"],
+      setupFiles: ["<rootDir>/tests/support/host-timers.ts", "<rootDir>/tests/support/use-obsidian-adapter.js"],
     },
   ],
 };

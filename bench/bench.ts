@@ -32,6 +32,9 @@ import { generateVault, makeQueries, rng } from "./generate";
 import { bruteForceSearch, Fts5Reference, type ColumnWeights, type RefChunk } from "./reference";
 import { benchHostile, hostileTable, type HostileResult } from "./hostile";
 import { scalingSvg } from "./svg";
+import { useHostTimers } from "../src/core/timers";
+import { nodeTimers } from "../src/hosts/common/node-timers";
+import budgets from "../tests/budgets.json";
 
 interface Args {
   /** Only the hostile-calls section (at the largest size). */
@@ -100,6 +103,8 @@ interface SizeResult {
     search: Latency;
     http: Latency | null;
     httpNote?: string;
+    /** Bytes of a default search's answer over HTTP (p50, max of 50 queries) and of tools/list. */
+    answerBytes: { searchP50: number; searchMax: number; toolsList: number; tools: number } | null;
     writeToSearchable: Latency;
     rssGrowthMB: number;
     heapUsedMB: number;
@@ -325,6 +330,7 @@ async function measure(label: string, root: string, queries: string[], args: Arg
   // Over MCP HTTP with the SDK client, as a real client would call it.
   let http: Latency | null = null;
   let httpNote: string | undefined;
+  let answerBytes: SizeResult["ours"]["answerBytes"] = null;
   if (args.http) {
     try {
       const token = randomBytes(24).toString("base64url");
@@ -341,7 +347,8 @@ async function measure(label: string, root: string, queries: string[], args: Arg
       });
       const client = new Client({ name: "vault-mcp-bench", version: "1.0.0" });
       await client.connect(new StreamableHTTPClientTransport(new URL(rt.url), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
-      const tools = (await client.listTools()).tools.map((x) => x.name);
+      const listed = await client.listTools();
+      const tools = listed.tools.map((x) => x.name);
       if (!tools.includes("search")) {
         httpNote = "the server does not offer the search tool yet";
       } else {
@@ -364,6 +371,16 @@ async function measure(label: string, root: string, queries: string[], args: Arg
           }
           http = latency(hs);
           log(`  search over MCP HTTP: p50 ${http.p50.toFixed(2)} ms, p99 ${http.p99.toFixed(2)} ms`);
+          // Bytes a client receives (the JSON-RPC body): what a model pays for in its context.
+          const bytes: number[] = [];
+          for (const q of queries.slice(0, 50)) {
+            const result = await client.callTool({ name: "search", arguments: { query: q } });
+            bytes.push(Buffer.byteLength(JSON.stringify({ jsonrpc: "2.0", id: 1, result })));
+          }
+          bytes.sort((a, b) => a - b);
+          const listBytes = Buffer.byteLength(JSON.stringify({ jsonrpc: "2.0", id: 1, result: listed }));
+          answerBytes = { searchP50: bytes[Math.floor(bytes.length / 2)], searchMax: bytes[bytes.length - 1], toolsList: listBytes, tools: tools.length };
+          log(`  answer sizes: default search p50 ${answerBytes.searchP50} B, max ${answerBytes.searchMax} B (budget ${budgets.search_default_answer_bytes}); tools/list ${listBytes} B for ${tools.length} tools (headless, read-only)`);
         }
       }
       await client.close();
@@ -457,6 +474,7 @@ async function measure(label: string, root: string, queries: string[], args: Arg
       search,
       http,
       httpNote,
+      answerBytes,
       writeToSearchable,
       rssGrowthMB: mb(mem.rss - rss0),
       heapUsedMB: mb(mem.heapUsed),
@@ -525,6 +543,8 @@ function table(results: SizeResult[], mainJsBytes: number | null): string {
     ["brute-force scan p50 (ms)", (r) => f(r.brute?.search.p50, 1)],
     ["brute force vs FTS5 (p50)", (r) => ratio(r.brute?.search.p50, r.fts5?.search.p50)],
     ["search over MCP HTTP p50 / p99 (ms)", (r) => (r.ours.http ? `${f(r.ours.http.p50, 2)} / ${f(r.ours.http.p99, 2)}` : (r.ours.httpNote ?? "n/a"))],
+    ["default search answer p50 / max (bytes)", (r) => (r.ours.answerBytes ? `${r.ours.answerBytes.searchP50} / ${r.ours.answerBytes.searchMax}` : "n/a")],
+    ["tools/list, headless read-only (bytes)", (r) => (r.ours.answerBytes ? `${r.ours.answerBytes.toolsList} (${r.ours.answerBytes.tools} tools)` : "n/a")],
     ["write → searchable p50 / max (ms)", (r) => `${f(r.ours.writeToSearchable.p50, 0)} / ${f(r.ours.writeToSearchable.max, 0)}`],
     ["longest event-loop block in build (ms)", (r) => f(r.ours.maxEventLoopBlockMs, 1)],
     ["longest event-loop block after build: writes + save (ms)", (r) => f(r.ours.maxBlockAfterBuildMs, 1)],
@@ -653,6 +673,7 @@ function freshWarmStarts(root: string, stateDir: string, query: string, runs: nu
 }
 
 async function main(): Promise<void> {
+  useHostTimers(nodeTimers);
   if (process.argv[2] === "--warm-child") return warmChild(process.argv[3], process.argv[4], process.argv[5]);
   const args = parseArgs(process.argv.slice(2));
   watchGc();

@@ -3,6 +3,7 @@ import { SubscribeRequestSchema, UnsubscribeRequestSchema, type ReadResourceResu
 import { isVaultError } from "../core/errors";
 import type { CoreServices } from "../core/services";
 import { basenameOf, isNotePath, type VaultEvent } from "../core/vault";
+import { clearTimer, setTimer, type TimerHandle } from "../core/timers";
 
 /** How many notes `resources/list` shows through the note template (most recently modified first). */
 export const NOTE_RESOURCE_LIST_CAP = 500;
@@ -125,9 +126,9 @@ export function registerResources(server: McpServer, services: CoreServices): ()
     return {};
   });
 
-  let listTimer: ReturnType<typeof setTimeout> | null = null;
+  let listTimer: TimerHandle | null = null;
   const pendingUpdates = new Set<string>();
-  let updateTimer: ReturnType<typeof setTimeout> | null = null;
+  let updateTimer: TimerHandle | null = null;
   const flushUpdates = () => {
     updateTimer = null;
     for (const uri of pendingUpdates) if (subscribed.has(uri)) void server.server.sendResourceUpdated({ uri }).catch(() => {});
@@ -137,7 +138,7 @@ export function registerResources(server: McpServer, services: CoreServices): ()
     const paths = e.type === "rename" ? [e.path, e.oldPath] : [e.path];
     if (paths.every((p) => services.policy.isHidden(p))) return;
     if (e.type !== "modify" && !listTimer) {
-      listTimer = setTimeout(() => {
+      listTimer = setTimer(() => {
         listTimer = null;
         if (server.isConnected()) server.sendResourceListChanged();
       }, 200);
@@ -147,12 +148,12 @@ export function registerResources(server: McpServer, services: CoreServices): ()
       pendingUpdates.add(tocUri(p));
     }
     for (const uri of ["stats://vault", "tags://vault", "recent://vault", "folders://vault"]) pendingUpdates.add(uri);
-    if (!updateTimer) updateTimer = setTimeout(flushUpdates, 100);
+    if (!updateTimer) updateTimer = setTimer(flushUpdates, 100);
   };
   const unsubscribe = port.onChange(onChange);
   return () => {
     unsubscribe();
-    if (listTimer) clearTimeout(listTimer);
-    if (updateTimer) clearTimeout(updateTimer);
+    clearTimer(listTimer);
+    clearTimer(updateTimer);
   };
 }

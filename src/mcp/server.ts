@@ -7,6 +7,7 @@ import { listedTool } from "./listing";
 import { checkToolArgs } from "./validation";
 import { registerResources } from "./resources";
 import type { ToolContext, ToolDef } from "./tool";
+import { clearTimer, setTimer, type TimerHandle } from "../core/timers";
 
 export interface ServerInfo {
   name: string;
@@ -89,9 +90,9 @@ export function createMcpServer(services: CoreServices, tools: readonly ToolDef[
         // Write tools are not cut off: a change stopped half-way, or answered "failed" and finished
         // later, would be worse than a slow answer, and Obsidian's confirmation waits for the owner.
         if (def.access === "write" || !(limitMs > 0)) return work.finally(() => extra.signal.removeEventListener("abort", onCancel));
-        let timer: ReturnType<typeof setTimeout> | undefined;
+        let timer: TimerHandle | undefined;
         const timedOut = new Promise<CallToolResult>((resolve) => {
-          timer = setTimeout(() => {
+          timer = setTimer(() => {
             stop.abort();
             info.log?.("warn", `tool ${def.name} passed its ${limitMs} ms time limit and was answered with a timeout`);
             resolve(errorResult(timeoutMessage(def.name, limitMs)));
@@ -100,7 +101,7 @@ export function createMcpServer(services: CoreServices, tools: readonly ToolDef[
         try {
           return await Promise.race([work, timedOut]);
         } finally {
-          clearTimeout(timer);
+          clearTimer(timer);
           extra.signal.removeEventListener("abort", onCancel);
         }
       },

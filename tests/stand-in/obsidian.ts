@@ -1357,6 +1357,8 @@ export class WorkspaceLeaf extends Events {
 
 export class Workspace extends Events {
   layoutReady = false;
+  /** The workspace's element, in the main window. */
+  containerEl = new StandInElement("div");
   /** Test helper: what `getActiveFile` returns (defaults to the active leaf's file). */
   activeFile: TFile | null = null;
   /** Test helper: the leaves in the main area, in order. */

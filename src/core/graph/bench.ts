@@ -4,6 +4,7 @@ import type { MentionSearch } from "./mentions";
 import { createGraphService, type GraphService } from "./service";
 import type { GraphScheduler } from "./types";
 import { mulberry32 } from "../random";
+import { setTimer } from "../timers";
 
 export interface LatencyStats {
   n: number;
@@ -52,7 +53,7 @@ export async function benchGraph(
     yield: () =>
       new Promise<void>((resolve) => {
         if (building) maxBlock = Math.max(maxBlock, performance.now() - sliceStart);
-        setTimeout(() => {
+        setTimer(() => {
           sliceStart = performance.now();
           resolve();
         }, 0);

@@ -3,6 +3,7 @@ import type { AccessPolicy } from "../policy";
 import { isNotePath, parentOf, type VaultEvent, type VaultPort } from "../vault";
 import { DEFAULT_GRAPH_OPTIONS, type GraphLink, type GraphOptions, type GraphScheduler } from "./types";
 import { yieldToEventLoop } from "../time-slice";
+import { clearTimer, setTimer, type TimerHandle } from "../timers";
 
 /** Lower-cased last path segment without `.md`: the name a link uses, and the name a file answers to. */
 export function nameKey(pathOrLinkpath: string): string {
@@ -43,7 +44,7 @@ export class LinkGraph {
   private sortedUnresolved: string[] | null = null;
   private state: "empty" | "building" | "built" = "empty";
   private buildPromise: Promise<void> | null = null;
-  private flushTimer: ReturnType<typeof setTimeout> | null = null;
+  private flushTimer: TimerHandle | null = null;
   private flushing: Promise<void> | null = null;
   private hiddenSig = "";
   private closed = false;
@@ -76,7 +77,7 @@ export class LinkGraph {
   close(): void {
     this.closed = true;
     this.unsubscribe();
-    if (this.flushTimer) clearTimeout(this.flushTimer);
+    clearTimer(this.flushTimer);
     this.flushTimer = null;
   }
 
@@ -221,7 +222,7 @@ export class LinkGraph {
 
   private scheduleFlush(): void {
     if (this.flushTimer || this.closed || this.state !== "built") return;
-    this.flushTimer = setTimeout(() => {
+    this.flushTimer = setTimer(() => {
       this.flushTimer = null;
       if (!this.flushing) {
         this.flushing = this.flush().finally(() => {

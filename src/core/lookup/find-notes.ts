@@ -3,6 +3,7 @@ import { VaultError } from "../errors";
 import { frontmatterAliases } from "../metadata";
 import type { AccessPolicy } from "../policy";
 import { basenameOf, isNotePath, parentOf, type VaultPort } from "../vault";
+import { yieldToEventLoop } from "../time-slice";
 
 export interface FindNotesHit {
   path: string;
@@ -219,7 +220,7 @@ export class NoteFinder {
       if (this.index !== index) return index; // closed or invalidated meanwhile
       this.add(p);
       if (Date.now() - sliceStart >= BUILD_SLICE_MS) {
-        await new Promise((resolve) => setTimeout(resolve, 0));
+        await yieldToEventLoop();
         sliceStart = Date.now();
       }
     }

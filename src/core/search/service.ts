@@ -9,6 +9,7 @@ import { SqliteFileError } from "./sqlite-file";
 import { InvertedIndex, SEGMENT_COUNT, segmentOf, TEXT_PART, type DocEntry, type LazyText, type RestoredBlobs } from "./engine";
 import { checkQueryBounds, parseQuery } from "./query";
 import { TOKENIZER_VERSION } from "./tokenize";
+import { clearTimer, setTimer, soon, type TimerHandle } from "../timers";
 import {
   DEFAULT_SEARCH_OPTIONS,
   type IndexStatus,
@@ -38,16 +39,10 @@ const WARM_UP_QUANTILES = [0.9, 0.99, 1];
 const WARM_UP_MAX_POSTINGS = 4096;
 const WARM_UP_ROUNDS = 4;
 
-/**
- * `setImmediate` where the host has it (Node, Obsidian's Electron renderer): it gives the event loop
- * back (timers, I/O, input) without `setTimeout(0)`'s clamp (1 ms in Node, 4 ms when nested in
- * Chromium), which cost the build ~0.8 s of idle time per 10k notes.
- */
-const immediate = (globalThis as { setImmediate?: (cb: () => void) => unknown }).setImmediate;
-
 export const defaultScheduler: Scheduler = {
   now: () => (typeof performance !== "undefined" ? performance.now() : Date.now()),
-  yield: immediate ? () => new Promise<void>((resolve) => void immediate(resolve)) : () => new Promise<void>((resolve) => setTimeout(resolve, 0)),
+  // Without setTimeout(0)'s clamp where the host can (see timers.ts `soon`).
+  yield: () => new Promise<void>((resolve) => soon(resolve)),
 };
 
 /** A fast 53-bit string hash (cyrb53), hex. Used to skip unchanged notes, not for security. */
@@ -95,8 +90,8 @@ class KeywordSearchService implements SearchService {
   private busy = false;
   private stopping = false;
   private persistRequested = false;
-  private debounceTimer: ReturnType<typeof setTimeout> | null = null;
-  private persistTimer: ReturnType<typeof setTimeout> | null = null;
+  private debounceTimer: TimerHandle | null = null;
+  private persistTimer: TimerHandle | null = null;
   private unsubscribe: (() => void) | null = null;
   private skipped = new Map<string, Skip>();
   private listeners = new Set<(s: IndexStatus) => void>();
@@ -312,8 +307,8 @@ class KeywordSearchService implements SearchService {
       if (isNotePath(p)) this.queue.add(p);
       else if (ev.type !== "create" && ev.type !== "modify") this.queueFolder(p);
     }
-    if (this.debounceTimer) clearTimeout(this.debounceTimer);
-    this.debounceTimer = setTimeout(() => {
+    clearTimer(this.debounceTimer);
+    this.debounceTimer = setTimer(() => {
       this.debounceTimer = null;
       this.kick();
     }, this.opts.debounceMs);
@@ -619,8 +614,8 @@ class KeywordSearchService implements SearchService {
   }
 
   private schedulePersist(): void {
-    if (this.persistTimer) clearTimeout(this.persistTimer);
-    this.persistTimer = setTimeout(() => {
+    clearTimer(this.persistTimer);
+    this.persistTimer = setTimer(() => {
       this.persistTimer = null;
       this.persistRequested = true;
       this.kick();
@@ -767,14 +762,14 @@ class KeywordSearchService implements SearchService {
     if (!this.hasPendingWork()) return Promise.resolve(true);
     return new Promise<boolean>((resolve) => {
       const done = (ok: boolean) => {
-        clearTimeout(timer);
+        clearTimer(timer);
         this.idleWaiters.delete(waiter);
         resolve(ok);
       };
       const waiter = () => {
         if (!this.hasPendingWork()) done(true);
       };
-      const timer = setTimeout(() => done(!this.hasPendingWork()), timeoutMs);
+      const timer = setTimer(() => done(!this.hasPendingWork()), timeoutMs);
       this.idleWaiters.add(waiter);
     });
   }
@@ -809,8 +804,8 @@ class KeywordSearchService implements SearchService {
     this.prefetched.clear();
     this.unsubscribe?.();
     this.unsubscribe = null;
-    if (this.debounceTimer) clearTimeout(this.debounceTimer);
-    if (this.persistTimer) clearTimeout(this.persistTimer);
+    clearTimer(this.debounceTimer);
+    clearTimer(this.persistTimer);
     this.debounceTimer = null;
     this.persistTimer = null;
     if (this.loop) await this.loop;

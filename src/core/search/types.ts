@@ -42,7 +42,7 @@ export interface SearchServiceDeps {
   sqlWasm: Uint8Array;
   log?: (level: "debug" | "info" | "warn" | "error", msg: string) => void;
   options?: Partial<SearchOptions>;
-  /** Defaults to `setTimeout(0)` and `performance.now()`. */
+  /** Defaults to the host's `setImmediate` (see timers.ts `soon`) and `performance.now()`. */
   scheduler?: Scheduler;
   /** State file name (default `search-index.sqlite`). */
   fileName?: string;

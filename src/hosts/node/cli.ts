@@ -9,6 +9,8 @@ import { resolveStateDir } from "./state-dir";
 import { FsStateStore } from "./state-store";
 import { DEFAULT_PORT, parseArgs, usage, VERSION } from "./args";
 import { bridgeMain } from "./bridge";
+import { useHostTimers } from "../../core/timers";
+import { nodeTimers } from "../common/node-timers";
 
 function main(): Promise<void> {
   // `cli.js bridge --url … --token-file …`: the stdio bridge for stdio-only clients (Claude Desktop).
@@ -28,6 +30,7 @@ function main(): Promise<void> {
 }
 
 async function run(args: ReturnType<typeof parseArgs>): Promise<void> {
+  useHostTimers(nodeTimers);
   const bundled = path.resolve(__dirname, "..", "examples", "vault");
   const root = path.resolve(args.vault ?? bundled);
   if (!existsSync(root)) {

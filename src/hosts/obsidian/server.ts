@@ -10,7 +10,9 @@ import { ModalConfirmer } from "./confirm";
 import { toolProfileOf, type VaultMcpSettings } from "./settings";
 import { ObsidianStateStore } from "./state-store";
 import type { ServerState } from "./status";
+import { mainWindowTimers } from "./timers";
 import { ObsidianWorkspace } from "./workspace";
+import { useHostTimers } from "../../core/timers";
 
 export interface ServerHost {
   app: App;
@@ -113,6 +115,7 @@ export class ServerController {
     }
     this.setState({ kind: "starting" });
     const { app } = this.host;
+    useHostTimers(mainWindowTimers(app));
     const vault = new ObsidianVault(app, (ref) => this.host.registerEvent(ref));
     try {
       this.runtime = await startRuntime({

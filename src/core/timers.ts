@@ -1,0 +1,45 @@
+/**
+ * Timers for the core and the MCP layer, given by the host: Obsidian's main window's timers in the
+ * plugin (as Obsidian's guidelines ask: `window.setTimeout`), Node's headless and in tests. The
+ * core runs in both and names neither.
+ */
+export interface HostTimers {
+  setTimeout(fn: () => void, ms: number): TimerHandle;
+  clearTimeout(handle: TimerHandle): void;
+  /** Runs `fn` once the event loop is free, without `setTimeout(0)`'s clamp; when absent, `setTimeout(fn, 0)`. */
+  setImmediate?(fn: () => void): unknown;
+}
+
+/** A browser's timer id or Node's timer object. */
+export type TimerHandle = number | object;
+
+let host: HostTimers | null = null;
+
+/** Called by each host before it starts the core. */
+export function useHostTimers(timers: HostTimers): void {
+  host = timers;
+}
+
+function timers(): HostTimers {
+  if (!host) throw new Error("The host has not given the core its timers: call useHostTimers() before starting it.");
+  return host;
+}
+
+export function setTimer(fn: () => void, ms: number): TimerHandle {
+  return timers().setTimeout(fn, ms);
+}
+
+export function clearTimer(handle: TimerHandle | null | undefined): void {
+  if (handle !== null && handle !== undefined) timers().clearTimeout(handle);
+}
+
+/**
+ * Runs `fn` as soon as the event loop is free. `setImmediate` (Node, Obsidian's Electron renderer)
+ * gives the loop back without `setTimeout(0)`'s clamp (1 ms in Node, 4 ms when nested in Chromium),
+ * which cost an index build ~0.8 s of idle time per 10k notes.
+ */
+export function soon(fn: () => void): void {
+  const t = timers();
+  if (t.setImmediate) t.setImmediate(fn);
+  else t.setTimeout(fn, 0);
+}
