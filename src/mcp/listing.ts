@@ -22,10 +22,14 @@ export function listedTool(def: ToolDef): Tool {
   };
 }
 
-/** Destructive and idempotent hints mean something only for a tool that is not read-only (spec). */
+/**
+ * The idempotent hint means something only for a tool that is not read-only (spec). The destructive
+ * one does too, but it defaults to true, and a client that reads it alone would take a read tool
+ * for a destructive one: it stays.
+ */
 function hints(def: ToolDef): Tool["annotations"] {
   const { readOnlyHint, destructiveHint, idempotentHint, openWorldHint } = def.annotations;
-  return readOnlyHint ? { readOnlyHint, openWorldHint } : { readOnlyHint, destructiveHint, idempotentHint, openWorldHint };
+  return readOnlyHint ? { readOnlyHint, destructiveHint, openWorldHint } : { readOnlyHint, destructiveHint, idempotentHint, openWorldHint };
 }
 
 type Json = Record<string, unknown>;

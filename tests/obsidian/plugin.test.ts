@@ -21,7 +21,7 @@ describe("the built plugin under the Obsidian stand-in", () => {
     expect(plugin.commands.map((c) => c.id).sort()).toEqual(
       ["vault-mcp:copy-client-configuration", "vault-mcp:copy-server-url", "vault-mcp:restart-server", "vault-mcp:show-activity-log"].sort(),
     );
-    expect(plugin.commands.map((c) => c.name)).toContain("Copy MCP server URL");
+    expect(plugin.commands.map((c) => c.name)).toContain("Copy server URL");
     expect(plugin.settingTabs).toHaveLength(1);
     await until(() => status() === `MCP: listening on :${port}`, "the server to listen");
 

@@ -75,9 +75,9 @@ describe("tool schemas", () => {
 
   test("every tool has annotations, an output schema and a concise description", async () => {
     for (const t of await listTools({ write: true, host: "obsidian" })) {
-      // Destructive and idempotent hints are meaningful only for tools that change something (spec).
+      // The idempotent hint is meaningful only for tools that change something (spec).
       const hints = t.annotations!.readOnlyHint
-        ? { readOnlyHint: true, openWorldHint: false }
+        ? { readOnlyHint: true, destructiveHint: false, openWorldHint: false }
         : { readOnlyHint: false, destructiveHint: expect.any(Boolean), idempotentHint: expect.any(Boolean), openWorldHint: false };
       expect(t.annotations).toEqual(hints);
       expect(t.outputSchema?.type).toBe("object");

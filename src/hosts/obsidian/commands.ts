@@ -16,7 +16,7 @@ export interface CommandsHost extends Plugin {
 export function registerCommands(plugin: CommandsHost): void {
   plugin.addCommand({
     id: "copy-server-url",
-    name: "Copy MCP server URL",
+    name: "Copy server URL",
     callback: () => plugin.copyToClipboard(plugin.serverUrl(), "Server URL"),
   });
   plugin.addCommand({

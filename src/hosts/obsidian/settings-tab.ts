@@ -42,6 +42,14 @@ export class VaultMcpSettingTab extends PluginSettingTab {
     super(app, host);
   }
 
+  /**
+   * Draws the tab again after a change that alters what it shows. `display` is deprecated from
+   * Obsidian 1.13 (the declarative settings API), but our minAppVersion is 1.7.2, which has only it.
+   */
+  private redraw(): void {
+    this.display();
+  }
+
   override display(): void {
     const { containerEl } = this;
     const s = this.host.settings;
@@ -56,7 +64,7 @@ export class VaultMcpSettingTab extends PluginSettingTab {
         t.setValue(s.enabled).onChange(async (v) => {
           s.enabled = v;
           await this.host.applyAndRestart();
-          this.display();
+          this.redraw();
         }),
       );
 
@@ -87,7 +95,7 @@ export class VaultMcpSettingTab extends PluginSettingTab {
       .addButton((b) =>
         b.setButtonText("Restart").onClick(async () => {
           await this.host.applyAndRestart();
-          this.display();
+          this.redraw();
         }),
       );
 
@@ -104,7 +112,7 @@ export class VaultMcpSettingTab extends PluginSettingTab {
             s.token = generateToken();
             await this.host.saveSettings();
             new Notice("A new access token is in effect; update your clients' configuration.");
-            this.display();
+            this.redraw();
           }),
       );
 
@@ -217,7 +225,7 @@ export class VaultMcpSettingTab extends PluginSettingTab {
             }
             s.toolProfile = next;
             await this.host.applyAndRestart();
-            this.display();
+            this.redraw();
           }),
       );
     if (s.toolProfile !== "custom") return;

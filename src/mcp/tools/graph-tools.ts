@@ -178,7 +178,7 @@ export const getBrokenLinksTool = defineTool({
 export const getOrphanNotesTool = defineTool({
   name: "get_orphan_notes",
   title: "Orphan notes",
-  description: "Notes with no links to or from any other existing note or file (self links and links to missing files do not count).",
+  description: "Notes with no links to or from other existing notes or files.",
   input: { folder: folderArg, limit: z.number().int().min(1).max(1000).default(100), wait_for_pending_writes: waitArg },
   output: { notes: z.array(noteRef), total: z.number(), truncated: z.boolean() },
   annotations: READ_ONLY,
@@ -324,7 +324,7 @@ export const getContextTool = defineTool({
 const activeNoteTool = defineTool({
   name: "get_active_note",
   title: "Active note",
-  description: "The note open in Obsidian's active editor: its path, the selected text and the cursor line. Use it when the user says \"this note\" or \"the selection\".",
+  description: "The note in Obsidian's active editor, its selection and cursor line: what \"this note\" means.",
   input: {},
   output: {
     active: z.boolean(),
@@ -371,7 +371,7 @@ const listOpenNotesTool = defineTool({
 const openNoteTool = defineTool({
   name: "open_note",
   title: "Open a note in Obsidian",
-  description: "Shows a note to the user in Obsidian's editor, optionally at a line and in a new tab. Changes nothing in the vault.",
+  description: "Shows a note to the user in Obsidian, optionally at a line or in a new tab.",
   input: {
     path: pathArg,
     line: z.number().int().min(1).optional().describe("1-based line to scroll to."),

@@ -118,7 +118,7 @@ const treeNode: z.ZodType<TreeNode> = z.lazy(() =>
 export const listDirectoryTool = defineTool({
   name: "list_directory",
   title: "Directory tree",
-  description: "A tree of folders and files under a folder (the root by default) down to depth; deeper folders show only counts.",
+  description: "A tree of folders and files under a folder down to depth; deeper ones as counts.",
   input: {
     path: z.string().optional().describe('Folder; "" or omitted = vault root.'),
     depth: z.number().int().min(1).max(20).default(2),

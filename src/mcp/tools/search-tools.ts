@@ -140,7 +140,7 @@ function oneLine(text: string, max: number): string {
 export const findNotesTool = defineTool({
   name: "find_notes",
   title: "Find notes by name",
-  description: "Looks notes up by title, alias or path — typo-tolerant and prefix-aware (\"meetng not\" finds \"Meeting notes\"). Use search to look inside notes.",
+  description: "Finds notes by title, alias or path, typo-tolerant (\"meetng not\" finds \"Meeting notes\"). search looks inside notes.",
   input: {
     query: z.string().describe("Part of a note's title, alias or path."),
     limit: z.number().int().min(1).max(100).default(10),
@@ -177,7 +177,7 @@ export const grepTool = defineTool({
   name: "grep",
   title: "Grep notes",
   description:
-    "Finds lines in notes containing exact text or a regular expression (regex: true); returns path:line: text. Use for exact strings, code, TODOs; use search for topics.",
+    "Lines of notes containing exact text or a regular expression, as path:line: text. For exact strings and TODOs; search is for topics.",
   input: {
     query: z.string().describe("Text to find (literal unless regex is true)."),
     regex: z.boolean().default(false).describe("query is a regular expression (no backreferences or lookaround)."),
@@ -330,6 +330,3 @@ export const reindexTool = defineTool({
 /** The search-family tools, for `mcp/tools/index.ts`. */
 export const searchTools: ToolDef[] = [searchTool, findNotesTool, grepTool, listTagsTool, indexStatusTool, reindexTool];
 
-function round(n: number): number {
-  return Math.round(n * 1000) / 1000;
-}

@@ -13,7 +13,7 @@ const documentEntry = z.object({
 export const statsTool = defineTool({
   name: "stats",
   title: "Vault statistics",
-  description: "Counts of notes, attachments, folders, links and tags, and what this server can do (write mode, search modes).",
+  description: "Counts of notes, attachments, folders, links and tags; whether writing is on.",
   input: {},
   output: {
     vault: z.string(),
@@ -131,7 +131,7 @@ export const readTool = defineTool({
 export const folderInstructionsTool = defineTool({
   name: "get_folder_instructions",
   title: "Folder instructions",
-  description: "The AGENTS.md / CLAUDE.md files that apply to a folder (from the vault root down to it): the owner's conventions for working there.",
+  description: "The AGENTS.md / CLAUDE.md files from the vault root down to a folder: the owner's conventions there.",
   input: { path: z.string().describe('A folder or a note path; "" for the root.') },
   output: { files: z.array(z.object({ path: z.string(), folder: z.string(), content: z.string() })) },
   annotations: READ_ONLY,

@@ -150,7 +150,7 @@ export const deleteTool = defineTool({
 export const renameTool = defineTool({
   name: "rename",
   title: "Rename or move",
-  description: "Renames or moves a file or folder and updates every link to it; overwrite (default false) first trashes an existing target file.",
+  description: "Renames or moves a file or folder, updating every link to it; overwrite trashes an existing target first.",
   input: {
     path: pathArg,
     new_path: z.string().describe('The new vault-relative path, e.g. "Archive/Plan.md".'),
