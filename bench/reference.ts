@@ -5,7 +5,10 @@
  */
 import { readFileSync, statSync } from "node:fs";
 import path from "node:path";
-import Database, { type Database as Db, type Statement } from "better-sqlite3";
+import { execFileSync } from "node:child_process";
+import { createRequire } from "node:module";
+import type BetterSqlite3 from "better-sqlite3";
+import type { Database as Db, Statement } from "better-sqlite3";
 
 export interface RefChunk {
   path: string;
@@ -36,6 +39,7 @@ export class Fts5Reference {
     private readonly weights: ColumnWeights,
     file = ":memory:",
   ) {
+    const Database = loadBetterSqlite3();
     this.db = new Database(file);
     this.db.pragma("journal_mode = OFF");
     this.db.pragma("synchronous = OFF");
@@ -131,4 +135,23 @@ export function bruteForceSearch(root: string, paths: readonly string[], q: stri
   }
   hits.sort((a, b) => b.score - a.score);
   return hits.slice(0, limit);
+}
+
+/**
+ * better-sqlite3, for the FTS5 reference only. It is not a dependency (installing it compiles SQLite,
+ * ~2 minutes of a fresh `npm ci`): the bench installs it on first use, without saving it, and runs
+ * without the reference when that fails (no network, no compiler).
+ */
+function loadBetterSqlite3(): typeof BetterSqlite3 {
+  const req = createRequire(path.join(process.cwd(), "package.json"));
+  try {
+    return req("better-sqlite3") as typeof BetterSqlite3;
+  } catch {
+    process.stderr.write("The bench's FTS5 reference needs better-sqlite3; installing it (npm install --no-save better-sqlite3@12)…\n");
+    execFileSync("npm", ["install", "--no-save", "--no-audit", "--no-fund", "better-sqlite3@12"], { stdio: "inherit" });
+    // By its entry file: Node remembers that the name (and its package.json) did not resolve.
+    const dir = path.join(process.cwd(), "node_modules", "better-sqlite3");
+    const main = (JSON.parse(readFileSync(path.join(dir, "package.json"), "utf8")) as { main?: string }).main ?? "index.js";
+    return req(path.join(dir, main)) as typeof BetterSqlite3;
+  }
 }
