@@ -65,6 +65,7 @@ async function main() {
     const names = tools.map((t) => t.name);
     check(list.code === 0, "tools/list exits 0 (with --strict: no error-severity schema portability problems)", `exit ${list.code}: ${list.err.trim().slice(0, 2000)}`);
     if (list.err.trim()) console.log(`       inspector says: ${list.err.trim().split("\n").join("\n       ")}`);
+    check(!/Warning: tool/.test(list.err), "tools/list has no schema portability warnings", list.err.trim().slice(0, 2000));
     check(["list_documents", "read"].every((n) => names.includes(n)), "tools/list has list_documents and read", `got: ${names.join(", ")}`);
     check(tools.length > 0 && tools.every((t) => t.description && t.inputSchema?.type === "object"), "every tool has a description and an object input schema");
     check(!names.includes("write"), "read-only server lists no write tool", `got: ${names.join(", ")}`);

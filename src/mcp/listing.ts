@@ -10,8 +10,8 @@ import type { ToolDef } from "./tool";
  * zod shapes the same way (`z.toJSONSchema`, draft 7) and keeps all of that.
  */
 export function listedTool(def: ToolDef): Tool {
-  const input = jsonSchema(z.object(def.input), "input");
-  const output = stripForOutput(jsonSchema(z.object(def.output), "output"));
+  const input = singleTypes(jsonSchema(z.object(def.input), "input"));
+  const output = singleTypes(stripForOutput(jsonSchema(z.object(def.output), "output")));
   return {
     name: def.name,
     title: def.title,
@@ -56,10 +56,32 @@ function stripForOutput(node: unknown, depth = 0): Json {
   const n = node as Json;
   const out: Json = {};
   for (const key of ["type", "enum", "anyOf"] as const) if (n[key] !== undefined) out[key] = key === "anyOf" ? (n[key] as unknown[]).map((x) => stripForOutput(x, depth + 1)) : n[key];
+  // Our recursive shapes (a folder tree) are objects.
+  if (n.$ref !== undefined) out.type = "object";
   if (depth >= 1) return out;
   if (n.properties && typeof n.properties === "object") {
     out.properties = Object.fromEntries(Object.entries(n.properties as Json).map(([f, fs]) => [f, stripForOutput(fs, depth + 1)]));
   }
   if (n.items && typeof n.items === "object") out.items = stripForOutput(n.items, depth + 1);
   return out;
+}
+
+/**
+ * `type: ["number", "null"]` as `anyOf` branches of one type each: legal either way, but clients
+ * that map schemas onto a single-type dialect (Gemini's function declarations) reject the array.
+ */
+function singleTypes(node: Json): Json {
+  const walk = (v: unknown): unknown => {
+    if (Array.isArray(v)) return v.map(walk);
+    if (v === null || typeof v !== "object") return v;
+    const out: Json = {};
+    for (const [k, x] of Object.entries(v as Json)) out[k] = walk(x);
+    if (Array.isArray(out.type)) {
+      const types = out.type as unknown[];
+      delete out.type;
+      out.anyOf = types.map((t) => ({ type: t }));
+    }
+    return out;
+  };
+  return walk(node) as Json;
 }

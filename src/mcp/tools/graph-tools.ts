@@ -144,7 +144,7 @@ export const getBrokenLinksTool = defineTool({
   description: "Links to files (or, with include_fragments, headings and blocks) that do not exist.",
   input: {
     folder: folderArg,
-    include_fragments: z.boolean().default(false).describe("Also report links to missing headings (#Heading) and blocks (#^id)."),
+    include_fragments: z.boolean().default(false).describe("Also links to missing headings and blocks."),
     limit: z.number().int().min(1).max(1000).default(200),
     wait_for_pending_writes: waitArg,
   },
@@ -221,7 +221,7 @@ export const getConnectionPathTool = defineTool({
   input: {
     from: pathArg,
     to: z.string().describe("Vault-relative path of the other note."),
-    max_depth: z.number().int().default(6).describe("Most hops to search (clamped to 1..10)."),
+    max_depth: z.number().int().default(6).describe("Most hops (1–10)."),
     wait_for_pending_writes: waitArg,
   },
   output: {
@@ -269,7 +269,7 @@ export const getContextTool = defineTool({
     path: pathArg,
     backlinks_limit: z.number().int().min(0).max(100).default(10),
     outlinks_limit: z.number().int().min(0).max(100).default(10),
-    mentions_limit: z.number().int().min(0).max(50).default(5).describe("0 skips the unlinked-mentions lookup (the slowest part)."),
+    mentions_limit: z.number().int().min(0).max(50).default(5).describe("0 skips the mentions (the slowest part)."),
     peers_limit: z.number().int().min(0).max(100).default(10),
     wait_for_pending_writes: waitArg,
   },

@@ -184,7 +184,7 @@ export const grepTool = defineTool({
     case_sensitive: z.boolean().default(false),
     folder: z.string().optional().describe("Only notes in this folder (recursively)."),
     pattern: z.string().optional().describe('Glob on note paths, e.g. "Projects/**" or "*meeting*".'),
-    context_lines: z.number().int().min(0).max(5).default(0).describe("Lines of context before and after each match (0–5)."),
+    context_lines: z.number().int().min(0).max(5).default(0).describe("Lines around each match."),
     limit: z.number().int().min(1).max(1000).default(100).describe("Most lines to return."),
   },
   output: {

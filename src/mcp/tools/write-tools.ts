@@ -27,7 +27,7 @@ export const writeTool = defineTool({
     frontmatter: z.record(z.string(), z.unknown()).optional().describe("Properties to set."),
     mode: z.enum(["overwrite", "append", "prepend"]).default("overwrite"),
     if_match: ifMatch,
-    content_base64: z.string().optional().describe("An attachment's bytes in base64, instead of content."),
+    content_base64: z.string().optional().describe("An attachment's bytes, base64."),
   },
   output: { path: z.string(), created: z.boolean(), mode: z.string(), etag: z.string(), size: z.number(), diff: z.string().optional() },
   annotations: { ...WRITE_ANN, destructiveHint: true, idempotentHint: false },
@@ -153,7 +153,7 @@ export const renameTool = defineTool({
   description: "Renames or moves a file or folder, updating every link to it; overwrite trashes an existing target first.",
   input: {
     path: pathArg,
-    new_path: z.string().describe('The new vault-relative path, e.g. "Archive/Plan.md".'),
+    new_path: z.string().describe('The new vault-relative path.'),
     overwrite: z.boolean().default(false),
   },
   output: {
