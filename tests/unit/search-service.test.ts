@@ -45,7 +45,14 @@ describe("keyword search service", () => {
 
   test("query semantics: AND, OR, phrase, prefix, exclude, relaxed fallback, odd input", async () => {
     const { svc } = await started(new MemoryVault(notes));
-    expect(paths(svc, "pruning gloves")).toEqual(["Garden/Tools.md"]);
+    // Every word first; fewer such notes than the limit, so notes with some of the words follow, saying what they lack.
+    const both = svc.search(req("pruning gloves"));
+    expect(both.hits.map((h) => [h.path, h.missing])).toEqual([
+      ["Garden/Tools.md", undefined],
+      ["Garden/Roses.md", ["glove"]],
+    ]);
+    expect(both).toMatchObject({ total_files: 1, partial_files: 1, relaxed: false });
+    expect(paths(svc, "pruning gloves", { limit: 1 })).toEqual(["Garden/Tools.md"]);
     expect(paths(svc, "dough OR gloves").sort()).toEqual(["Garden/Tools.md", "Kitchen/Bread.md"]);
     expect(paths(svc, '"pruning saw"')).toEqual(["Garden/Tools.md"]);
     expect(paths(svc, '"saw pruning"')).toEqual([]);

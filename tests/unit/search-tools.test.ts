@@ -137,6 +137,22 @@ describe("search", () => {
     expect(r.meta).toEqual({ index_stale: false });
   });
 
+  test("notes with only some of the words follow, saying what they lack", async () => {
+    search.response = {
+      ...search.response,
+      hits: [...search.response.hits, { path: "Shed.md", title: "Shed", folder: "", score: 1, frontmatter: {}, sections: [{ heading: "", content: "Oak shelves.", score: 1, line_start: 1, line_end: 1 }], missing: ["wood"] }],
+      partial_files: 4,
+    };
+    const r = await run("search", { query: "oak wood" });
+    expect(r.structured.hits[1]).toMatchObject({ path: "Shed.md", missing: ["wood"] });
+    expect(r.structured.partial_files).toBe(4);
+    expect(r.text!.split("\n")).toEqual([
+      '1 notes match every word of "oak wood", then 4 with some of them; top 2:',
+      "Projects/Plan.md (Wood, lines 5-7): Oak, maybe ash.",
+      "Shed.md (lines 1-1) [lacks wood]: Oak shelves.",
+    ]);
+  });
+
   test("reports a stale index, and waits when asked", async () => {
     search.pending = true;
     const stale = await run("search", { query: "oak" });

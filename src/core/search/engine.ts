@@ -3,7 +3,7 @@ import { isUnder } from "../paths";
 import { STOP_WORDS } from "./query";
 import { forEachToken, TermDict } from "./tokenize";
 import { commentsOpenAt, showable } from "./showable";
-import type { Chunk, ParsedQuery, QueryItem, SearchLanguage, SearchRequest, SearchResponse, SearchSection } from "./types";
+import type { Chunk, ParsedQuery, QueryItem, SearchHit, SearchLanguage, SearchRequest, SearchResponse, SearchSection } from "./types";
 
 /** Field weights (BM25F-style: weighted term frequency). */
 export const FIELD_WEIGHTS = { title: 4, aliases: 3, headings: 2, tags: 2, body: 1 } as const;
@@ -1763,18 +1763,22 @@ export class InvertedIndex {
       }
     };
     best();
+    const limit = Math.max(0, Math.floor(req.limit));
     let cands = candidates(true);
-    let relaxed = false;
-    if (cands.length === 0 && clauses.length > 1) {
-      // No note has every term: score every term over every note, ranked by how many clauses they match.
-      relaxed = true;
+    // Notes with only some of the terms: asked for when fewer notes than the limit have them all.
+    let partial: number[] = [];
+    if (cands.length < limit && clauses.length > 1) {
+      // Score every term over every note; a partial match ranks by how many clauses it matches,
+      // and always after the notes that match them all (whose scores this pass leaves the same).
       reset();
       score(false);
       best();
-      cands = candidates(false);
-      for (const s of cands) docBest[s] = (docBest[s] * popcount(docMask[s])) / clauses.length;
+      const some = candidates(false);
+      cands = some.filter((s) => docMask[s] === full);
+      partial = some.filter((s) => docMask[s] !== full);
+      for (const s of partial) docBest[s] = (docBest[s] * popcount(docMask[s])) / clauses.length;
     }
-    if (cands.length === 0) relaxed = false;
+    const relaxed = cands.length === 0 && partial.length > 0;
 
     // Title boost: notes whose title or alias holds the query's terms.
     const want = clauses.map((c) => c.flatMap((it) => (it.kind === "term" ? [it] : it.terms.map((t) => ({ kind: "term" as const, term: t, prefix: false })))));
@@ -1782,17 +1786,18 @@ export class InvertedIndex {
     // Each clause weighs its rarest term's idf: a title holding the rare word of the query counts more.
     const weights = want.map((c) => c.reduce((m, it) => Math.max(m, it.prefix ? 1 : idfOfTerm(it.term)), 0));
     const totalWeight = weights.reduce((a, b) => a + b, 0);
+    const pool = partial.length ? cands.concat(partial) : cands;
     if (wantCount > 0 && totalWeight > 0) {
       // Boost among the best candidates only (a title match lifts a note by at most 2.5×).
-      let boostSet = cands;
-      if (cands.length > TITLE_BOOST_POOL) {
+      let boostSet = pool;
+      if (pool.length > TITLE_BOOST_POOL) {
         // The pool's score floor by selection, not a sort (sorting every candidate was a third of a common query's time).
-        if (this.selectScratch.length < cands.length) this.selectScratch = new Float64Array(Math.max(cands.length, 2 * this.selectScratch.length));
+        if (this.selectScratch.length < pool.length) this.selectScratch = new Float64Array(Math.max(pool.length, 2 * this.selectScratch.length));
         const scores = this.selectScratch;
-        for (let i = 0; i < cands.length; i++) scores[i] = docBest[cands[i]];
-        const floor = kthLargest(scores, cands.length, TITLE_BOOST_POOL);
+        for (let i = 0; i < pool.length; i++) scores[i] = docBest[pool[i]];
+        const floor = kthLargest(scores, pool.length, TITLE_BOOST_POOL);
         const cut = floor / (1 + TITLE_BOOST + TITLE_EXACT_BOOST);
-        boostSet = cands.filter((s) => docBest[s] >= cut);
+        boostSet = pool.filter((s) => docBest[s] >= cut);
         if (boostSet.length > TITLE_BOOST_POOL * 4) boostSet = boostSet.filter((s) => docBest[s] >= floor);
       }
       // A title term is in clause i when it is one of the clause's terms or starts with one of its prefixes.
@@ -1822,20 +1827,27 @@ export class InvertedIndex {
       }
     }
 
-    const limit = Math.max(0, Math.floor(req.limit));
     const better = (a: number, b: number) => docBest[a] > docBest[b] || (docBest[a] === docBest[b] && this.slots[a]!.path < this.slots[b]!.path);
     // Top-k by insertion: most candidates fall below the current k-th score and cost one comparison.
-    const top: number[] = [];
-    for (const s of cands) {
-      if (top.length === limit && (limit === 0 || !better(s, top[limit - 1]))) continue;
-      let i = top.length < limit ? top.length : limit - 1;
-      if (top.length < limit) top.push(s);
-      while (i > 0 && better(s, top[i - 1])) {
-        top[i] = top[i - 1];
-        i--;
+    const topOf = (list: readonly number[], k: number): number[] => {
+      const top: number[] = [];
+      for (const s of list) {
+        if (top.length === k && (k === 0 || !better(s, top[k - 1]))) continue;
+        let i = top.length < k ? top.length : k - 1;
+        if (top.length < k) top.push(s);
+        while (i > 0 && better(s, top[i - 1])) {
+          top[i] = top[i - 1];
+          i--;
+        }
+        top[i] = s;
       }
-      top[i] = s;
-    }
+      return top;
+    };
+    const whole = topOf(cands, limit);
+    const top = partial.length ? whole.concat(topOf(partial, limit - whole.length)) : whole;
+    // What a partial match lacks: each clause it missed, as the query holds it.
+    const clauseText = clauses.map((c) => c.map((it) => (it.kind === "term" ? `${it.term}${it.prefix ? "*" : ""}` : `"${it.terms.join(" ")}"`)).join(" OR "));
+    const missingOf = (slot: number): string[] => clauseText.filter((_t, i) => !(docMask[slot] & (1 << i)));
 
     const paths = top.map((slot) => this.slots[slot]!.path);
     const wanted = withHits ? new WantedIds(positiveTermSet(pq), this.dict) : null;
@@ -1853,12 +1865,16 @@ export class InvertedIndex {
           line_end: span(doc, o, LINE_B),
         });
       }
-      return { path: doc.path, title: doc.title, folder: doc.folder, score: round(docBest[slot]), frontmatter: doc.frontmatter, sections };
+      const hit: SearchHit = { path: doc.path, title: doc.title, folder: doc.folder, score: round(docBest[slot]), frontmatter: doc.frontmatter, sections };
+      if (docMask[slot] !== full) hit.missing = missingOf(slot);
+      return hit;
     });
 
     reset();
     for (const s of excludedDocs) this.docExcluded[s] = 0;
-    return { res: { hits, total_files: cands.length, relaxed }, paths };
+    const res: SearchResponse = { hits, total_files: relaxed ? partial.length : cands.length, relaxed };
+    if (partial.length && !relaxed) res.partial_files = partial.length;
+    return { res, paths };
   }
 }
 

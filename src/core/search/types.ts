@@ -75,13 +75,18 @@ export interface SearchHit {
   score: number;
   frontmatter: Record<string, unknown>;
   sections: SearchSection[];
+  /** A note with only some of the query's words: the ones it lacks (as the index holds them: stemmed, lower case). */
+  missing?: string[];
 }
 
 export interface SearchResponse {
   hits: SearchHit[];
+  /** Notes that matched every word, or (relaxed) some of them. */
   total_files: number;
   /** True when no note matched every term and the results match only some of them. */
   relaxed: boolean;
+  /** Notes with only some of the words, returned after those with all of them because these were fewer than the limit. */
+  partial_files?: number;
 }
 
 export interface IndexStatus {

@@ -35,6 +35,7 @@ const hit = z.object({
   path: z.string(),
   score: z.number(),
   sections: z.array(section),
+  missing: z.array(z.string()).optional().describe("Query words this note lacks."),
 });
 
 /** Search answers are paid for in a model's context on every call: lean by default, more on request. */
@@ -63,6 +64,7 @@ export const searchTool = defineTool({
     hits: z.array(hit),
     total_files: z.number().describe("Notes that matched (before limit)."),
     relaxed: z.boolean().describe("True when no note had every word, so these match only some of them."),
+    partial_files: z.number().optional().describe("Notes with only some of the words, after those with all."),
     mode: z.string(),
   },
   annotations: READ_ONLY,
@@ -104,25 +106,29 @@ export const searchTool = defineTool({
       path: h.path,
       score: Math.round(h.score * 100) / 100,
       sections: h.sections.map((c) => ({ heading: c.heading, content: c.content, line_start: c.line_start, line_end: c.line_end })),
+      ...(h.missing ? { missing: h.missing } : {}),
     }));
-    const structured = { hits, total_files: res.total_files, relaxed: res.relaxed, mode: args.mode };
+    const structured = { hits, total_files: res.total_files, relaxed: res.relaxed, ...(res.partial_files ? { partial_files: res.partial_files } : {}), mode: args.mode };
     return { structured, text: formatSearch(query, structured, stale), meta: { index_stale: stale } };
   },
 });
 
 /** Text beside the structured answer: a line per section (the same facts; the last heading, the snippet shortened). */
-function formatSearch(query: string, r: { hits: z.infer<typeof hit>[]; total_files: number; relaxed: boolean }, stale: boolean): string {
+function formatSearch(query: string, r: { hits: z.infer<typeof hit>[]; total_files: number; relaxed: boolean; partial_files?: number }, stale: boolean): string {
   const out: string[] = [];
   if (r.hits.length === 0) {
     out.push(`No notes match "${query}". Try fewer or other words, a prefix (word*), or find_notes for titles.`);
+  } else if (r.relaxed) {
+    out.push(`No note has every word of "${query}"; ${r.total_files} have some of them; top ${r.hits.length}:`);
   } else {
-    out.push(`${r.total_files} notes match "${query}"${r.relaxed ? " (no note has every word; partial matches)" : ""}; top ${r.hits.length}:`);
+    const more = r.partial_files ? `, then ${r.partial_files} with some of them` : "";
+    out.push(`${r.total_files} notes match every word of "${query}"${more}; top ${r.hits.length}:`);
   }
   for (const h of r.hits) {
     for (const [i, c] of h.sections.entries()) {
       const heading = c.heading.split(" > ").pop();
       const where = `${i === 0 ? h.path : "  "} (${heading ? `${heading}, ` : ""}lines ${c.line_start}-${c.line_end})`;
-      out.push(`${where}: ${oneLine(c.content, 72)}`);
+      out.push(`${where}${i === 0 && h.missing ? ` [lacks ${h.missing.join(", ")}]` : ""}: ${oneLine(c.content, 64)}`);
     }
   }
   if (stale) out.push("(The index is still catching up with recent changes; pass wait_for_pending_writes: true for fresh results.)");
@@ -179,7 +185,7 @@ export const grepTool = defineTool({
   description:
     "Lines of notes containing exact text or a regular expression, as path:line: text. For exact strings and TODOs; search is for topics.",
   input: {
-    query: z.string().describe("Text to find (literal unless regex is true)."),
+    query: z.string().describe("Text to find (literal unless regex)."),
     regex: z.boolean().default(false).describe("query is a regular expression (no backreferences or lookaround)."),
     case_sensitive: z.boolean().default(false),
     folder: z.string().optional().describe("Only notes in this folder (recursively)."),
