@@ -27,6 +27,9 @@ export type VaultEvent =
   | { type: "delete"; path: string }
   | { type: "rename"; path: string; oldPath: string };
 
+/** Notes done of notes to update, while a rename rewrites links. */
+export type RenameProgress = (done: number, total: number) => void;
+
 export interface RenameResult {
   /** The new path. */
   path: string;
@@ -65,8 +68,11 @@ export interface VaultPort {
   createFolder(path: string): Promise<void>;
   /** Moves a file or folder to the trash; returns a human description of where it went. */
   trash(path: string): Promise<string>;
-  /** Renames/moves a file or folder and updates every link to it. */
-  rename(path: string, newPath: string): Promise<RenameResult>;
+  /**
+   * Renames/moves a file or folder and updates every link to it. `onProgress` hears how many of the
+   * notes whose links change are done, when the adapter can tell (headless: as it rewrites them).
+   */
+  rename(path: string, newPath: string, onProgress?: RenameProgress): Promise<RenameResult>;
   /** Updates frontmatter atomically leaving the body byte for byte (Obsidian: `processFrontMatter`). */
   processFrontMatter(path: string, fn: (fm: Record<string, unknown>) => void): Promise<void>;
 

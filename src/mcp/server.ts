@@ -80,11 +80,18 @@ export function createMcpServer(services: CoreServices, tools: readonly ToolDef[
         const onCancel = () => stop.abort();
         if (extra.signal.aborted) stop.abort();
         else extra.signal.addEventListener("abort", onCancel, { once: true });
+        const progressToken = extra._meta?.progressToken;
         const ctx: ToolContext = {
           services,
           clientName: server.server.getClientVersion()?.name ?? "unknown client",
           signal: stop.signal,
           deadline: readDeadline(Date.now(), limitMs),
+          progress:
+            progressToken === undefined
+              ? undefined
+              : (done, total, message) => {
+                  extra.sendNotification({ method: "notifications/progress", params: { progressToken, progress: done, total, message } }).catch(() => undefined);
+                },
         };
         const work = runHandler(def, args, ctx, info);
         // Write tools are not cut off: a change stopped half-way, or answered "failed" and finished

@@ -21,6 +21,8 @@ export interface ToolContext {
    * whatever the handler is doing. `Infinity` when there is no limit.
    */
   deadline: number;
+  /** Progress of a long call (`notifications/progress`), when the client asked for it with a progress token. */
+  progress?: (done: number, total: number, message: string) => void;
 }
 
 export interface ToolResult<O> {

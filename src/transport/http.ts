@@ -99,11 +99,11 @@ export class SessionTransport implements Transport {
     const id = isResponse ? message.id : options?.relatedRequestId;
     const res = id === undefined ? undefined : this.waiting.get(id);
     if (id === undefined || !res) return this.sdk.send(message, options);
-    // A notification about a direct request is dropped, as the SDK's JSON response mode does.
-    if (isResponse) {
-      this.waiting.delete(id);
-      await answer(res, 200, message, this.sessionId);
-    }
+    // A notification about a direct request (progress, say) cannot go in its JSON body: it goes on the
+    // session's GET stream, when the client has one open (the SDK's JSON response mode drops it).
+    if (!isResponse) return this.sdk.send(message);
+    this.waiting.delete(id);
+    await answer(res, 200, message, this.sessionId);
   }
 
   /** Handles a POST on this session: directly when it is the common shape, otherwise through the SDK. */

@@ -77,16 +77,19 @@ describe("SessionTransport (direct lane)", () => {
   };
   const result = (id: string | number): JSONRPCMessage => ({ jsonrpc: "2.0", id, result: { content: [] } });
 
-  test("a response goes to the HTTP request that asked; notifications about that request are dropped", async () => {
+  test("a response goes to the HTTP request that asked; notifications about that request go to the session's GET stream", async () => {
     const res = await post(1);
     expect(received).toEqual([expect.objectContaining({ id: 1, method: "tools/call" })]);
-    await transport.send({ jsonrpc: "2.0", method: "notifications/progress", params: { progressToken: 1, progress: 1 } }, { relatedRequestId: 1 });
+    const progress: JSONRPCMessage = { jsonrpc: "2.0", method: "notifications/progress", params: { progressToken: 1, progress: 1 } };
+    await transport.send(progress, { relatedRequestId: 1 });
     expect(res.body).toBeUndefined();
+    // Without relatedRequestId: the SDK transport writes it on the standalone stream (or drops it when none is open).
+    expect(sdk.send).toHaveBeenCalledWith(progress);
     await transport.send(result(1));
     expect(res.statusCode).toBe(200);
     expect(res.headers).toMatchObject({ "content-type": "application/json", "mcp-session-id": "session-1" });
     expect(JSON.parse(res.body!)).toEqual(result(1));
-    expect(sdk.send).not.toHaveBeenCalled();
+    expect(sdk.send).toHaveBeenCalledTimes(1);
     expect(sdk.handleRequest).not.toHaveBeenCalled();
   });
 

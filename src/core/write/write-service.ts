@@ -5,7 +5,7 @@ import { frontmatterTags } from "../metadata";
 import { isUnder, normalizeVaultPath } from "../paths";
 import type { AccessPolicy } from "../policy";
 import type { StateStore } from "../state";
-import { extensionOf, isNotePath, parentOf, type VaultFile, type VaultPort } from "../vault";
+import { extensionOf, isNotePath, parentOf, type RenameProgress, type VaultFile, type VaultPort } from "../vault";
 import { ActivityLog, type ActivityEntry } from "./activity";
 import { decodeBase64InSteps } from "./base64";
 import { AutoApprove, type Confirmer, type ConfirmRequest } from "./confirm";
@@ -145,6 +145,8 @@ export interface RenameResultOut {
   kind: "file" | "folder";
   links_updated: number;
   notes_updated: number;
+  /** How long the move and the link updates took. */
+  duration_ms: number;
   /** When overwrite replaced an existing target: where the old target went. */
   replaced_target_trashed_to?: string;
 }
@@ -164,7 +166,7 @@ export interface WriteService {
   updateFrontmatter(req: FrontmatterRequest, actor: Actor): Promise<FrontmatterResult>;
   manageTags(req: TagsRequest, actor: Actor): Promise<TagsResult>;
   delete(req: { path: string; confirm_path: string }, actor: Actor): Promise<DeleteResult>;
-  rename(req: RenameRequest, actor: Actor): Promise<RenameResultOut>;
+  rename(req: RenameRequest, actor: Actor, onProgress?: RenameProgress): Promise<RenameResultOut>;
   /** Newest first. */
   activity(limit: number): Promise<ActivityEntry[]>;
   /** The confirmer in use; hosts may swap it (e.g. when the owner toggles confirmations). */
@@ -527,7 +529,7 @@ class WriteServiceImpl implements WriteService {
     });
   }
 
-  async rename(req: RenameRequest, actor: Actor): Promise<RenameResultOut> {
+  async rename(req: RenameRequest, actor: Actor, onProgress?: RenameProgress): Promise<RenameResultOut> {
     const path = normalizeVaultPath(req.path);
     if (path === "") throw new VaultError("invalid_path", "The path is empty; the vault root cannot be renamed. Give a file or folder path.");
     if (this.policy.isHidden(path)) throw this.missing(path);
@@ -562,7 +564,9 @@ class WriteServiceImpl implements WriteService {
       let replaced: string | undefined;
       if (targetExists) replaced = await this.port.trash(target);
       const before = file ? await etagOf(await this.port.readBinary(path)) : null;
-      const res = await this.port.rename(path, target);
+      const started = Date.now();
+      const res = await this.port.rename(path, target, onProgress);
+      const durationMs = Date.now() - started;
       const after = file ? await etagOf(await this.port.readBinary(res.path)) : null;
       await this.record(actor, "rename", path, before, after, `links: ${res.linksUpdated} in ${res.notesUpdated} notes`, res.path);
       return {
@@ -571,6 +575,7 @@ class WriteServiceImpl implements WriteService {
         kind: isFolder ? "folder" : "file",
         links_updated: res.linksUpdated,
         notes_updated: res.notesUpdated,
+        duration_ms: durationMs,
         ...(replaced ? { replaced_target_trashed_to: replaced } : {}),
       };
     });

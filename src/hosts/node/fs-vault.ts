@@ -10,7 +10,7 @@ import { splitLinkpath, type NoteMetadata } from "../../core/metadata";
 import { parseNote } from "../../core/parser";
 import { isUnder } from "../../core/paths";
 import { SLICE_MS, TimeSlice } from "../../core/time-slice";
-import { basenameOf, extensionOf, isNotePath, parentOf, type RenameResult, type VaultEvent, type VaultFile, type VaultPort } from "../../core/vault";
+import { basenameOf, extensionOf, isNotePath, parentOf, type RenameProgress, type RenameResult, type VaultEvent, type VaultFile, type VaultPort } from "../../core/vault";
 import type { LogLevel } from "../common/runtime";
 import { pack, unpack, type PackedMetadata } from "./packed-metadata";
 import { VaultWatcher } from "./watcher";
@@ -406,7 +406,7 @@ export class FsVault implements VaultPort {
     });
   }
 
-  async rename(path: string, newPath: string): Promise<RenameResult> {
+  async rename(path: string, newPath: string, onProgress?: RenameProgress): Promise<RenameResult> {
     this.assertPath(path);
     this.assertPath(newPath);
     if (path === newPath) return { path: newPath, linksUpdated: 0, notesUpdated: 0 };
@@ -449,7 +449,7 @@ export class FsVault implements VaultPort {
       this.emitAll(events);
       return linkPlan;
     });
-    const { linksUpdated, notesUpdated } = await this.updateLinksAfterRename(plan);
+    const { linksUpdated, notesUpdated } = await this.updateLinksAfterRename(plan, onProgress);
     return { path: newPath, linksUpdated, notesUpdated };
   }
 
@@ -490,12 +490,16 @@ export class FsVault implements VaultPort {
    * links) with `rewriteLinks`, each note through `this.process` — after the renamed paths' locks are
    * released. A note that fails to update is logged and skipped; the rename itself stands.
    */
-  private async updateLinksAfterRename(plan: LinkPlan): Promise<{ linksUpdated: number; notesUpdated: number }> {
+  private async updateLinksAfterRename(plan: LinkPlan, onProgress?: RenameProgress): Promise<{ linksUpdated: number; notesUpdated: number }> {
     let linksUpdated = 0;
     let notesUpdated = 0;
     const ctx = plan.context;
     if (!ctx) return { linksUpdated, notesUpdated };
-    for (const oldSource of plan.sources) {
+    // Progress at the start, every 25 notes (~a second of rewriting a large vault at worst) and at the end.
+    const total = plan.sources.length;
+    onProgress?.(0, total);
+    for (const [i, oldSource] of plan.sources.entries()) {
+      if (i > 0 && i % 25 === 0) onProgress?.(i, total);
       const newSource = plan.renames.get(oldSource) ?? oldSource;
       if (!this.files.has(newSource)) continue;
       let count = 0;
@@ -514,6 +518,7 @@ export class FsVault implements VaultPort {
         notesUpdated++;
       }
     }
+    onProgress?.(total, total);
     return { linksUpdated, notesUpdated };
   }
 

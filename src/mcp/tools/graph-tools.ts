@@ -248,7 +248,7 @@ export const getConnectionPathTool = defineTool({
 export const getRecentTool = defineTool({
   name: "get_recent",
   title: "Recently modified notes",
-  description: "Notes modified most recently, newest first.",
+  description: "Recently modified notes, newest first.",
   input: { limit: z.number().int().min(1).max(200).default(20), folder: folderArg, wait_for_pending_writes: waitArg },
   output: { notes: z.array(z.object({ path: z.string(), title: z.string(), modified_at: z.string() })), total: z.number() },
   annotations: READ_ONLY,

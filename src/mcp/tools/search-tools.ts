@@ -319,7 +319,7 @@ export const indexStatusTool = defineTool({
 export const reindexTool = defineTool({
   name: "reindex",
   title: "Rebuild the search index",
-  description: "Re-checks the whole search index against the vault in the background (rarely needed: it follows changes by itself).",
+  description: "Re-checks the whole search index in the background (rarely needed: it follows changes itself).",
   input: {},
   output: { queued: z.boolean(), status: z.object(statusShape) },
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },

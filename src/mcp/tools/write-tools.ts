@@ -135,7 +135,7 @@ export const manageTagsTool = defineTool({
 export const deleteTool = defineTool({
   name: "delete",
   title: "Delete a note or folder",
-  description: "Moves a file or folder to the trash; confirm_path must repeat path exactly.",
+  description: "Moves a file or folder to the trash; confirm_path repeats path.",
   input: { path: pathArg, confirm_path: z.string().describe("The same path again, to confirm.") },
   output: { path: z.string(), kind: z.enum(["file", "folder"]), trashed_to: z.string(), files: z.number() },
   annotations: { ...WRITE_ANN, destructiveHint: true, idempotentHint: false },
@@ -162,17 +162,19 @@ export const renameTool = defineTool({
     kind: z.enum(["file", "folder"]),
     links_updated: z.number(),
     notes_updated: z.number(),
+    duration_ms: z.number(),
     replaced_target_trashed_to: z.string().optional(),
   },
   annotations: { ...WRITE_ANN, destructiveHint: true, idempotentHint: false },
   access: "write",
   example: { path: "Inbox/Idea.md", new_path: "Projects/Idea.md" },
   handler: async (args, ctx) => {
-    const r = await writerOf(ctx.services).rename(args, actor(ctx, "rename"));
+    const progress = ctx.progress;
+    const r = await writerOf(ctx.services).rename(args, actor(ctx, "rename"), progress && ((done, total) => progress(done, total, `updating links: ${done} of ${total} notes`)));
     const replaced = r.replaced_target_trashed_to ? ` The previous "${r.new_path}" went to ${r.replaced_target_trashed_to}.` : "";
     return {
       structured: r,
-      text: `Renamed "${r.path}" to "${r.new_path}"; updated ${r.links_updated} link${r.links_updated === 1 ? "" : "s"} in ${r.notes_updated} note${r.notes_updated === 1 ? "" : "s"}.${replaced}`,
+      text: `Renamed "${r.path}" to "${r.new_path}"; updated ${r.links_updated} link${r.links_updated === 1 ? "" : "s"} in ${r.notes_updated} note${r.notes_updated === 1 ? "" : "s"} in ${(r.duration_ms / 1000).toFixed(1)} s.${replaced}`,
     };
   },
 });
