@@ -10,6 +10,15 @@ import type { ToolDef } from "./tool";
  * zod shapes the same way (`z.toJSONSchema`, draft 7) and keeps all of that.
  */
 export function listedTool(def: ToolDef): Tool {
+  let tool = listed.get(def);
+  if (!tool) listed.set(def, (tool = listing(def)));
+  return tool;
+}
+
+/** Each definition's listing, made once (every session asks for it). */
+const listed = new WeakMap<ToolDef, Tool>();
+
+function listing(def: ToolDef): Tool {
   const input = singleTypes(jsonSchema(z.object(def.input), "input"));
   const output = singleTypes(stripForOutput(jsonSchema(z.object(def.output), "output")));
   return {

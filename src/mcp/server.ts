@@ -71,7 +71,7 @@ export function createMcpServer(services: CoreServices, tools: readonly ToolDef[
         description: def.description,
         inputSchema: def.input,
         outputSchema: def.output,
-        annotations: { ...def.annotations },
+        annotations: def.annotations,
       },
       async (args: Record<string, unknown>, extra): Promise<CallToolResult> => {
         const limitMs = info.toolTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS;

@@ -16,7 +16,7 @@ export function checkToolArgs(def: ToolDef, args: unknown): Record<string, unkno
 
 const MAX_LISTED = 6;
 
-export function describeInvalidArgs(def: ToolDef, args: unknown, issues: readonly z.core.$ZodIssue[]): string {
+function describeInvalidArgs(def: ToolDef, args: unknown, issues: readonly z.core.$ZodIssue[]): string {
   const known = Object.keys(def.input);
   const lines: string[] = [];
   if (args !== undefined && (typeof args !== "object" || args === null || Array.isArray(args))) {

@@ -24,8 +24,10 @@ const NONE: OpenComments = { percent: false, html: false };
 /** Whether offset `at` of `text` is inside a `%%` comment or an HTML comment. */
 export function commentsOpenAt(text: string, at: number): OpenComments {
   if (at <= 0) return NONE;
-  const before = text.slice(0, at);
-  return { percent: before.split("%%").length % 2 === 0, html: before.lastIndexOf("<!--") > before.lastIndexOf("-->") };
+  let markers = 0;
+  for (let i = text.indexOf("%%"); i >= 0 && i + 2 <= at; i = text.indexOf("%%", i + 2)) markers++;
+  const open = at >= 4 ? text.lastIndexOf("<!--", at - 4) : -1;
+  return { percent: markers % 2 === 1, html: open >= 0 && text.lastIndexOf("-->", at - 3) < open };
 }
 
 /** A line of images, embeds and linked images only (badges), with spaces between. */
