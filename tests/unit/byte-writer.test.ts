@@ -1,6 +1,6 @@
 /** The index's byte writer encodes text as UTF-8 itself (saving the dictionary): it must write exactly what TextEncoder writes. */
 import { describe, expect, test } from "@jest/globals";
-import { ByteWriter } from "../../src/core/search/engine";
+import { ByteWriter } from "../../src/core/search/keyword/codec";
 
 describe("ByteWriter.text", () => {
   test("writes the bytes TextEncoder writes, lone surrogates included, across growth", () => {

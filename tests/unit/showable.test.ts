@@ -1,4 +1,4 @@
-import { commentsOpenAt, showable } from "../../src/core/search/showable";
+import { commentsOpenAt, showable } from "../../src/core/search/keyword/showable";
 
 describe("showable snippets", () => {
   it("drops %% comments %%, HTML comments and lines of images or badges", () => {

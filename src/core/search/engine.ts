@@ -2,7 +2,9 @@ import { detach } from "../strings";
 import { isUnder } from "../paths";
 import { STOP_WORDS } from "./query";
 import { forEachToken, TermDict } from "./tokenize";
-import { commentsOpenAt, showable } from "./showable";
+import { ByteWriter, decodePostings, unzig, VarintReader, zig } from "./keyword/codec";
+import { cutSnippet, positiveTermSet, snippet, snippetWindow, WantedIds } from "./keyword/snippet";
+import { showable } from "./keyword/showable";
 import type { Chunk, ParsedQuery, QueryItem, SearchHit, SearchLanguage, SearchRequest, SearchResponse, SearchSection } from "./types";
 
 /** Field weights (BM25F-style: weighted term frequency). */
@@ -173,89 +175,6 @@ function forEachField(chunk: Chunk, language: SearchLanguage, dict: TermDict | u
   forEachToken(chunk.text, language, (t, _s, _e, id) => cb(t, 0, id), dict);
 }
 
-/** A growable byte buffer for varints. */
-export class ByteWriter {
-  buf: Uint8Array;
-  n = 0;
-  constructor(cap = 256) {
-    this.buf = new Uint8Array(cap);
-  }
-  private grow(need: number): void {
-    let cap = this.buf.length * 2;
-    while (cap < this.n + need) cap *= 2;
-    const b = new Uint8Array(cap);
-    b.set(this.buf.subarray(0, this.n));
-    this.buf = b;
-  }
-  varint(v: number): void {
-    if (this.n + 5 > this.buf.length) this.grow(5);
-    while (v >= 0x80) {
-      this.buf[this.n++] = (v & 0x7f) | 0x80;
-      v >>>= 7;
-    }
-    this.buf[this.n++] = v;
-  }
-  bytes(b: Uint8Array): void {
-    if (this.n + b.length > this.buf.length) this.grow(b.length);
-    this.buf.set(b, this.n);
-    this.n += b.length;
-  }
-  /**
-   * `s` as UTF-8 (at most 3 bytes per UTF-16 unit), as TextEncoder writes it (a lone surrogate as
-   * U+FFFD). Encoded here rather than by `encodeInto`, which needs a view of the buffer per call:
-   * saving the dictionary writes ~150k short strings at 10k notes.
-   */
-  text(s: string): void {
-    if (this.n + s.length * 3 > this.buf.length) this.grow(s.length * 3);
-    const b = this.buf;
-    let n = this.n;
-    for (let i = 0; i < s.length; i++) {
-      let c = s.charCodeAt(i);
-      if (c < 0x80) {
-        b[n++] = c;
-        continue;
-      }
-      if (c < 0x800) {
-        b[n++] = 0xc0 | (c >> 6);
-        b[n++] = 0x80 | (c & 0x3f);
-        continue;
-      }
-      if (c >= 0xd800 && c <= 0xdfff) {
-        const d = i + 1 < s.length ? s.charCodeAt(i + 1) : 0;
-        if (c <= 0xdbff && d >= 0xdc00 && d <= 0xdfff) {
-          // A surrogate pair: 4 bytes, in the room its two units reserved (6).
-          c = 0x10000 + ((c - 0xd800) << 10) + (d - 0xdc00);
-          i++;
-          b[n++] = 0xf0 | (c >> 18);
-          b[n++] = 0x80 | ((c >> 12) & 0x3f);
-          b[n++] = 0x80 | ((c >> 6) & 0x3f);
-          b[n++] = 0x80 | (c & 0x3f);
-          continue;
-        }
-        c = 0xfffd;
-      }
-      b[n++] = 0xe0 | (c >> 12);
-      b[n++] = 0x80 | ((c >> 6) & 0x3f);
-      b[n++] = 0x80 | (c & 0x3f);
-    }
-    this.n = n;
-  }
-  byte(b: number): void {
-    if (this.n + 1 > this.buf.length) this.grow(1);
-    this.buf[this.n++] = b;
-  }
-  result(): Uint8Array {
-    return this.buf.slice(0, this.n);
-  }
-  /** The bytes written so far, as a view (valid until the next write or reset). */
-  view(): Uint8Array {
-    return this.buf.subarray(0, this.n);
-  }
-  reset(): void {
-    this.n = 0;
-  }
-}
-
 /**
  * One note's index data, built chunk by chunk (a long note is tokenized over several slices) before
  * `InvertedIndex.addDoc` takes it. Its buffers are reused from note to note: one builder per worker,
@@ -350,62 +269,6 @@ export class DocBuilder {
   }
 }
 
-/** Reads unsigned varints. */
-class VarintReader {
-  private p = 0;
-  constructor(private readonly b: Uint8Array) {}
-  done(): boolean {
-    return this.p >= this.b.length;
-  }
-  next(): number {
-    const b = this.b;
-    let v = 0;
-    let shift = 0;
-    for (;;) {
-      if (this.p >= b.length) throw new Error("postings truncated");
-      const x = b[this.p++];
-      if (shift < 28) v |= (x & 0x7f) << shift;
-      else v += (x & 0x7f) * 2 ** shift;
-      if (x < 0x80) return v >>> 0;
-      shift += 7;
-    }
-  }
-}
-
-/**
- * Decodes `n` postings (zigzag chunk-id delta, tf; varints) from `src` at `pos` into `data` at `o`.
- * Returns the position after them, or -1 when the bytes run out, a varint is longer than 28 bits (no
- * chunk id or tf is that large) or a posting names a chunk that `owner` does not tag with `tag`.
- * One tight loop: every posting loaded from disk is decoded here, when its list is first used.
- */
-function decodePostings(src: Uint8Array, pos: number, n: number, data: Int32Array, o: number, owner: Uint8Array, tag: number): number {
-  const end = src.length;
-  let id = 0;
-  for (let i = 0; i < n; i++) {
-    if (pos >= end) return -1;
-    let x = src[pos++];
-    let v = x & 0x7f;
-    for (let shift = 7; x >= 0x80; shift += 7) {
-      if (pos >= end || shift > 21) return -1;
-      x = src[pos++];
-      v |= (x & 0x7f) << shift;
-    }
-    id += (v >>> 1) ^ -(v & 1);
-    if (owner[id] !== tag) return -1;
-    if (pos >= end) return -1;
-    x = src[pos++];
-    v = x & 0x7f;
-    for (let shift = 7; x >= 0x80; shift += 7) {
-      if (pos >= end || shift > 21) return -1;
-      x = src[pos++];
-      v |= (x & 0x7f) << shift;
-    }
-    data[o++] = id;
-    data[o++] = v;
-  }
-  return pos;
-}
-
 /** The index of `v` in the ascending array `a`, or -1. */
 function findSorted(a: Int32Array, v: number): number {
   let lo = 0;
@@ -420,8 +283,6 @@ function findSorted(a: Int32Array, v: number): number {
   return -1;
 }
 
-const zig = (v: number) => (v >= 0 ? v * 2 : -v * 2 - 1);
-const unzig = (v: number) => (v % 2 === 0 ? v / 2 : -(v + 1) / 2);
 
 /** Bytes of chunk text per row of a segment's text file: a search reads only its notes' rows. */
 export const TEXT_PART = 64 * 1024;
@@ -1935,104 +1796,6 @@ export function containsSequence<T>(hay: ArrayLike<T>, needle: ArrayLike<T>): bo
     return true;
   }
   return false;
-}
-
-export interface TermSet {
-  exact: Set<string>;
-  prefixes: string[];
-}
-
-/** The terms a query looks for (not its exclusions): what snippets centre on. */
-export function positiveTermSet(pq: ParsedQuery): TermSet {
-  const exact = new Set<string>();
-  const prefixes: string[] = [];
-  for (const clause of pq.clauses)
-    for (const it of clause) {
-      if (it.kind === "phrase") for (const t of it.terms) exact.add(t);
-      else if (it.prefix) prefixes.push(it.term);
-      else exact.add(it.term);
-    }
-  return { exact, prefixes };
-}
-
-const WORD_STOP = /[\s\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\u3000-\u303f\uff01-\uff0f]/u;
-
-/** A window of `words` tokens around the densest cluster of matched terms; the whole text when 0. */
-export function snippet(text: string, want: TermSet, words: number, language: SearchLanguage): string {
-  if (words <= 0) return showable(text);
-  const starts: number[] = [];
-  const ends: number[] = [];
-  const hit: number[] = [];
-  forEachToken(text, language, (t, s, e) => {
-    starts.push(s);
-    ends.push(e);
-    hit.push(want.exact.has(t) || want.prefixes.some((p) => t.startsWith(p)) ? 1 : 0);
-  });
-  const n = starts.length;
-  if (n <= words) return showable(text.trim());
-  const w = snippetWindow(hit, n, words);
-  return cutSnippet(text, n, w.first, w.last, starts[w.first], ends[w.last]);
-}
-
-/** The `words` tokens (first..last, of `n` > `words`) around the densest cluster of hits, centred on them. */
-function snippetWindow(hit: ArrayLike<number>, n: number, words: number): { first: number; last: number } {
-  let best = 0;
-  let bestAt = 0;
-  let cur = 0;
-  for (let i = 0; i < n; i++) {
-    cur += hit[i];
-    if (i >= words) cur -= hit[i - words];
-    if (i >= words - 1 && cur > best) {
-      best = cur;
-      bestAt = i - words + 1;
-    }
-  }
-  // Centre the window on its matches when they cluster at one end.
-  if (best > 0) {
-    let first = bestAt;
-    while (first < bestAt + words && !hit[first]) first++;
-    let last = bestAt + words - 1;
-    while (last > first && !hit[last]) last--;
-    const mid = Math.floor((first + last) / 2);
-    bestAt = Math.max(0, Math.min(n - words, mid - Math.floor(words / 2)));
-  }
-  return { first: bestAt, last: Math.min(n, bestAt + words) - 1 };
-}
-
-/** The text of tokens first..last of `n` (`start`: where token `first` starts, `end`: where `last` ends), with "…" where cut. */
-function cutSnippet(text: string, n: number, first: number, last: number, start: number, end: number): string {
-  // Whole words: keep leading punctuation (`#tag`, `[[link`), never cut inside unspaced scripts.
-  let a = first === 0 ? 0 : start;
-  while (a > 0 && !WORD_STOP.test(text[a - 1])) a--;
-  let b = last === n - 1 ? text.length : end;
-  while (b < text.length && !WORD_STOP.test(text[b])) b++;
-  return showable((first > 0 ? "… " : "") + text.slice(a, b).trim() + (last < n - 1 ? " …" : ""), commentsOpenAt(text, a));
-}
-
-/** A query's wanted terms as term ids, to mark matches in a chunk's stored term sequence. */
-class WantedIds {
-  private readonly exact = new Set<number>();
-  private readonly byPrefix = new Map<number, boolean>();
-  constructor(
-    readonly terms: TermSet,
-    private readonly dict: TermDict,
-  ) {
-    for (const t of terms.exact) {
-      const id = dict.map.get(t);
-      if (id !== undefined) this.exact.add(id);
-    }
-  }
-  has(id: number): boolean {
-    if (this.exact.has(id)) return true;
-    if (this.terms.prefixes.length === 0) return false;
-    let v = this.byPrefix.get(id);
-    if (v === undefined) {
-      const t = this.dict.names[id] ?? "";
-      v = this.terms.prefixes.some((p) => t.startsWith(p));
-      this.byPrefix.set(id, v);
-    }
-    return v;
-  }
 }
 
 /** Frontmatter filters: lists contain the value, strings equal it (case-insensitive); `tags` include inline and nested tags. */

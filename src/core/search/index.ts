@@ -25,5 +25,6 @@ export { chunkNote, countWords } from "./chunk";
 export { tokenize, forEachToken, foldWord, TOKENIZER_VERSION } from "./tokenize";
 export { stemEnglish } from "./stemmer";
 export { parseQuery, positiveTerms } from "./query";
-export { FIELD_WEIGHTS, snippet, matchesFilters } from "./engine";
+export { FIELD_WEIGHTS, matchesFilters } from "./engine";
+export { snippet } from "./keyword/snippet";
 export { SCHEMA_VERSION } from "./db";
