@@ -3,6 +3,8 @@ import { isUnder } from "../paths";
 import { STOP_WORDS } from "./query";
 import { forEachToken, TermDict } from "./tokenize";
 import { ByteWriter, decodePostings, unzig, VarintReader, zig } from "./keyword/codec";
+import { LazyText, type TextPartReader } from "./keyword/lazy-text";
+import { EMPTY_INTS, IntPool, PostingList } from "./keyword/postings";
 import { cutSnippet, positiveTermSet, snippet, snippetWindow, WantedIds } from "./keyword/snippet";
 import { showable } from "./keyword/showable";
 import type { Chunk, ParsedQuery, QueryItem, SearchHit, SearchLanguage, SearchRequest, SearchResponse, SearchSection } from "./types";
@@ -85,86 +87,6 @@ export interface DocEntry {
   titleIds: number[];
 }
 
-
-/** Postings of one term: (chunk id, weighted tf) pairs, interleaved in one Int32Array. */
-class PostingList {
-  private view: Int32Array = EMPTY_INTS;
-  /**
-   * Set by loading: the list's room in the one buffer all lists share, made a view on first use.
-   * Loading lays out ~30k lists, and creating a typed-array view is slow (~1 µs each, plus garbage).
-   */
-  private base: Int32Array | null = null;
-  /** Where the list's room starts in `base` (see `placeIn`). */
-  off = 0;
-  private cap = 0;
-  n = 0;
-  /** Set by loading: fills the list's room from the segments' encoded postings, on first use. */
-  pending: ((l: PostingList) => void) | null = null;
-  /** The list's term id (set by loading, for `pending`). */
-  term = 0;
-  get data(): Int32Array {
-    const fill = this.pending;
-    if (fill) {
-      this.pending = null;
-      fill(this);
-    }
-    if (this.base) {
-      this.view = this.base.subarray(this.off, this.off + this.cap);
-      this.base = null;
-    }
-    return this.view;
-  }
-  set data(d: Int32Array) {
-    this.view = d;
-    this.base = null;
-  }
-  /** Makes `buf[off, off + cap)` the list's room (no view is created until the list is used). */
-  placeIn(buf: Int32Array, off: number, cap: number): void {
-    this.view = EMPTY_INTS; // let go of the old space (compaction frees the pool's slabs)
-    this.base = buf;
-    this.off = off;
-    this.cap = cap;
-  }
-
-  /** Room for `more` postings without growing (a grown list takes its space from `pool`). */
-  reserve(more: number, pool: IntPool): void {
-    const need = (this.n + more) * 2;
-    if (need <= this.data.length) return;
-    const d = pool.alloc(Math.max(need, 8, this.data.length * 2));
-    d.set(this.data.subarray(0, this.n * 2));
-    this.data = d;
-  }
-}
-
-const EMPTY_INTS = new Int32Array(0);
-/** Ints per pool slab (4 MB). */
-const POOL_SLAB = 1 << 20;
-
-/**
- * Space for growing posting lists, carved out of large slabs: a list that grows gets a view into the
- * current slab instead of an ArrayBuffer of its own. ~30k small buffers, re-allocated as they doubled,
- * cost more than the postings themselves (allocation, and garbage collections for external memory).
- * Space a list leaves behind when it grows is reclaimed by compaction, which lays every list out again
- * in one exact buffer.
- */
-class IntPool {
-  private slab = EMPTY_INTS;
-  private used = 0;
-  alloc(n: number): Int32Array {
-    if (n >= POOL_SLAB >> 4) return new Int32Array(n);
-    if (this.used + n > this.slab.length) {
-      this.slab = new Int32Array(POOL_SLAB);
-      this.used = 0;
-    }
-    const v = this.slab.subarray(this.used, this.used + n);
-    this.used += n;
-    return v;
-  }
-  reset(): void {
-    this.slab = EMPTY_INTS;
-    this.used = 0;
-  }
-}
 
 /** Calls `cb(term, weight, id)` for every token of the chunk's fields; body tokens come last with weight 0 meaning "body". */
 function forEachField(chunk: Chunk, language: SearchLanguage, dict: TermDict | undefined, cb: (t: string, w: number, id: number) => void): void {
@@ -283,84 +205,6 @@ function findSorted(a: Int32Array, v: number): number {
   return -1;
 }
 
-
-/** Bytes of chunk text per row of a segment's text file: a search reads only its notes' rows. */
-export const TEXT_PART = 64 * 1024;
-
-/** Reads rows (parts) of a segment's text file; `null` reads them all. Throws when the file is unusable. */
-export type TextPartReader = (parts: number[] | null, last: boolean) => Map<number, Uint8Array>;
-
-const EMPTY_BYTES = new Uint8Array(0);
-
-/**
- * A restored segment's chunk texts (UTF-8), loaded from their own file on first use: they are more than
- * half of the index's bytes and only snippets read them, so loading the index leaves them for later
- * (the service loads them in the background; a search that needs some first reads only the rows
- * holding them). When they cannot be loaded (missing, corrupt, or from another save than the
- * segment), `slice` returns null and `lost` is called once, so the segment's notes can be indexed again.
- */
-export class LazyText {
-  private bytes: Uint8Array | null = null;
-  private readonly have: Uint8Array;
-  private missing: number;
-  private read: TextPartReader | null;
-  private isLost = false;
-  constructor(
-    readonly seg: number,
-    /** The byte length the segment's chunks add up to. */
-    readonly length: number,
-    read: TextPartReader,
-    private readonly lost: (seg: number, why: string) => void,
-  ) {
-    const parts = Math.ceil(length / TEXT_PART);
-    this.have = new Uint8Array(parts);
-    this.missing = parts;
-    this.read = parts ? read : null;
-  }
-  /** True once every part is loaded, or loading failed. */
-  get settled(): boolean {
-    return this.read === null;
-  }
-  /** Loads every part not loaded yet. */
-  loadAll(): void {
-    this.ensure(0, this.length);
-  }
-  /** Bytes [a, b) of the segment's texts, or null when they are lost. */
-  slice(a: number, b: number): Uint8Array | null {
-    if (!this.ensure(a, b)) return null;
-    return a === b || !this.bytes ? EMPTY_BYTES : this.bytes.subarray(a, b);
-  }
-  private ensure(a: number, b: number): boolean {
-    const read = this.read;
-    if (this.isLost) return false;
-    if (!read || a >= b) return true;
-    const want: number[] = [];
-    for (let p = Math.floor(a / TEXT_PART); p * TEXT_PART < b && p < this.have.length; p++) if (!this.have[p]) want.push(p);
-    if (!want.length) return true;
-    const last = want.length === this.missing;
-    try {
-      const rows = read(last ? null : want, last);
-      if (!this.bytes) this.bytes = new Uint8Array(this.length);
-      // When `last`, `want` is every part still missing.
-      for (const p of want) {
-        const row = rows.get(p);
-        const size = Math.min(TEXT_PART, this.length - p * TEXT_PART);
-        if (!row) throw new Error(`no texts part ${p}`);
-        if (row.length !== size) throw new Error(`texts part ${p} is ${row.length} bytes, the segment's chunks say ${size}`);
-        this.bytes.set(row, p * TEXT_PART);
-        this.have[p] = 1;
-        this.missing--;
-      }
-      if (this.missing === 0) this.read = null;
-    } catch (e) {
-      this.isLost = true;
-      this.read = null;
-      this.bytes = null;
-      this.lost(this.seg, e instanceof Error ? e.message : String(e));
-    }
-    return !this.isLost;
-  }
-}
 
 /**
  * A chunk's numbers (see `DocEntry.spans`): its length in terms, its first and last line, and the
