@@ -1,6 +1,7 @@
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import type { ToolDef } from "./tool";
+import { inputSchemaOf } from "./validation";
 
 /**
  * A tool as `tools/list` shows it. Every conversation pays for this list in its context, so it says
@@ -19,7 +20,7 @@ export function listedTool(def: ToolDef): Tool {
 const listed = new WeakMap<ToolDef, Tool>();
 
 function listing(def: ToolDef): Tool {
-  const input = singleTypes(jsonSchema(z.object(def.input), "input"));
+  const input = singleTypes(jsonSchema(inputSchemaOf(def), "input"));
   const output = singleTypes(stripForOutput(jsonSchema(z.object(def.output), "output")));
   return {
     name: def.name,

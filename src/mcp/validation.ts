@@ -9,14 +9,18 @@ import type { ToolDef } from "./tool";
  * error: … expected string, received undefined at confirm_path") said none of that.
  */
 export function checkToolArgs(def: ToolDef, args: unknown): Record<string, unknown> {
-  let schema = schemas.get(def);
-  if (!schema) schemas.set(def, (schema = z.object(def.input)));
-  const r = schema.safeParse(args ?? {});
+  const r = inputSchemaOf(def).safeParse(args ?? {});
   if (r.success) return r.data;
   throw new Error(describeInvalidArgs(def, args, r.error.issues));
 }
 
-/** Each tool's input as one zod object, made once (a call's check is on every call's path). */
+/** A tool's input shape as one zod object, made once: every call checks it, and the listing shows it. */
+export function inputSchemaOf(def: ToolDef): z.ZodObject {
+  let schema = schemas.get(def);
+  if (!schema) schemas.set(def, (schema = z.object(def.input)));
+  return schema;
+}
+
 const schemas = new WeakMap<ToolDef, z.ZodObject>();
 
 const MAX_LISTED = 6;

@@ -2,6 +2,7 @@ import { Notice, normalizePath, type App, type EventRef, type PluginManifest } f
 import wasm from "sql.js/dist/sql-wasm.wasm";
 import type { CoreServices } from "../../core/services";
 import type { IndexStatus } from "../../core/search";
+import { useHostTimers } from "../../core/timers";
 import { ActivityLog, AutoApprove, type ActivityEntry, type Confirmer } from "../../core/write";
 import { PortInUseError, startRuntime, type LogLevel, type Runtime } from "../common/runtime";
 import { ObsidianVault } from "./adapter";
@@ -12,7 +13,6 @@ import { ObsidianStateStore } from "./state-store";
 import type { ServerState } from "./status";
 import { mainWindowTimers } from "./timers";
 import { ObsidianWorkspace } from "./workspace";
-import { useHostTimers } from "../../core/timers";
 
 export interface ServerHost {
   app: App;
