@@ -2,7 +2,7 @@ import sqlWasm from "sql.js/dist/sql-wasm.wasm";
 import { loadSqlJs, readBlobs } from "../../src/core/search/db";
 import { MemoryVault } from "../../src/core/memory-vault";
 import { MemoryStateStore } from "../../src/core/state";
-import { InvertedIndex } from "../../src/core/search/engine";
+import { InvertedIndex } from "../../src/core/search/keyword/inverted-index";
 import { INDEX_FILE as FILE, makeSearch as make, searchPaths as paths, searchReq as req, startedSearch as started } from "../support/search-service";
 
 

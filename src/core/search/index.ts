@@ -25,6 +25,7 @@ export { chunkNote, countWords } from "./chunk";
 export { tokenize, forEachToken, foldWord, TOKENIZER_VERSION } from "./tokenize";
 export { stemEnglish } from "./stemmer";
 export { parseQuery, positiveTerms } from "./query";
-export { FIELD_WEIGHTS, matchesFilters } from "./engine";
+export { FIELD_WEIGHTS } from "./keyword/builder";
+export { matchesFilters } from "./keyword/score";
 export { snippet } from "./keyword/snippet";
 export { SCHEMA_VERSION } from "./db";

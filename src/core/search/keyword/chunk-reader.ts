@@ -1,0 +1,86 @@
+/**
+ * Reading a chunk back from what the index stored: its text (UTF-8, maybe still on disk), its body's
+ * term sequence, whether that sequence holds a phrase, and its snippet. Owns scratch buffers only; it
+ * never changes the index.
+ */
+import { forEachToken } from "../tokenize";
+import type { SearchLanguage } from "../types";
+import { docEdge, SEQ_A, SEQ_B, span, TEXT_A, TEXT_B, textRange, type DocEntry } from "./doc";
+import { showable } from "./showable";
+import { cutSnippet, snippet, snippetWindow, type WantedIds } from "./snippet";
+
+const utf8d = new TextDecoder();
+
+export class ChunkReader {
+  private seqScratch = new Int32Array(1024);
+  private hitScratch = new Uint8Array(1024);
+
+  /** The text of a chunk (decoded from UTF-8). */
+  chunkText(doc: DocEntry, i: number): string {
+    // The note's whole text (a restored note's is read at once: its other sections are likely next).
+    const base = docEdge(doc, TEXT_A);
+    const t = textRange(doc, base, docEdge(doc, TEXT_B));
+    return t ? utf8d.decode(t.subarray(span(doc, i, TEXT_A) - base, span(doc, i, TEXT_B) - base)) : "";
+  }
+
+  /** Decodes chunk `o` of `doc`'s body term ids into `seqScratch`; returns how many. */
+  private decodeSeq(doc: DocEntry, o: number): number {
+    const b = doc.seq;
+    let p = span(doc, o, SEQ_A);
+    const end = span(doc, o, SEQ_B);
+    if (this.seqScratch.length < end - p) this.seqScratch = new Int32Array(end - p);
+    const hay = this.seqScratch;
+    let n = 0;
+    while (p < end) {
+      let v = 0;
+      let shift = 0;
+      for (;;) {
+        const x = b[p++];
+        v |= (x & 0x7f) << shift;
+        if (x < 0x80) break;
+        shift += 7;
+      }
+      hay[n++] = v;
+    }
+    return n;
+  }
+
+  /** True when chunk `o` of `doc`'s body holds the term ids of `needle` in a row. */
+  hasSequence(doc: DocEntry, o: number, needle: Int32Array): boolean {
+    const n = this.decodeSeq(doc, o);
+    const hay = this.seqScratch;
+    const m = needle.length;
+    outer: for (let i = 0; i + m <= n; i++) {
+      for (let j = 0; j < m; j++) if (hay[i + j] !== needle[j]) continue outer;
+      return true;
+    }
+    return false;
+  }
+
+  /**
+   * `snippet` of chunk `o`, found in its stored term sequence (the body's tokens, in order): a chunk
+   * of at most `words` tokens is not tokenized again, a longer one only to locate the window.
+   */
+  sectionSnippet(doc: DocEntry, o: number, want: WantedIds, words: number, language: SearchLanguage): string {
+    const text = this.chunkText(doc, o);
+    if (words <= 0) return showable(text);
+    const n = this.decodeSeq(doc, o);
+    if (n <= words) return showable(text.trim());
+    if (this.hitScratch.length < n) this.hitScratch = new Uint8Array(Math.max(n, 2 * this.hitScratch.length));
+    const hit = this.hitScratch;
+    const ids = this.seqScratch;
+    for (let i = 0; i < n; i++) hit[i] = want.has(ids[i]) ? 1 : 0;
+    const { first, last } = snippetWindow(hit, n, words);
+    let k = 0;
+    let start = 0;
+    let end = 0;
+    forEachToken(text, language, (_t, s, e) => {
+      if (k === first) start = s;
+      if (k === last) end = e;
+      k++;
+    });
+    // The sequence was made from this very text; should they ever disagree, tokenize it the old way.
+    if (k !== n) return snippet(text, want.terms, words, language);
+    return cutSnippet(text, n, first, last, start, end);
+  }
+}

@@ -1,0 +1,388 @@
+/**
+ * The in-memory inverted index: one term dictionary, posting lists in typed arrays, per-chunk arrays,
+ * the notes (`DocEntry`) in slots, tombstoned deletes. Owns adding, removing and looking up; ranking
+ * (score.ts), the postings log (postings-log.ts), compaction, saving (persist.ts) and loading
+ * (restore.ts) live beside it and work on its fields, which only they and this class change.
+ * Notes belong to segments (by path hash) only for persistence.
+ */
+import { detach } from "../../strings";
+import { TermDict } from "../tokenize";
+import type { Chunk, ParsedQuery, SearchLanguage, SearchRequest, SearchResponse } from "../types";
+import { DocBuilder } from "./builder";
+import { ChunkReader } from "./chunk-reader";
+import { compactSome, needsCompaction, type CompactionState } from "./compaction";
+import { CHUNK_NUMS, LEN, LINE_A, LINE_B, SEGMENT_COUNT, SEQ_A, SEQ_B, TEXT_A, TEXT_B, type DocEntry } from "./doc";
+import { LazyText, type TextPartReader } from "./lazy-text";
+import { dictBytes, segmentWriter, type RestoredBlobs, type SegmentWriter } from "./persist";
+import { IntPool, PostingList } from "./postings";
+import { PostingsLog } from "./postings-log";
+import { SegmentLoader } from "./restore";
+import { Scorer } from "./score";
+
+/** A prefix expands to at most this many terms (the most frequent). */
+const PREFIX_EXPANSION_CAP = 64;
+
+/**
+ * After loading: where the restored lists lie in one buffer (term g: n[g] postings at off[g];
+ * encoded[g] while not decoded yet). A restored list becomes a PostingList object on first use
+ * (`listAt`): making all ~30k of them while loading (10k notes) took ~30 ms of a fresh process and
+ * added 2.4 MB that every scavenge copied.
+ */
+export interface RestoredLists {
+  buf: Int32Array;
+  off: Int32Array;
+  n: Int32Array;
+  encoded: Uint8Array;
+}
+
+export class InvertedIndex {
+  dict = new TermDict();
+  lists: (PostingList | undefined)[] = [];
+  /** Segments changed since they were last saved. */
+  dirty = new Uint8Array(SEGMENT_COUNT);
+  // Per chunk id: its note's slot, length, place in its note, segment, and whether it is alive.
+  chunkDoc = new Int32Array(1024);
+  chunkLen = new Float32Array(1024);
+  chunkOrd = new Int32Array(1024);
+  chunkSeg = new Uint8Array(1024);
+  alive = new Uint8Array(1024);
+  nextId = 1;
+  liveChunks = 0;
+  totalLen = 0;
+  totalPostings = 0;
+  deadPostings = 0;
+  /** The slabs grown lists take their space from. */
+  pool = new IntPool();
+
+  docs = new Map<string, DocEntry>();
+  slots: (DocEntry | null)[] = [];
+  freeSlots: number[] = [];
+
+  /** Set by loading (restore.ts): the restored lists not made objects yet. */
+  restored: RestoredLists | null = null;
+  /** Called when a restored segment's postings turn out inconsistent (its notes must be indexed again). */
+  onSegmentLost: ((k: number) => void) | null = null;
+
+  readonly reader = new ChunkReader();
+  private readonly log = new PostingsLog(this);
+  private readonly loader = new SegmentLoader(this);
+  private readonly scorer = new Scorer();
+  private readonly fillRestored = (l: PostingList): void => this.loader.decodeList(l.term);
+  private builder: DocBuilder | null = null;
+
+  clear(): void {
+    this.dict = new TermDict();
+    this.lists = [];
+    this.dirty = new Uint8Array(SEGMENT_COUNT);
+    this.chunkDoc = new Int32Array(1024);
+    this.chunkLen = new Float32Array(1024);
+    this.chunkOrd = new Int32Array(1024);
+    this.chunkSeg = new Uint8Array(1024);
+    this.alive = new Uint8Array(1024);
+    this.nextId = 1;
+    this.liveChunks = 0;
+    this.totalLen = 0;
+    this.totalPostings = 0;
+    this.deadPostings = 0;
+    this.pool = new IntPool();
+    this.docs.clear();
+    this.slots = [];
+    this.freeSlots = [];
+    this.loader.reset();
+    this.restored = null;
+    this.log.reset();
+  }
+
+  get termCount(): number {
+    return this.dict.names.length;
+  }
+
+  /** Makes the per-chunk arrays hold chunk id `id`. */
+  ensureChunkCap(id: number): void {
+    if (id < this.alive.length) return;
+    let cap = this.alive.length;
+    while (cap <= id) cap *= 2;
+    const grow = <T extends Int32Array | Float32Array | Uint8Array>(a: T, make: (n: number) => T): T => {
+      const b = make(cap);
+      b.set(a);
+      return b;
+    };
+    this.chunkDoc = grow(this.chunkDoc, (n) => new Int32Array(n));
+    this.chunkLen = grow(this.chunkLen, (n) => new Float32Array(n));
+    this.chunkOrd = grow(this.chunkOrd, (n) => new Int32Array(n));
+    this.chunkSeg = grow(this.chunkSeg, (n) => new Uint8Array(n));
+    this.alive = grow(this.alive, (n) => new Uint8Array(n));
+  }
+
+  /** Term g's list, made first if there is none. */
+  listFor(g: number): PostingList {
+    while (this.lists.length <= g) this.lists.push(undefined);
+    let l = this.listAt(g);
+    if (!l) this.lists[g] = l = new PostingList();
+    return l;
+  }
+
+  /** Term g's list, made an object first if it was restored from disk and not used since. */
+  listAt(g: number): PostingList | undefined {
+    const l = this.lists[g];
+    if (l) return l;
+    const r = this.restored;
+    if (!r || g >= r.n.length || !r.n[g]) return undefined;
+    const m = new PostingList();
+    m.placeIn(r.buf, r.off[g], r.n[g] * 2);
+    m.n = r.n[g];
+    m.term = g;
+    if (r.encoded[g]) m.pending = this.fillRestored;
+    this.lists[g] = m;
+    return m;
+  }
+
+  /** Term g's posting count (without making a restored list an object). */
+  listN(g: number): number {
+    const l = this.lists[g];
+    if (l) return l.n;
+    const r = this.restored;
+    return r && g < r.n.length ? r.n[g] : 0;
+  }
+
+  /** The list of a term, if any posting was ever added. */
+  lookup(t: string): PostingList | undefined {
+    this.flushPostings();
+    const g = this.dict.map.get(t);
+    return g === undefined ? undefined : this.listAt(g);
+  }
+
+  /** The builder for the next note (reset; one note at a time: the next call resets it again). */
+  docBuilder(): DocBuilder {
+    if (!this.builder || this.builder.dict !== this.dict) this.builder = new DocBuilder(this.dict);
+    this.builder.reset();
+    return this.builder;
+  }
+
+  /**
+   * Adds a document from a builder holding its vectorized chunks (`builder.chunkCount` must equal
+   * `chunks.length`); replaces an older version.
+   */
+  addDoc(entry: Omit<DocEntry, "slot" | "chunkIds" | "headings" | "seq" | "text" | "spans" | "spanAt" | "titleIds">, chunks: Chunk[], b: DocBuilder): DocEntry {
+    if (b.dict !== this.dict) throw new Error("the document was vectorized against another term dictionary");
+    if (b.chunkCount !== chunks.length) throw new Error("builder and chunks disagree");
+    this.removeDoc(entry.path);
+    const slot = this.freeSlots.pop() ?? this.slots.length;
+    // Arrays of their final length (grown by push, each would keep room for ~2× its chunks).
+    const n = chunks.length;
+    // Every field written out, in the order registerDocs uses: built by spreading `entry`, V8 turned
+    // each note's entry into a dictionary (a hash table and a map of its own per note).
+    const doc: DocEntry = {
+      slot,
+      seg: entry.seg,
+      path: entry.path,
+      title: entry.title,
+      folder: entry.folder,
+      mtime: entry.mtime,
+      size: entry.size,
+      hash: entry.hash,
+      frontmatter: entry.frontmatter,
+      tags: entry.tags,
+      chunkIds: new Array<number>(n),
+      headings: new Array<string>(n),
+      seq: b.seq.result(),
+      text: b.text.slice(0, b.textOff[b.textOff.length - 1]),
+      spans: new Int32Array(n * CHUNK_NUMS),
+      spanAt: 0,
+      // The builder makes a new array for each note.
+      titleIds: b.titleIds,
+    };
+    for (let i = 0; i < chunks.length; i++) {
+      const c = chunks[i];
+      const id = this.nextId++;
+      this.ensureChunkCap(id);
+      const len = b.lens[i];
+      this.chunkDoc[id] = slot;
+      this.chunkLen[id] = len;
+      this.chunkOrd[id] = i;
+      this.chunkSeg[id] = entry.seg;
+      this.alive[id] = 1;
+      this.liveChunks++;
+      this.totalLen += len;
+      this.totalPostings += b.postOff[i + 1] - b.postOff[i];
+      this.log.append(id, b.terms, b.tfs, b.postOff[i], b.postOff[i + 1]);
+      doc.chunkIds[i] = id;
+      doc.headings[i] = detach(c.heading);
+      const sp = i * CHUNK_NUMS;
+      const cs = doc.spans;
+      cs[sp + LEN] = len;
+      cs[sp + LINE_A] = c.lineStart;
+      cs[sp + LINE_B] = c.lineEnd;
+      cs[sp + SEQ_A] = b.seqOff[i];
+      cs[sp + SEQ_B] = b.seqOff[i + 1];
+      cs[sp + TEXT_A] = b.textOff[i];
+      cs[sp + TEXT_B] = b.textOff[i + 1];
+    }
+    this.slots[slot] = doc;
+    this.docs.set(doc.path, doc);
+    this.dirty[entry.seg] = 1;
+    return doc;
+  }
+
+  /** The postings log is due for a merge, or one is under way (see `PostingsLog.due`). */
+  get mergeDue(): boolean {
+    return this.log.due;
+  }
+
+  /** Merges the postings log into the lists (every reader of the lists calls this first; see `PostingsLog.flush`). */
+  flushPostings(release = true): void {
+    this.log.flush(release);
+  }
+
+  /** Merges the postings log in steps until `due()`; true when the merge is done (see `PostingsLog.mergeSome`). */
+  mergeSome(due: () => boolean): boolean {
+    return this.log.mergeSome(due);
+  }
+
+  /** A document's stat changed (same content). */
+  touchDoc(doc: DocEntry): void {
+    this.dirty[doc.seg] = 1;
+  }
+
+  removeDoc(path: string): DocEntry | null {
+    const doc = this.docs.get(path);
+    if (!doc) return null;
+    this.docs.delete(path);
+    this.slots[doc.slot] = null;
+    this.freeSlots.push(doc.slot);
+    this.dirty[doc.seg] = 1;
+    for (let i = 0; i < doc.chunkIds.length; i++) {
+      const id = doc.chunkIds[i];
+      if (!this.alive[id]) continue;
+      this.alive[id] = 0;
+      this.liveChunks--;
+      this.totalLen -= this.chunkLen[id];
+    }
+    // Posting entries stay until compaction; estimate how many died.
+    this.deadPostings += doc.chunkIds.length * 60;
+    return doc;
+  }
+
+  /** Dead postings are a quarter of the postings or more (see compaction.ts). */
+  needsCompaction(): boolean {
+    return needsCompaction(this);
+  }
+
+  /** One step of compaction (see compaction.ts); false when done. */
+  compactSome(state: CompactionState, deadline: () => boolean): boolean {
+    return compactSome(this, state, deadline);
+  }
+
+  dirtySegments(): number[] {
+    const out: number[] = [];
+    for (let i = 0; i < SEGMENT_COUNT; i++) if (this.dirty[i]) out.push(i);
+    return out;
+  }
+
+  markAllDirty(): void {
+    this.dirty.fill(1);
+  }
+
+  /** Serializes the given segments in steps (see persist.ts). Clears their dirty flags. */
+  segmentWriter(segs: number[]): SegmentWriter {
+    return segmentWriter(this, segs);
+  }
+
+  /** The term dictionary as saved: its terms, one per line, as UTF-8. */
+  dictBytes(): Uint8Array {
+    return dictBytes(this.dict);
+  }
+
+  /** Loading, step 0: starts from a persisted dictionary (see restore.ts). */
+  restoreDict(names: Uint8Array, yieldNow: () => Promise<void>): Promise<void> {
+    return this.loader.restoreDict(names, yieldNow);
+  }
+
+  /** Loading, step 1 of 2, one call per segment (see restore.ts); throws when the segment is inconsistent. */
+  restoreSegment(k: number, b: RestoredBlobs, readText: TextPartReader, lost: (seg: number, why: string) => void): void {
+    this.loader.restoreSegment(k, b, readText, lost);
+  }
+
+  /** Loading, step 2: lays out the lists and registers the notes (see restore.ts). */
+  finishRestore(yieldNow: () => Promise<void>, nextTask: () => Promise<void> = yieldNow): Promise<void> {
+    return this.loader.finishRestore(yieldNow, nextTask);
+  }
+
+  /** True while some lists restored from disk are still encoded. */
+  get hasEncodedLists(): boolean {
+    return this.loader.hasEncodedLists;
+  }
+
+  /** Decodes encoded lists until `deadline` passes; false when none is left. */
+  decodeSomeLists(deadline: () => boolean): boolean {
+    return this.loader.decodeSomeLists(deadline);
+  }
+
+  /**
+   * Terms at these quantiles (0–1) of posting-list length, shortest first (for warming up the search
+   * path), among at most ~2k terms spread evenly over the dictionary (testing and sorting all 30k
+   * terms of 10k notes was one ~15 ms step) whose lists hold at most `maxPostings` chunks.
+   */
+  sampleTerms(quantiles: number[], maxPostings = Infinity): string[] {
+    this.flushPostings();
+    const gs: number[] = [];
+    const stride = Math.max(1, Math.floor(this.lists.length / 2048));
+    for (let g = 0; g < this.lists.length; g += stride) {
+      const n = this.listN(g);
+      if (n && n <= maxPostings && /^\p{L}+$/u.test(this.dict.names[g])) gs.push(g);
+    }
+    if (!gs.length) return [];
+    gs.sort((a, b) => this.listN(a) - this.listN(b));
+    return quantiles.map((q) => this.dict.names[gs[Math.min(gs.length - 1, Math.floor(q * gs.length))]]);
+  }
+
+  /** Restored segments' texts that were not loaded yet (the service loads them in the background). */
+  unloadedTexts(): LazyText[] {
+    const out = new Set<LazyText>();
+    for (const d of this.docs.values()) if (d.text instanceof LazyText && !d.text.settled) out.add(d.text);
+    return [...out];
+  }
+
+  /** The notes of segment `k` as loaded from disk (not indexed again since). */
+  restoredPaths(k: number): string[] {
+    const out: string[] = [];
+    for (const d of this.docs.values()) if (d.text instanceof LazyText && d.text.seg === k) out.push(d.path);
+    return out;
+  }
+
+  /** Terms starting with `prefix`, most frequent first (capped). */
+  expandPrefix(prefix: string): string[] {
+    this.flushPostings();
+    const out: string[] = [];
+    const names = this.dict.names;
+    const c0 = prefix.charCodeAt(0);
+    for (let g = 0; g < names.length; g++) {
+      const t = names[g];
+      if (t.charCodeAt(0) === c0 && t.startsWith(prefix) && this.listN(g)) out.push(t);
+    }
+    if (out.length > PREFIX_EXPANSION_CAP) {
+      const df = (t: string) => this.lookup(t)?.n ?? 0;
+      out.sort((a, b) => df(b) - df(a) || (a < b ? -1 : 1));
+      out.length = PREFIX_EXPANSION_CAP;
+    }
+    return out;
+  }
+
+  /** The text of a chunk (decoded from UTF-8). */
+  chunkText(doc: DocEntry, i: number): string {
+    return this.reader.chunkText(doc, i);
+  }
+
+  search(pq: ParsedQuery, req: SearchRequest, language: SearchLanguage): SearchResponse {
+    return this.scorer.run(this, pq, req, language, true).res;
+  }
+
+  /**
+   * The paths `search` would return for the same request (same ranking, same order), without
+   * building sections or snippets; `total` is its `total_files`.
+   */
+  matchPaths(pq: ParsedQuery, req: SearchRequest, language: SearchLanguage): { paths: string[]; total: number } {
+    const { res, paths } = this.scorer.run(this, pq, req, language, false);
+    return { paths, total: res.total_files };
+  }
+}

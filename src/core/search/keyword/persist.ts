@@ -1,0 +1,195 @@
+/**
+ * The saved form of a segment (`SegmentBlobs`: its notes, chunk numbers, term header, postings, term
+ * sequences and texts) and its writer, in steps; the term dictionary as saved. Owns the byte layout of
+ * what is saved; it reads the index and never changes it (but for the segments' dirty flags), nor
+ * does it know files (the service writes the blobs through the state store).
+ */
+import type { TermDict } from "../tokenize";
+import { ByteWriter, zig } from "./codec";
+import { CHUNK_NUMS, docEdge, LEN, LINE_A, LINE_B, SEGMENT_COUNT, SEQ_A, SEQ_B, TEXT_A, TEXT_B, textRange, type DocEntry } from "./doc";
+import type { InvertedIndex } from "./inverted-index";
+
+/** The persisted form of one segment (its notes; postings hold term ids of the main file's dictionary). */
+export interface SegmentBlobs {
+  /** JSON: the segment's notes (their strings and frontmatter). */
+  docs: Uint8Array;
+  /** Varints, per note in `docs` order: its chunk count, then per chunk: zigzag id delta, length, first line, line span, term-sequence bytes, text bytes. */
+  nums: Uint8Array;
+  /** Varints, per term present: term id delta, its posting count and their bytes in `postings` (lets loading lay out every list, and decode each one on first use). */
+  terms: Uint8Array;
+  /** Varints, the postings of the terms in `terms` order: (zigzag chunk id delta, tf). */
+  postings: Uint8Array;
+  seq: Uint8Array;
+  /** The chunk texts, saved in a file of their own (see `LazyText`). */
+  text: Uint8Array;
+}
+
+/** A segment as loading reads it: its texts stay on disk until first use. */
+export type RestoredBlobs = Omit<SegmentBlobs, "text">;
+
+export interface PersistedDoc {
+  p: string;
+  m: number;
+  s: number;
+  h: string;
+  t: string;
+  f: string;
+  fm: Record<string, unknown>;
+  tg: string[];
+  /** Per chunk: its heading path. */
+  hd: string[];
+  /** Title term ids (see DocEntry.titleIds). */
+  ti: number[];
+}
+
+/** A segment's writer: `step(deadline)` is true when done; then `blobs(k)` for each segment. */
+export interface SegmentWriter {
+  step(deadline: () => boolean): boolean;
+  /** Segment `k`'s blobs: views into buffers reused by the next call (write them out first). */
+  blobs(k: number): SegmentBlobs;
+}
+
+/**
+ * Serializes the given segments in steps (`step(deadline)` is true when done): one pass over the
+ * posting lists splits live postings by segment. The index must not change between steps (the
+ * service runs it inside its exclusive worker). Clears the segments' dirty flags.
+ */
+export function segmentWriter(ix: InvertedIndex, segs: number[]): SegmentWriter {
+  ix.flushPostings();
+  const seqW = new ByteWriter(256 * 1024);
+  const textW = new ByteWriter(1024 * 1024);
+  const numW = new ByteWriter(64 * 1024);
+  const docsW = new ByteWriter(256 * 1024);
+  const want = new Uint8Array(SEGMENT_COUNT);
+  for (const k of segs) want[k] = 1;
+  const posts = new Map<number, ByteWriter>();
+  const heads = new Map<number, ByteWriter>();
+  const lastTerm = new Int32Array(SEGMENT_COUNT);
+  const prevId = new Int32Array(SEGMENT_COUNT);
+  const counts = new Int32Array(SEGMENT_COUNT);
+  const startLen = new Int32Array(SEGMENT_COUNT);
+  for (const k of segs) {
+    posts.set(k, new ByteWriter(64 * 1024));
+    heads.set(k, new ByteWriter(16 * 1024));
+    ix.dirty[k] = 0;
+  }
+  let g = 0;
+  const alive = ix.alive;
+  const chunkSeg = ix.chunkSeg;
+  let bySeg: DocEntry[][] | null = null;
+  return {
+    step: (deadline) => {
+      let steps = 0;
+      let work = 0;
+      if (!bySeg) {
+        // The segments' notes, grouped in one pass.
+        const groups: DocEntry[][] = Array.from({ length: SEGMENT_COUNT }, () => []);
+        for (const d of ix.docs.values()) if (want[d.seg]) groups[d.seg].push(d);
+        bySeg = groups;
+        if (deadline()) return false;
+      }
+      while (g < ix.lists.length) {
+        const l = ix.listAt(g);
+        if (l && l.n) {
+          counts.fill(0);
+          const d = l.data;
+          for (let i = 0; i < l.n; i++) {
+            const id = d[2 * i];
+            if (alive[id] && want[chunkSeg[id]]) counts[chunkSeg[id]]++;
+          }
+          for (const k of segs) {
+            if (!counts[k]) continue;
+            prevId[k] = 0;
+            startLen[k] = posts.get(k)!.n;
+          }
+          for (let i = 0; i < l.n; i++) {
+            const id = d[2 * i];
+            const k = chunkSeg[id];
+            if (!alive[id] || !want[k]) continue;
+            const w = posts.get(k)!;
+            w.varint(zig(id - prevId[k]));
+            w.varint(d[2 * i + 1]);
+            prevId[k] = id;
+          }
+          // The term header: term id delta, posting count, and their encoded bytes.
+          for (const k of segs) {
+            if (!counts[k]) continue;
+            const w = heads.get(k)!;
+            w.varint(g - lastTerm[k]);
+            lastTerm[k] = g;
+            w.varint(counts[k]);
+            w.varint(posts.get(k)!.n - startLen[k]);
+          }
+          work += l.n;
+        }
+        g++;
+        // Every 256 lists or 32k postings: the first lists are the common terms', and the longest.
+        if (((++steps & 255) === 0 || work > 32768) && deadline()) return false;
+        if (work > 32768) work = 0;
+      }
+      return true;
+    },
+    blobs: (k) => {
+      seqW.reset();
+      textW.reset();
+      numW.reset();
+      // The notes as a JSON array, written into a reused buffer one note at a time: as one
+      // string (~150 KB a segment at 10k notes) it went straight to V8's old generation.
+      docsW.reset();
+      docsW.byte(0x5b); // [
+      for (const d of bySeg?.[k] ?? []) {
+        if (ix.docs.get(d.path) !== d) continue;
+        seqW.bytes(d.seq.subarray(docEdge(d, SEQ_A), docEdge(d, SEQ_B)));
+        // Texts that could not be loaded are saved empty (the note is being indexed again).
+        const tb = textRange(d, docEdge(d, TEXT_A), docEdge(d, TEXT_B));
+        const cs = d.spans;
+        if (tb) textW.bytes(tb);
+        const n = d.chunkIds.length;
+        numW.varint(n);
+        let prev = 0;
+        for (let i = 0; i < n; i++) {
+          const id = d.chunkIds[i];
+          const sp = d.spanAt + i * CHUNK_NUMS;
+          numW.varint(zig(id - prev));
+          prev = id;
+          numW.varint(cs[sp + LEN]);
+          numW.varint(cs[sp + LINE_A]);
+          numW.varint(zig(cs[sp + LINE_B] - cs[sp + LINE_A]));
+          numW.varint(cs[sp + SEQ_B] - cs[sp + SEQ_A]);
+          numW.varint(tb ? cs[sp + TEXT_B] - cs[sp + TEXT_A] : 0);
+        }
+        if (docsW.n > 1) docsW.byte(0x2c); // ,
+        docsW.text(docJson({ p: d.path, m: d.mtime, s: d.size, h: d.hash, t: d.title, f: d.folder, fm: d.frontmatter, tg: d.tags, hd: d.headings, ti: d.titleIds }));
+      }
+      docsW.byte(0x5d); // ]
+      const post = posts.get(k)!;
+      const head = heads.get(k)!;
+      posts.delete(k);
+      heads.delete(k);
+      return { docs: docsW.view(), nums: numW.view(), terms: head.view(), postings: post.view(), seq: seqW.view(), text: textW.view() };
+    },
+  };
+}
+
+/** The term dictionary as saved: its terms, one per line, as UTF-8. */
+export function dictBytes(dict: TermDict): Uint8Array {
+  // Term by term into one buffer (joined first, the dictionary was a ~1 MB string, which V8
+  // allocates straight into its old generation).
+  const names = dict.names;
+  const w = new ByteWriter(names.length * 10 + 16);
+  for (let i = 0; i < names.length; i++) {
+    if (i > 0) w.byte(0x0a); // \n
+    w.text(names[i]);
+  }
+  return w.view();
+}
+
+function docJson(doc: PersistedDoc): string {
+  try {
+    return JSON.stringify(doc);
+  } catch {
+    // A frontmatter value JSON cannot hold: save the note's frontmatter as {}.
+    doc.fm = {};
+    return JSON.stringify(doc);
+  }
+}

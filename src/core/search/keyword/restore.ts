@@ -1,0 +1,321 @@
+/**
+ * Loading a saved index: the term dictionary, each segment's notes and term header (checked), the
+ * posting lists laid out in one buffer with their postings left encoded, then decoded on first use or
+ * in background steps. Owns the loading state; it fills the index only through what loading needs,
+ * and reads no files itself (the service hands it each segment's blobs and a reader for its texts).
+ */
+import { TermDict } from "../tokenize";
+import { decodePostings, unzig, VarintReader } from "./codec";
+import { CHUNK_NUMS, LEN, LINE_A, LINE_B, SEQ_A, SEQ_B, span, TEXT_A, TEXT_B, type DocEntry } from "./doc";
+import type { InvertedIndex } from "./inverted-index";
+import { LazyText, type TextPartReader } from "./lazy-text";
+import type { PersistedDoc, RestoredBlobs } from "./persist";
+
+/** Chunk ids above this are taken for corruption when loading (the segment is indexed again). */
+const MAX_CHUNK_ID = 1 << 26;
+
+/** A persisted note with its chunk ids decoded, and where its chunks' numbers start in its segment's `spans` (loading). */
+interface RestoredDoc extends PersistedDoc {
+  ids: number[];
+  at: number;
+}
+
+const utf8d = new TextDecoder();
+
+/** The index of `v` in the ascending array `a`, or -1. */
+function findSorted(a: Int32Array, v: number): number {
+  let lo = 0;
+  let hi = a.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    const x = a[mid];
+    if (x === v) return mid;
+    if (x < v) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return -1;
+}
+
+export class SegmentLoader {
+  private pending: { k: number; docs: RestoredDoc[]; b: RestoredBlobs; text: LazyText; spans: Int32Array; gs: Int32Array; ns: Int32Array; offs: Int32Array }[] = [];
+  /**
+   * After loading, the segments' postings still encoded: each list is decoded on first use (see
+   * `PostingList.pending`) or by `decodeSomeLists` in the background. `owner` tags each chunk id with
+   * its segment (k + 1) to check every posting; `left` counts the lists not decoded yet.
+   */
+  private lazy: { segs: { k: number; src: Uint8Array; gs: Int32Array; ns: Int32Array; offs: Int32Array; failed: boolean }[]; owner: Uint8Array; left: number; next: number } | null = null;
+  private pendingPaths = new Set<string>();
+  private loadCounts = new Int32Array(0);
+  /** Loading: chunk id → 1 + the segment that holds it (0: none). */
+  private owner = new Uint8Array(0);
+
+  constructor(private readonly ix: InvertedIndex) {}
+
+  /** Forgets a load under way (the index was cleared). */
+  reset(): void {
+    this.pending = [];
+    this.pendingPaths = new Set();
+    this.loadCounts = new Int32Array(0);
+    this.owner = new Uint8Array(0);
+    this.lazy = null;
+  }
+
+  /**
+   * Starts from a persisted dictionary (before any `restoreSegment`), calling `yieldNow` every 1024
+   * terms. In a fresh process, splitting 30k terms and filling the map in one step took 16–27 ms.
+   */
+  async restoreDict(names: Uint8Array, yieldNow: () => Promise<void>): Promise<void> {
+    this.ix.clear();
+    const dict = new TermDict();
+    if (names.length) {
+      const all = utf8d.decode(names);
+      for (let i = 0, n = 1; ; n++) {
+        const j = all.indexOf("\n", i);
+        dict.push(j < 0 ? all.slice(i) : all.slice(i, j));
+        if (j < 0) break;
+        i = j + 1;
+        if ((n & 1023) === 0) await yieldNow();
+      }
+    }
+    this.ix.dict = dict;
+  }
+
+  /**
+   * Loading, step 1 of 2, one call per segment: decodes and checks a persisted segment's notes and
+   * its term header (not its postings). Throws when its data is inconsistent (the segment is then
+   * left out; its notes are indexed again). Its texts are read by `readText` on first use; `lost` is
+   * called if that fails.
+   */
+  restoreSegment(k: number, b: RestoredBlobs, readText: TextPartReader, lost: (seg: number, why: string) => void): void {
+    const docs = JSON.parse(utf8d.decode(b.docs)) as RestoredDoc[];
+    const mine: number[] = [];
+    const tag = k + 1;
+    // The segment's chunks' numbers, in order, in one array its notes share (see DocEntry.spans).
+    let spans = new Int32Array(Math.max(64, docs.length * 4 * CHUNK_NUMS));
+    let sn = 0;
+    const names = this.ix.dict.names.length;
+    try {
+      const r = new VarintReader(b.nums);
+      let so = 0;
+      let to = 0;
+      for (const d of docs) {
+        if (this.ix.docs.has(d.p) || this.pendingPaths.has(d.p)) throw new Error(`note ${d.p} twice`);
+        const n = r.next();
+        if (!Array.isArray(d.hd) || d.hd.length !== n) throw new Error("chunk headings do not match");
+        const ti = d.ti;
+        if (!Array.isArray(ti)) throw new Error("no title terms");
+        for (let i = 0; i < ti.length; i++) if (!(ti[i] >= 0 && ti[i] < names && Number.isInteger(ti[i]))) throw new Error("title term id out of range");
+        d.ids = new Array<number>(n);
+        d.at = sn;
+        let id = 0;
+        for (let i = 0; i < n; i++) {
+          id += unzig(r.next());
+          if (id <= 0 || id > MAX_CHUNK_ID) throw new Error("bad chunk id");
+          if (id >= this.owner.length) {
+            const o = new Uint8Array(Math.max(id + 1, this.owner.length * 2, 1024));
+            o.set(this.owner);
+            this.owner = o;
+          }
+          if (this.owner[id]) throw new Error("chunk id reused");
+          this.owner[id] = tag;
+          mine.push(id);
+          d.ids[i] = id;
+          if (sn + CHUNK_NUMS > spans.length) {
+            const grown = new Int32Array(spans.length * 2);
+            grown.set(spans);
+            spans = grown;
+          }
+          const sp = sn;
+          spans[sp + LEN] = r.next();
+          const a = r.next();
+          spans[sp + LINE_A] = a;
+          spans[sp + LINE_B] = a + unzig(r.next());
+          spans[sp + SEQ_A] = so;
+          so += r.next();
+          spans[sp + SEQ_B] = so;
+          spans[sp + TEXT_A] = to;
+          to += r.next();
+          spans[sp + TEXT_B] = to;
+          sn += CHUNK_NUMS;
+        }
+      }
+      if (!r.done()) throw new Error("trailing chunk data");
+      if (so !== b.seq.length) throw new Error("segment chunks truncated");
+      const text = new LazyText(k, to, readText, lost);
+      const h = new VarintReader(b.terms);
+      // Each entry is three varints (at least three bytes): room for all of them, trimmed below.
+      const cap = Math.ceil(b.terms.length / 3);
+      const gs = new Int32Array(cap);
+      const ns = new Int32Array(cap);
+      const offs = new Int32Array(cap + 1);
+      let m = 0;
+      let g = 0;
+      let bytes = 0;
+      while (!h.done()) {
+        const step = h.next();
+        if (m > 0 && step === 0) throw new Error("term listed twice");
+        g += step;
+        const n = h.next();
+        bytes += h.next();
+        if (g >= names) throw new Error("term id out of range");
+        if (n <= 0) throw new Error("empty posting list");
+        gs[m] = g;
+        ns[m] = n;
+        offs[++m] = bytes;
+      }
+      if (bytes !== b.postings.length) throw new Error("postings truncated");
+      if (this.loadCounts.length < names) {
+        const c = new Int32Array(names);
+        c.set(this.loadCounts);
+        this.loadCounts = c;
+      }
+      for (let i = 0; i < m; i++) this.loadCounts[gs[i]] += ns[i];
+      for (const d of docs) this.pendingPaths.add(d.p);
+      this.pending.push({ k, docs, b, text, spans: spans.slice(0, sn), gs: gs.slice(0, m), ns: ns.slice(0, m), offs: offs.slice(0, m + 1) });
+    } catch (e) {
+      for (const id of mine) this.owner[id] = 0;
+      throw e;
+    }
+  }
+
+  /**
+   * Loading, step 2: lays out the posting lists (one buffer, sized from the term headers) and
+   * registers every segment's notes. The postings stay encoded: a list is decoded the first time it
+   * is used, or by `decodeSomeLists`. Decoding 2.5M postings was the longest part of loading (10k
+   * notes), and a first answer needs only the query's lists. A segment whose postings turn out
+   * inconsistent is reported through `onSegmentLost` (its notes are indexed again; what it wrote
+   * stays as dead postings). `yieldNow` yields when the slice is used up; `nextTask` always does.
+   */
+  async finishRestore(yieldNow: () => Promise<void>, nextTask: () => Promise<void> = yieldNow): Promise<void> {
+    // The buffer (~20 MB at 10k notes) is a task of its own: allocating that much outside V8's heap
+    // makes V8 collect the young generation at once (12–25 ms in a fresh process, with every note
+    // just loaded still young), and that task then holds nothing else.
+    await nextTask();
+    const counts = this.loadCounts;
+    let total = 0;
+    for (let g = 0; g < counts.length; g++) total += counts[g];
+    const buf = new Int32Array(total * 2);
+    await nextTask();
+    const offs = new Int32Array(counts.length);
+    const encoded = new Uint8Array(counts.length);
+    let off = 0;
+    let lists = 0;
+    while (this.ix.lists.length < counts.length) this.ix.lists.push(undefined);
+    for (let g = 0; g < counts.length; g++) {
+      if ((g & 4095) === 4095) await yieldNow();
+      if (!counts[g]) continue;
+      offs[g] = off;
+      encoded[g] = 1;
+      off += counts[g] * 2;
+      lists++;
+    }
+    this.ix.totalPostings += total;
+    this.ix.restored = lists ? { buf, off: offs, n: counts, encoded } : null;
+    this.lazy = lists
+      ? { segs: this.pending.map(({ k, b, gs, ns, offs }) => ({ k, src: b.postings, gs, ns, offs, failed: false })), owner: this.owner, left: lists, next: 0 }
+      : null;
+    // A segment's notes in batches: a segment at once (~300 notes at 10k) was up to ~16 ms.
+    for (const { k, docs, b, text, spans } of this.pending) {
+      for (let i = 0; i < docs.length; i += 64) {
+        await yieldNow();
+        this.registerDocs(k, docs, i, Math.min(docs.length, i + 64), b, text, spans);
+      }
+    }
+    this.pending = [];
+    this.pendingPaths = new Set();
+    this.loadCounts = new Int32Array(0);
+    this.owner = new Uint8Array(0);
+  }
+
+  /** Decodes term g's restored postings from every segment that has the term, in segment order. */
+  decodeList(g: number): void {
+    const lz = this.lazy;
+    const r = this.ix.restored;
+    if (!lz || !r || !r.encoded[g]) return;
+    r.encoded[g] = 0;
+    const buf = r.buf;
+    let at = r.off[g];
+    for (const s of lz.segs) {
+      const t = findSorted(s.gs, g);
+      if (t < 0) continue;
+      const n = s.ns[t];
+      if (!s.failed && decodePostings(s.src, s.offs[t], n, buf, at, lz.owner, s.k + 1) !== s.offs[t + 1]) {
+        s.failed = true;
+        this.ix.dirty[s.k] = 1;
+        this.ix.onSegmentLost?.(s.k);
+      }
+      // A failed segment's part stays (or becomes) chunk 0, which is never alive.
+      if (s.failed) buf.fill(0, at, at + 2 * n);
+      at += 2 * n;
+    }
+    if (--lz.left === 0) this.lazy = null;
+  }
+
+  /** True while some lists restored from disk are still encoded. */
+  get hasEncodedLists(): boolean {
+    return this.lazy !== null;
+  }
+
+  /** Decodes encoded lists until `deadline` passes (checked every ~16k postings). False when none is left. */
+  decodeSomeLists(deadline: () => boolean): boolean {
+    let work = 0;
+    while (this.lazy) {
+      const g = this.lazy.next++;
+      if (g >= this.ix.lists.length) {
+        this.lazy = null; // every list was visited (none can be left encoded)
+        break;
+      }
+      // Decoded in place, list object or not (a list object's own `pending` then finds it done).
+      const r = this.ix.restored;
+      if (!r?.encoded[g]) continue;
+      work += r.n[g];
+      this.decodeList(g);
+      if (work > 16384) {
+        work = 0;
+        if (deadline()) return this.lazy !== null;
+      }
+    }
+    return false;
+  }
+
+  /** Registers restored notes `docs[from, to)` of segment `k`. */
+  private registerDocs(k: number, docs: RestoredDoc[], from: number, to: number, b: RestoredBlobs, text: LazyText, spans: Int32Array): void {
+    for (let j = from; j < to; j++) {
+      const d = docs[j];
+      const slot = this.ix.freeSlots.pop() ?? this.ix.slots.length;
+      const doc: DocEntry = {
+        slot,
+        seg: k,
+        path: d.p,
+        title: d.t,
+        folder: d.f,
+        mtime: d.m,
+        size: d.s,
+        hash: d.h,
+        frontmatter: d.fm,
+        tags: d.tg,
+        chunkIds: d.ids,
+        headings: d.hd,
+        seq: b.seq,
+        text,
+        spans,
+        spanAt: d.at,
+        titleIds: d.ti,
+      };
+      this.ix.slots[slot] = doc;
+      this.ix.docs.set(doc.path, doc);
+      for (let i = 0; i < d.ids.length; i++) {
+        const id = d.ids[i];
+        this.ix.ensureChunkCap(id);
+        this.ix.chunkDoc[id] = slot;
+        this.ix.chunkLen[id] = span(doc, i, LEN);
+        this.ix.chunkOrd[id] = i;
+        this.ix.chunkSeg[id] = k;
+        this.ix.alive[id] = 1;
+        this.ix.liveChunks++;
+        this.ix.totalLen += this.ix.chunkLen[id];
+        if (id >= this.ix.nextId) this.ix.nextId = id + 1;
+      }
+    }
+  }
+}

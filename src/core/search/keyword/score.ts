@@ -1,0 +1,445 @@
+/**
+ * Ranking: BM25 over the posting lists (clauses cheapest first, AND-pruned), phrases checked against
+ * stored term sequences, partial matches, exclusions, folder and frontmatter filters, the title boost,
+ * top-k, and the hits' sections. Owns its scratch arrays; it reads the index and never changes it
+ * (beyond merging the postings log, as every reader does).
+ */
+import { isUnder } from "../../paths";
+import type { ParsedQuery, QueryItem, SearchHit, SearchLanguage, SearchRequest, SearchResponse, SearchSection } from "../types";
+import { LINE_A, LINE_B, span, type DocEntry } from "./doc";
+import type { InvertedIndex } from "./inverted-index";
+import type { PostingList } from "./postings";
+import { positiveTermSet, WantedIds } from "./snippet";
+
+const K1 = 1.2;
+const B = 0.75;
+/** At most this many chunks have their term sequence checked for a phrase; beyond, candidates count as matches. */
+const PHRASE_VERIFY_CAP = 3000;
+/**
+ * A note whose title (or an alias) holds query terms scores up to this much more: times the share of
+ * the query it covers (idf-weighted) and the share of the title's words the query holds.
+ */
+const TITLE_BOOST = 1;
+/** …and this much more again when the title is exactly the query's terms. */
+const TITLE_EXACT_BOOST = 0.5;
+/** Title boosts are computed for about this many of the best candidates (those it could lift into the top). */
+const TITLE_BOOST_POOL = 200;
+
+export class Scorer {
+  // Scratch space.
+  private acc = new Float64Array(1024);
+  private cnt = new Int32Array(1024);
+  private docMask = new Uint32Array(64);
+  private docBest = new Float64Array(64);
+  private docExcluded = new Uint8Array(64);
+  private selectScratch = new Float64Array(256);
+
+  private ensureScratch(ix: InvertedIndex): void {
+    if (this.acc.length < ix.alive.length) {
+      this.acc = new Float64Array(ix.alive.length);
+      this.cnt = new Int32Array(ix.alive.length);
+    }
+    if (this.docMask.length < ix.slots.length) {
+      const cap = Math.max(64, ix.slots.length * 2);
+      this.docMask = new Uint32Array(cap);
+      this.docBest = new Float64Array(cap);
+      this.docExcluded = new Uint8Array(cap);
+    }
+  }
+
+  /** True when chunk `id`'s body holds the term ids of `needle` in a row. */
+  private hasSequence(ix: InvertedIndex, id: number, needle: Int32Array): boolean {
+    const doc = ix.slots[ix.chunkDoc[id]];
+    return doc ? ix.reader.hasSequence(doc, ix.chunkOrd[id], needle) : false;
+  }
+
+  /** The search's answer and its notes' paths; `withHits` false: the paths only (no sections or snippets). */
+  run(ix: InvertedIndex, pq: ParsedQuery, req: SearchRequest, language: SearchLanguage, withHits: boolean): { res: SearchResponse; paths: string[] } {
+    ix.flushPostings();
+    const clauses = pq.clauses.slice(0, 31);
+    if (clauses.length === 0 || ix.liveChunks === 0) return { res: { hits: [], total_files: 0, relaxed: false }, paths: [] };
+    this.ensureScratch(ix);
+    const N = ix.liveChunks;
+    const avg = ix.totalLen / N;
+    const acc = this.acc;
+    const docMask = this.docMask;
+    const touched: number[] = [];
+    const docsTouched: number[] = [];
+    const excludedDocs: number[] = [];
+    const alive = ix.alive;
+    const chunkDoc = ix.chunkDoc;
+    const chunkLen = ix.chunkLen;
+    let verified = 0;
+
+    /** A term's list (as an array of lists: prefixes expand to several). */
+    const listsOf = (t: string): PostingList[] => {
+      const l = ix.lookup(t);
+      return l && l.n ? [l] : [];
+    };
+    const idfMemo = new Map<PostingList[], number>();
+    const idfOf = (ls: PostingList[]): number => {
+      const memo = idfMemo.get(ls);
+      if (memo !== undefined) return memo;
+      let df = 0;
+      for (const l of ls) for (let i = 0; i < l.n; i++) if (alive[l.data[2 * i]]) df++;
+      const idf = df === 0 ? 0 : Math.log(1 + (N - df + 0.5) / (df + 0.5));
+      idfMemo.set(ls, idf);
+      return idf;
+    };
+    const termIdf = new Map<string, number>();
+    const idfOfTerm = (t: string): number => {
+      let v = termIdf.get(t);
+      if (v === undefined) termIdf.set(t, (v = idfOf(listsOf(t))));
+      return v;
+    };
+    /** Adds a term's scores. `need`: docs must already match these clause bits (AND pruning). */
+    const addTerm = (ls: PostingList[], bit: number, only: Set<number> | null, need: number) => {
+      const idf = idfOf(ls);
+      if (idf === 0) return;
+      for (const l of ls) {
+        const d = l.data;
+        for (let i = 0; i < l.n; i++) {
+          const id = d[2 * i];
+          if (!alive[id] || (only && !only.has(id))) continue;
+          const slot = chunkDoc[id];
+          if (need && (docMask[slot] & need) !== need) continue;
+          const tf = d[2 * i + 1];
+          const s = (idf * tf * (K1 + 1)) / (tf + K1 * (1 - B + (B * chunkLen[id]) / avg));
+          if (acc[id] === 0) touched.push(id);
+          acc[id] += s;
+          if (docMask[slot] === 0) docsTouched.push(slot);
+          docMask[slot] |= bit;
+        }
+      }
+    };
+    /** Chunks holding every term (intersection from the rarest list); `phrase`: in a row. */
+    const allTermsChunks = (terms: string[], phrase: boolean): Set<number> => {
+      const out = new Set<number>();
+      const uniq = [...new Set(terms)];
+      const cnt = this.cnt;
+      const ls: PostingList[] = [];
+      for (const t of uniq) {
+        const l = ix.lookup(t);
+        if (!l || l.n === 0) return out;
+        ls.push(l);
+      }
+      ls.sort((a, b) => a.n - b.n);
+      const seen: number[] = [];
+      for (let k = 0; k < ls.length; k++) {
+        const d = ls[k].data;
+        const n = ls[k].n;
+        for (let i = 0; i < n; i++) {
+          const id = d[2 * i];
+          if (!alive[id] || cnt[id] !== k) continue;
+          if (k === 0) seen.push(id);
+          cnt[id] = k + 1;
+        }
+      }
+      const needle = phrase ? Int32Array.from(terms, (t) => ix.dict.map.get(t)!) : null;
+      for (const id of seen) {
+        if (cnt[id] === ls.length) {
+          if (!needle || verified >= PHRASE_VERIFY_CAP) out.add(id);
+          else {
+            verified++;
+            if (this.hasSequence(ix, id, needle)) out.add(id);
+          }
+        }
+        cnt[id] = 0;
+      }
+      return out;
+    };
+    /** Chunks holding at least `min` of the distinct terms. */
+    const someTermsChunks = (terms: string[], min: number): Set<number> => {
+      const out = new Set<number>();
+      const cnt = this.cnt;
+      const seen: number[] = [];
+      for (const t of new Set(terms)) {
+        for (const l of listsOf(t)) {
+          for (let i = 0; i < l.n; i++) {
+            const id = l.data[2 * i];
+            if (!alive[id]) continue;
+            if (cnt[id] === 0) seen.push(id);
+            cnt[id]++;
+          }
+        }
+      }
+      for (const id of seen) {
+        if (cnt[id] >= min) out.add(id);
+        cnt[id] = 0;
+      }
+      return out;
+    };
+    const termLists = (it: QueryItem): PostingList[][] => {
+      if (it.kind !== "term") return [];
+      const names = it.prefix ? ix.expandPrefix(it.term) : [it.term];
+      return names.map(listsOf).filter((x) => x.length > 0);
+    };
+    /** Chunks a phrase-like item matches and the terms that score them (null for plain terms). */
+    const itemChunks = (it: QueryItem): { chunks: Set<number>; terms: string[] } | null => {
+      if (it.kind === "term") return null;
+      const strict = allTermsChunks(it.terms, true);
+      if (strict.size > 0 || !it.loose) return { chunks: strict, terms: it.terms };
+      return { chunks: someTermsChunks(it.loose.terms, it.loose.min), terms: it.loose.terms };
+    };
+    const costOf = (clause: QueryItem[]): number => {
+      let n = 0;
+      for (const it of clause) {
+        if (it.kind !== "term") return Number.MAX_SAFE_INTEGER; // phrases: scored last, after the pruning terms
+        for (const ls of termLists(it)) for (const l of ls) n += l.n;
+      }
+      return n;
+    };
+
+    // Cheapest clauses first: later (common) terms only score notes that matched the earlier ones.
+    const order = clauses.map((c, i) => ({ c, i, cost: costOf(c) })).sort((a, b) => a.cost - b.cost);
+    const score = (prune: boolean) => {
+      let need = 0;
+      for (const { c, i } of order) {
+        const bit = 1 << i;
+        for (const it of c) {
+          const m = itemChunks(it);
+          if (m === null) for (const ls of termLists(it)) addTerm(ls, bit, null, prune ? need : 0);
+          else if (m.chunks.size > 0) for (const t of new Set(m.terms)) addTerm(listsOf(t), bit, m.chunks, prune ? need : 0);
+        }
+        need |= bit;
+      }
+    };
+    const reset = () => {
+      for (const id of touched) acc[id] = 0;
+      for (const s of docsTouched) {
+        docMask[s] = 0;
+        this.docBest[s] = 0;
+      }
+      touched.length = 0;
+      docsTouched.length = 0;
+    };
+    score(clauses.length > 1);
+
+    // Exclusions remove whole notes.
+    for (const it of pq.exclude) {
+      const mark = (id: number) => {
+        const slot = chunkDoc[id];
+        if (!this.docExcluded[slot]) {
+          this.docExcluded[slot] = 1;
+          excludedDocs.push(slot);
+        }
+      };
+      const m = itemChunks(it);
+      if (m === null) {
+        for (const ls of termLists(it)) for (const l of ls) for (let i = 0; i < l.n; i++) if (alive[l.data[2 * i]]) mark(l.data[2 * i]);
+      } else for (const id of m.chunks) mark(id);
+    }
+
+    const full = clauses.length === 31 ? 0x7fffffff : (1 << clauses.length) - 1;
+    const docBest = this.docBest;
+    const folder = (req.folder ?? "").replace(/^\/+|\/+$/g, "");
+    const docExcluded = this.docExcluded;
+    const narrowed = folder !== "" || req.filters !== undefined;
+    const passes = (slot: number): boolean => {
+      if (docExcluded[slot]) return false;
+      if (!narrowed) return true; // touched slots hold live notes: no need to visit them
+      const doc = ix.slots[slot];
+      if (!doc) return false;
+      if (folder && !isUnder(doc.path, folder)) return false;
+      return !req.filters || matchesFilters(doc, req.filters);
+    };
+    const candidates = (all: boolean): number[] => {
+      const out: number[] = [];
+      for (let i = 0; i < docsTouched.length; i++) {
+        const s = docsTouched[i];
+        if ((all ? docMask[s] === full : docMask[s] !== 0) && passes(s)) out.push(s);
+      }
+      return out;
+    };
+    const best = () => {
+      for (const id of touched) {
+        const slot = chunkDoc[id];
+        if (acc[id] > docBest[slot]) docBest[slot] = acc[id];
+      }
+    };
+    best();
+    const limit = Math.max(0, Math.floor(req.limit));
+    let cands = candidates(true);
+    // Notes with only some of the terms: asked for when fewer notes than the limit have them all.
+    let partial: number[] = [];
+    if (cands.length < limit && clauses.length > 1) {
+      // Score every term over every note; a partial match ranks by how many clauses it matches,
+      // and always after the notes that match them all (whose scores this pass leaves the same).
+      reset();
+      score(false);
+      best();
+      const some = candidates(false);
+      cands = some.filter((s) => docMask[s] === full);
+      partial = some.filter((s) => docMask[s] !== full);
+      for (const s of partial) docBest[s] = (docBest[s] * popcount(docMask[s])) / clauses.length;
+    }
+    const relaxed = cands.length === 0 && partial.length > 0;
+
+    // Title boost: notes whose title or alias holds the query's terms.
+    const want = clauses.map((c) => c.flatMap((it) => (it.kind === "term" ? [it] : it.terms.map((t) => ({ kind: "term" as const, term: t, prefix: false })))));
+    const wantCount = want.reduce((n, c) => n + (c.length ? 1 : 0), 0);
+    // Each clause weighs its rarest term's idf: a title holding the rare word of the query counts more.
+    const weights = want.map((c) => c.reduce((m, it) => Math.max(m, it.prefix ? 1 : idfOfTerm(it.term)), 0));
+    const totalWeight = weights.reduce((a, b) => a + b, 0);
+    const pool = partial.length ? cands.concat(partial) : cands;
+    if (wantCount > 0 && totalWeight > 0) {
+      // Boost among the best candidates only (a title match lifts a note by at most 2.5×).
+      let boostSet = pool;
+      if (pool.length > TITLE_BOOST_POOL) {
+        // The pool's score floor by selection, not a sort (sorting every candidate was a third of a common query's time).
+        if (this.selectScratch.length < pool.length) this.selectScratch = new Float64Array(Math.max(pool.length, 2 * this.selectScratch.length));
+        const scores = this.selectScratch;
+        for (let i = 0; i < pool.length; i++) scores[i] = docBest[pool[i]];
+        const floor = kthLargest(scores, pool.length, TITLE_BOOST_POOL);
+        const cut = floor / (1 + TITLE_BOOST + TITLE_EXACT_BOOST);
+        boostSet = pool.filter((s) => docBest[s] >= cut);
+        if (boostSet.length > TITLE_BOOST_POOL * 4) boostSet = boostSet.filter((s) => docBest[s] >= floor);
+      }
+      // A title term is in clause i when it is one of the clause's terms or starts with one of its prefixes.
+      const names = ix.dict.names;
+      const wantIds = want.map((c) => c.flatMap((it) => (it.prefix ? [] : [ix.dict.map.get(it.term) ?? -1])));
+      const wantPrefixes = want.map((c) => c.flatMap((it) => (it.prefix ? [it.term] : [])));
+      const inClause = (x: number, i: number): boolean => wantIds[i].includes(x) || wantPrefixes[i].some((p) => names[x].startsWith(p));
+      for (const s of boostSet) {
+        const tt = ix.slots[s]!.titleIds;
+        if (tt.length === 0) continue;
+        let hit = 0;
+        let w = 0;
+        for (let i = 0; i < want.length; i++) {
+          if (tt.some((x) => inClause(x, i))) {
+            hit++;
+            w += weights[i];
+          }
+        }
+        if (hit === 0) continue;
+        const cov = w / totalWeight;
+        let inQuery = 0;
+        for (const x of tt) if (want.some((_c, i) => inClause(x, i))) inQuery++;
+        const precision = inQuery / tt.length;
+        let f = 1 + TITLE_BOOST * cov * precision;
+        if (hit === wantCount && precision === 1) f += TITLE_EXACT_BOOST;
+        docBest[s] *= f;
+      }
+    }
+
+    const better = (a: number, b: number) => docBest[a] > docBest[b] || (docBest[a] === docBest[b] && ix.slots[a]!.path < ix.slots[b]!.path);
+    // Top-k by insertion: most candidates fall below the current k-th score and cost one comparison.
+    const topOf = (list: readonly number[], k: number): number[] => {
+      const top: number[] = [];
+      for (const s of list) {
+        if (top.length === k && (k === 0 || !better(s, top[k - 1]))) continue;
+        let i = top.length < k ? top.length : k - 1;
+        if (top.length < k) top.push(s);
+        while (i > 0 && better(s, top[i - 1])) {
+          top[i] = top[i - 1];
+          i--;
+        }
+        top[i] = s;
+      }
+      return top;
+    };
+    const whole = topOf(cands, limit);
+    const top = partial.length ? whole.concat(topOf(partial, limit - whole.length)) : whole;
+    // What a partial match lacks: each clause it missed, as the query holds it.
+    const clauseText = clauses.map((c) => c.map((it) => (it.kind === "term" ? `${it.term}${it.prefix ? "*" : ""}` : `"${it.terms.join(" ")}"`)).join(" OR "));
+    const missingOf = (slot: number): string[] => clauseText.filter((_t, i) => !(docMask[slot] & (1 << i)));
+
+    const paths = top.map((slot) => ix.slots[slot]!.path);
+    const wanted = withHits ? new WantedIds(positiveTermSet(pq), ix.dict) : null;
+    const hits = (withHits ? top : []).map((slot) => {
+      const doc = ix.slots[slot]!;
+      const chunkIds = doc.chunkIds.filter((id) => acc[id] > 0).sort((a, b) => acc[b] - acc[a]);
+      const sections: SearchSection[] = [];
+      for (const id of chunkIds.slice(0, Math.max(0, req.chunksPerFile))) {
+        const o = ix.chunkOrd[id];
+        sections.push({
+          heading: doc.headings[o],
+          content: ix.reader.sectionSnippet(doc, o, wanted!, req.snippetWords, language),
+          score: round(acc[id]),
+          line_start: span(doc, o, LINE_A),
+          line_end: span(doc, o, LINE_B),
+        });
+      }
+      const hit: SearchHit = { path: doc.path, title: doc.title, folder: doc.folder, score: round(docBest[slot]), frontmatter: doc.frontmatter, sections };
+      if (docMask[slot] !== full) hit.missing = missingOf(slot);
+      return hit;
+    });
+
+    reset();
+    for (const s of excludedDocs) this.docExcluded[s] = 0;
+    const res: SearchResponse = { hits, total_files: relaxed ? partial.length : cands.length, relaxed };
+    if (partial.length && !relaxed) res.partial_files = partial.length;
+    return { res, paths };
+  }
+}
+
+/**
+ * The k-th largest of `a[0..n)` (1 ≤ k ≤ n), by quickselect with a median-of-three pivot; reorders
+ * `a[0..n)`. Same value as `a.subarray(0, n).sort()[n - k]`, in linear time on average.
+ */
+export function kthLargest(a: Float64Array, n: number, k: number): number {
+  const m = n - k;
+  let lo = 0;
+  let hi = n - 1;
+  while (hi > lo) {
+    const mid = (lo + hi) >>> 1;
+    let x = a[lo];
+    let y = a[mid];
+    let z = a[hi];
+    if (x > y) [x, y] = [y, x];
+    if (y > z) [y, z] = [z, y];
+    if (x > y) [x, y] = [y, x];
+    const pivot = y;
+    let i = lo;
+    let j = hi;
+    while (i <= j) {
+      while (a[i] < pivot) i++;
+      while (a[j] > pivot) j--;
+      if (i <= j) {
+        const t = a[i];
+        a[i] = a[j];
+        a[j] = t;
+        i++;
+        j--;
+      }
+    }
+    if (m <= j) hi = j;
+    else if (m >= i) lo = i;
+    else return a[m];
+  }
+  return a[m];
+}
+
+function round(x: number): number {
+  return Math.round(x * 1000) / 1000;
+}
+
+function popcount(x: number): number {
+  let n = 0;
+  while (x) {
+    n += x & 1;
+    x >>>= 1;
+  }
+  return n;
+}
+
+/** Frontmatter filters: lists contain the value, strings equal it (case-insensitive); `tags` include inline and nested tags. */
+export function matchesFilters(doc: Pick<DocEntry, "tags" | "frontmatter">, filters: Record<string, string | number | boolean>): boolean {
+  for (const [key, raw] of Object.entries(filters)) {
+    const want = String(raw).trim().toLowerCase();
+    if (key === "tags" || key === "tag") {
+      const w = want.replace(/^#/, "");
+      if (!doc.tags.some((t) => t === w || t.startsWith(w + "/"))) return false;
+      continue;
+    }
+    let v = doc.frontmatter[key];
+    if (v === undefined) {
+      const k = Object.keys(doc.frontmatter).find((x) => x.toLowerCase() === key.toLowerCase());
+      if (k !== undefined) v = doc.frontmatter[k];
+    }
+    if (v === undefined || v === null) return false;
+    const vals = Array.isArray(v) ? v : [v];
+    if (!vals.some((x) => (typeof x === "string" || typeof x === "number" || typeof x === "boolean") && String(x).trim().toLowerCase() === want)) return false;
+  }
+  return true;
+}
