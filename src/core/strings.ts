@@ -7,3 +7,15 @@
 export function detach(s: string): string {
   return s.length < 13 ? s : (JSON.parse(JSON.stringify(s)) as string);
 }
+
+/** A size for humans: `512 bytes`, `12 KB`, `1.5 MB`, `2 MB`. */
+export function formatBytes(n: number): string {
+  if (n < 1024) return `${n} bytes`;
+  if (n < 1024 * 1024) return `${Math.round(n / 1024)} KB`;
+  return `${(n / (1024 * 1024)).toFixed(1).replace(/\.0$/, "")} MB`;
+}
+
+/** A caught value's message (an Error's message, anything else as a string). */
+export function errText(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
+}

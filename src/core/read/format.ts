@@ -1,5 +1,6 @@
 import { VaultError } from "../errors";
 import { splitFrontmatter } from "../frontmatter";
+import { formatBytes } from "../strings";
 
 /** Default cap on a note read in one call. */
 export const DEFAULT_NOTE_CAP_BYTES = 256 * 1024;
@@ -29,16 +30,10 @@ export function bodyWithLineNumbers(fullText: string): string {
   return withLineNumbers(body, bodyFirstLine(fullText));
 }
 
-export function formatSize(bytes: number): string {
-  if (bytes < 1024) return `${bytes} bytes`;
-  if (bytes < 1024 * 1024) return `${Math.round(bytes / 1024)} KB`;
-  return `${(bytes / (1024 * 1024)).toFixed(1).replace(/\.0$/, "")} MB`;
-}
-
 /** `"Notes/Big.md" is 412 KB, over the 256 KB cap; read a part with section, or raise the cap in settings.` */
 export function sizeCapMessage(path: string, bytes: number, capBytes: number, kind: "note" | "attachment" = "note"): string {
   const how = kind === "note" ? "read a part with section, or raise the cap in settings" : "raise the attachment cap in settings to get its content";
-  return `"${path}" is ${formatSize(bytes)}, over the ${formatSize(capBytes)} cap; ${how}.`;
+  return `"${path}" is ${formatBytes(bytes)}, over the ${formatBytes(capBytes)} cap; ${how}.`;
 }
 
 export function sizeCapError(path: string, bytes: number, capBytes: number, kind: "note" | "attachment" = "note"): VaultError {

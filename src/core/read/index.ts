@@ -5,7 +5,6 @@ export {
   bodyWithLineNumbers,
   DEFAULT_ATTACHMENT_CAP_BYTES,
   DEFAULT_NOTE_CAP_BYTES,
-  formatSize,
   sizeCapError,
   sizeCapMessage,
   withLineNumbers,

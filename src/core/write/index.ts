@@ -1,4 +1,4 @@
-export { createWriteService, formatBytes } from "./write-service";
+export { createWriteService } from "./write-service";
 export type {
   Actor,
   DeleteResult,

@@ -5,6 +5,7 @@ import { frontmatterTags } from "../metadata";
 import { isUnder, normalizeVaultPath } from "../paths";
 import type { AccessPolicy } from "../policy";
 import type { StateStore } from "../state";
+import { formatBytes } from "../strings";
 import { extensionOf, isNotePath, parentOf, type RenameProgress, type VaultFile, type VaultPort } from "../vault";
 import { ActivityLog, type ActivityEntry } from "./activity";
 import { decodeBase64InSteps } from "./base64";
@@ -710,12 +711,6 @@ function describeDiff(diff: string): string {
     else if (line.startsWith("-")) minus++;
   }
   return `${minus} line${minus === 1 ? "" : "s"} removed, ${plus} added`;
-}
-
-export function formatBytes(n: number): string {
-  if (n < 1024) return `${n} bytes`;
-  if (n < 1024 * 1024) return `${Math.round(n / 1024)} KB`;
-  return `${(n / (1024 * 1024)).toFixed(1).replace(/\.0$/, "")} MB`;
 }
 
 /** `#Tag` → `Tag`; refuses what Obsidian would not take as a tag. */

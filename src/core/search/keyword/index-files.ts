@@ -1,0 +1,327 @@
+/**
+ * The keyword index's files in the state store: loading them into an InvertedIndex (one segment per
+ * task, texts after) and saving its changed segments and the main file, in short steps. Owns the file
+ * names, the format key check, the save stamps and sql.js as a fallback reader; it must not decide
+ * what to index or when to save (the service does), nor encode rows itself (persist.ts, restore.ts).
+ */
+import type { SqlJsStatic } from "sql.js";
+import type { StateStore } from "../../state";
+import { errText, formatBytes } from "../../strings";
+import { loadSqlJs, readBlobs, readBlobsWithSqlJs, segmentFileName, segmentTextFileName, writeBlobs } from "../db";
+import type { SliceClock } from "../slices";
+import { SqliteFileError } from "../sqlite-file";
+import { SEGMENT_COUNT } from "./doc";
+import type { InvertedIndex } from "./inverted-index";
+import { TEXT_PART, type LazyText } from "./lazy-text";
+import type { RestoredBlobs } from "./persist";
+
+/** A note the index leaves out (too large, unreadable, binary), until its mtime or size changes. */
+export interface Skip {
+  mtime: number;
+  size: number;
+  reason: string;
+}
+
+/** Measurements for the bench and the logs (longest single synchronous step of the last save). */
+export interface IndexFileTimings {
+  load: { waitMs: number; rowsMs: number; decodeMs: number; listsMs: number };
+  loadMs: number;
+  lastFilesMs: number;
+  lastSerializeMs: number;
+  lastPersistBytes: number;
+  lastPersistMaxStepMs: number;
+  lastPersistFiles: number;
+}
+
+export interface IndexFilesDeps {
+  store: StateStore;
+  /** The main file's name; the segments' files are named after it (see db.ts). */
+  file: string;
+  /** Format key: schema, tokenizer, language, chunk size. Files with another are not loaded. */
+  key: string;
+  index: InvertedIndex;
+  clock: SliceClock;
+  sqlWasm: Uint8Array;
+  log: (level: "debug" | "info" | "warn" | "error", msg: string) => void;
+  /** A restored segment's texts turned out unusable (called from whatever first needed them). */
+  segmentLost: (seg: number, what: string) => void;
+}
+
+/** What a load found besides the index it filled. */
+export interface LoadedFiles {
+  skipped: Map<string, Skip>;
+  /** Restored segments' texts still to load (one per background step; a search first reads the rows it needs). */
+  unloadedTexts: LazyText[];
+}
+
+/** Files read at once while loading: enough to keep the disk busy, few enough that the first arrive first. */
+const READ_AHEAD = 8;
+
+export class KeywordIndexFiles {
+  readonly timings: IndexFileTimings = { load: { waitMs: 0, rowsMs: 0, decodeMs: 0, listsMs: 0 }, loadMs: 0, lastFilesMs: 0, lastSerializeMs: 0, lastPersistBytes: 0, lastPersistMaxStepMs: 0, lastPersistFiles: 0 };
+  /** sql.js, started only when our reader cannot make sense of an index file (see readBlobs). */
+  private sqlJs: Promise<SqlJsStatic> | null = null;
+  /** The same, once started and loaded: the texts' files are read synchronously, inside a search. */
+  private SQL: SqlJsStatic | null = null;
+  /** Save stamps: both files of a segment carry the same one. */
+  private genCounter = 0;
+
+  constructor(private readonly deps: IndexFilesDeps) {}
+
+  /**
+   * Loads the persisted index into `deps.index`, one segment per task. Null when there is none or it
+   * has another format; throws when the main file is unreadable. A segment that cannot be used is
+   * marked dirty (its notes are indexed again by the reconciliation).
+   */
+  async load(): Promise<LoadedFiles | null> {
+    const { store, file, index, clock, log } = this.deps;
+    const sched = clock.sched;
+    // A file our reader cannot make sense of goes to sql.js (see readBlobs).
+    const read = async (name: string, bytes: Uint8Array): Promise<Map<string, Uint8Array>> => {
+      try {
+        return readBlobs(bytes);
+      } catch (e) {
+        if (!(e instanceof SqliteFileError)) throw e;
+        log("info", `Search index ${name} is not laid out as this version writes it (${e.message}); reading it with sql.js.`);
+        return readBlobsWithSqlJs(await this.startSqlJs(), bytes);
+      }
+    };
+    let bytes: Uint8Array | null = null;
+    try {
+      bytes = await store.read(file);
+    } catch (e) {
+      log("warn", `Search index ${file} could not be read (${errText(e)}); rebuilding it.`);
+      return null;
+    }
+    if (!bytes || bytes.length === 0) return null;
+    // Yield only when the slice is used up (each yield costs a timer tick). The worker is not
+    // running yet, so loading keeps its slices on the same clock.
+    clock.restart();
+    const yieldIfDue = async () => {
+      if (clock.used()) await clock.next();
+    };
+    const main = await read(file, bytes);
+    const meta = JSON.parse(text(main.get("meta"))) as { key?: string; segments?: number };
+    if (meta.key !== this.deps.key || meta.segments !== SEGMENT_COUNT) {
+      log("info", `Search index format changed (${meta.key ?? "unknown"} → ${this.deps.key}); rebuilding it.`);
+      return null;
+    }
+    const names = main.get("names");
+    if (!names) throw new Error("no term dictionary");
+    await index.restoreDict(names, yieldIfDue);
+    await sched.yield();
+    const skipped = new Map<string, Skip>();
+    for (const r of JSON.parse(text(main.get("skipped")) || "[]") as { path: string; mtime: number; size: number; reason: string }[]) {
+      skipped.set(r.path, { mtime: r.mtime, size: r.size, reason: r.reason });
+    }
+    // Read the segment files ahead of decoding (one per task), then the texts' files, which are
+    // decoded only after loading (see LazyText).
+    const all = readInOrder(
+      store,
+      [...Array.from({ length: SEGMENT_COUNT }, (_, k) => segmentFileName(file, k)), ...Array.from({ length: SEGMENT_COUNT }, (_, k) => segmentTextFileName(file, k))],
+      () => sched.yield(),
+    );
+    const textFiles: (Uint8Array | Error | null)[] = [];
+    const now = () => sched.now();
+    const lt = { wait: 0, rows: 0, decode: 0, lists: 0 };
+    for (let k = 0; k < SEGMENT_COUNT; k++) {
+      // One segment per task: a segment is 1/32 of the index, and the first ones run before V8 has
+      // optimized the decoding (a yield is one setImmediate, ~0.1 ms).
+      await clock.next();
+      const name = segmentFileName(file, k);
+      try {
+        let t = now();
+        const b = await all[k];
+        lt.wait += now() - t;
+        if (b instanceof Error) throw b;
+        if (!b || b.length === 0) throw new Error("missing");
+        t = now();
+        const blobs = await read(name, b);
+        lt.rows += now() - t;
+        // Reading a segment and decoding it are two tasks (in a fresh process, before V8 has
+        // optimised either, one segment was up to ~50 ms).
+        await sched.yield();
+        t = now();
+        if (text(blobs.get("key")) !== this.deps.key) throw new Error("another format");
+        const get = (n: keyof RestoredBlobs): Uint8Array => {
+          const v = blobs.get(n);
+          if (!v) throw new Error(`no ${n}`);
+          return v;
+        };
+        const gen = text(blobs.get("gen"));
+        const readText = (parts: number[] | null, last: boolean): Map<number, Uint8Array> => {
+          const raw = textFiles[k];
+          let release = last;
+          try {
+            if (raw instanceof Error) throw raw;
+            if (!raw || raw.length === 0) throw new Error("missing");
+            const rows = readBlobs(raw, parts ? ["key", "gen", ...parts.map((p) => `t${p}`)] : undefined, this.SQL);
+            if (text(rows.get("key")) !== this.deps.key || text(rows.get("gen")) !== gen) throw new Error("saved apart from its segment");
+            const out = new Map<number, Uint8Array>();
+            for (const [name, v] of rows) if (/^t\d+$/.test(name)) out.set(Number(name.slice(1)), v);
+            return out;
+          } catch (e) {
+            release = true;
+            throw e;
+          } finally {
+            if (release) textFiles[k] = null; // the file's bytes are no longer needed
+          }
+        };
+        index.restoreSegment(k, { docs: get("docs"), nums: get("nums"), terms: get("terms"), postings: get("postings"), seq: get("seq") }, readText, (seg, why) => this.deps.segmentLost(seg, `Search index texts ${segmentTextFileName(file, seg)} are unusable (${why})`));
+        lt.decode += now() - t;
+      } catch (e) {
+        // Its notes are not in the index: the reconciliation indexes them again.
+        index.dirty[k] = 1;
+        log("warn", `Search index segment ${name} is unusable (${errText(e)}); its notes are indexed again.`);
+      }
+    }
+    const t = now();
+    await index.finishRestore(yieldIfDue, () => clock.next());
+    lt.lists = now() - t;
+    // The texts' reads finished long ago (they overlapped the decoding above); keep those in use.
+    const unloadedTexts = index.unloadedTexts();
+    const used = new Set(unloadedTexts.map((t) => t.seg));
+    for (let k = 0; k < SEGMENT_COUNT; k++) {
+      const raw = await all[SEGMENT_COUNT + k];
+      textFiles[k] = used.has(k) ? raw : null;
+    }
+    this.timings.load = { waitMs: lt.wait, rowsMs: lt.rows, decodeMs: lt.decode, listsMs: lt.lists };
+    log("debug", `Search index loaded: waiting for reads ${Math.round(lt.wait)} ms, reading rows ${Math.round(lt.rows)} ms, notes ${Math.round(lt.decode)} ms, lists laid out and notes registered ${Math.round(lt.lists)} ms (with yields).`);
+    return { skipped, unloadedTexts };
+  }
+
+  /** sql.js, started on first need (a fallback read): it is not needed to read or save our own files. */
+  private startSqlJs(): Promise<SqlJsStatic> {
+    if (!this.sqlJs) {
+      this.sqlJs = loadSqlJs(this.deps.sqlWasm);
+      this.sqlJs.then(
+        (SQL) => (this.SQL = SQL),
+        () => {},
+      );
+    }
+    return this.sqlJs;
+  }
+
+  /**
+   * Saves the changed segments, then the main file, each as its own small SQLite database (see
+   * writeBlobs) written atomically through the state store. Each segment is serialized in one short
+   * step and each of its files made in another (~1 ms at 10k notes), with the event loop given back
+   * between steps (`maybeYield` between the slices of the pass over the posting lists). Returns
+   * whether the main file still needs saving; a segment that could not be written leaves every
+   * changed segment dirty.
+   */
+  async save(mainDirty: boolean, skipped: ReadonlyMap<string, Skip>, maybeYield: () => Promise<void>): Promise<boolean> {
+    const { store, file, index, clock, log } = this.deps;
+    const sched = clock.sched;
+    let serializeMs = 0;
+    let filesMs = 0;
+    let bytesTotal = 0;
+    let maxStep = 0;
+    let files = 0;
+    const write = async (name: string, bytes: Uint8Array): Promise<boolean> => {
+      try {
+        await store.write(name, bytes);
+        return true;
+      } catch (e) {
+        log("warn", `Could not save the search index to ${store.description}: ${errText(e)}`);
+        return false;
+      }
+    };
+    /** A file's bytes, made in a task of its own, timed. */
+    const makeFile = async (content: Record<string, Uint8Array>): Promise<Uint8Array> => {
+      await sched.yield();
+      const t0 = sched.now();
+      const bytes = writeBlobs(content);
+      const t = sched.now() - t0;
+      filesMs += t;
+      maxStep = Math.max(maxStep, t);
+      return bytes;
+    };
+    const segs = index.dirtySegments();
+    if (segs.length) {
+      // One sliced pass over the posting lists splits them by segment…
+      const job = index.segmentWriter(segs);
+      const t0 = sched.now();
+      while (!job.step(clock.used)) await maybeYield();
+      serializeMs += sched.now() - t0;
+      // …then each segment is exported and written in steps of its own: its texts first, then the
+      // rest, both stamped with the same new `gen` (texts left from another save are never used).
+      const key = utf8e.encode(this.deps.key);
+      for (const k of segs) {
+        await sched.yield();
+        const t0 = sched.now();
+        const { text: textBlob, ...blobs } = job.blobs(k);
+        const gen = utf8e.encode(`${Date.now().toString(36)}.${(++this.genCounter).toString(36)}`);
+        const t1 = sched.now();
+        serializeMs += t1 - t0;
+        maxStep = Math.max(maxStep, t1 - t0);
+        const textRows: Record<string, Uint8Array> = { key, gen };
+        for (let p = 0; p * TEXT_PART < textBlob.length; p++) textRows[`t${p}`] = textBlob.subarray(p * TEXT_PART, (p + 1) * TEXT_PART);
+        const segmentFiles: [string, Record<string, Uint8Array>][] = [
+          [segmentTextFileName(file, k), textRows],
+          [segmentFileName(file, k), { ...blobs, key, gen }],
+        ];
+        for (const [name, content] of segmentFiles) {
+          const bytes = await makeFile(content);
+          bytesTotal += bytes.length;
+          files++;
+          await sched.yield();
+          if (!(await write(name, bytes))) {
+            for (const j of segs) index.dirty[j] = 1;
+            return mainDirty;
+          }
+        }
+      }
+      clock.restart();
+    }
+    if (mainDirty || files > 0) {
+      mainDirty = false;
+      const skippedRows = [...skipped].map(([path, s]) => ({ path, ...s }));
+      const bytes = await makeFile({
+        meta: utf8e.encode(JSON.stringify({ key: this.deps.key, segments: SEGMENT_COUNT })),
+        skipped: utf8e.encode(JSON.stringify(skippedRows)),
+        names: index.dictBytes(),
+      });
+      bytesTotal += bytes.length;
+      files++;
+      if (!(await write(file, bytes))) mainDirty = true;
+    }
+    clock.restart();
+    this.timings.lastSerializeMs = serializeMs;
+    this.timings.lastFilesMs = filesMs;
+    this.timings.lastPersistBytes = bytesTotal;
+    this.timings.lastPersistMaxStepMs = maxStep;
+    this.timings.lastPersistFiles = files;
+    log("debug", `Search index saved (${files} files, ${formatBytes(bytesTotal)}; serialize ${Math.round(serializeMs)} ms, files ${Math.round(filesMs)} ms, longest step ${Math.round(maxStep)} ms).`);
+    return mainDirty;
+  }
+}
+
+/**
+ * Reads `names` in order, at most READ_AHEAD at a time. Started all at once, each read's steps (open,
+ * stat, read, close) queue behind every other read's, so all would arrive together at the end; in a
+ * window, the first arrive while the rest are still read. Each read starts in a task of its own
+ * (`yieldNow`): a store that reads synchronously (the headless one, for small files) would otherwise
+ * read every file in one task, chained on the previous reads' completion. Never rejects: a failed read
+ * is its Error.
+ */
+function readInOrder(store: StateStore, names: string[], yieldNow: () => Promise<void>): Promise<Uint8Array | null | Error>[] {
+  const out: Promise<Uint8Array | null | Error>[] = [];
+  for (let i = 0; i < names.length; i++) {
+    const before: Promise<unknown> = i >= READ_AHEAD ? out[i - READ_AHEAD] : Promise.resolve();
+    out.push(
+      before
+        .then(yieldNow)
+        .then(() => store.read(names[i]))
+        .catch((e: unknown) => (e instanceof Error ? e : new Error(String(e)))),
+    );
+  }
+  return out;
+}
+
+const utf8d = new TextDecoder();
+const utf8e = new TextEncoder();
+
+function text(b: Uint8Array | undefined): string {
+  return b ? utf8d.decode(b) : "";
+}

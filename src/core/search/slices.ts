@@ -1,0 +1,102 @@
+/**
+ * Background work in slices, for any search engine: a clock that says when the current slice of the
+ * event loop is used up, and a worker that runs an engine's steps in priority order until none has
+ * work. Owns no index and knows no engine: each engine brings its steps and decides when to kick.
+ */
+import { soon } from "../timers";
+import type { Scheduler } from "./types";
+
+export const defaultScheduler: Scheduler = {
+  now: () => (typeof performance !== "undefined" ? performance.now() : Date.now()),
+  // Without setTimeout(0)'s clamp where the host can (see timers.ts `soon`).
+  yield: () => new Promise<void>((resolve) => soon(resolve)),
+};
+
+/** Time slices: work runs until its slice (`sliceMs`) is used up, then gives the event loop back. */
+export class SliceClock {
+  private start = 0;
+
+  constructor(
+    readonly sched: Scheduler,
+    private readonly sliceMs: number,
+  ) {}
+
+  /** Starts a new slice now (after work that yielded by other means). */
+  restart(): void {
+    this.start = this.sched.now();
+  }
+
+  /** The current slice is used up. */
+  readonly used = (): boolean => this.sched.now() - this.start >= this.sliceMs;
+
+  /** Yields, then starts a new slice. */
+  async next(): Promise<void> {
+    await this.sched.yield();
+    this.start = this.sched.now();
+  }
+}
+
+/**
+ * One step of background work: true when it did something (the worker then starts again from the
+ * first step, so earlier steps keep their priority), false when it had nothing to do.
+ */
+export type WorkStep = () => boolean | Promise<boolean>;
+
+export interface WorkerHooks {
+  /** The engine's steps, most urgent first. */
+  steps: readonly WorkStep[];
+  /** A step threw: the run ends there. */
+  onError(e: unknown): void;
+  /** The run ended (no step had work, it was stopped, or it failed): run again (`kick`) or be idle. */
+  onSettled(): void;
+}
+
+/**
+ * Runs an engine's steps, one run at a time. A run's first step is a task of its own, never the tail
+ * of its caller's task (`start()`, whose caller may search at once, or a vault event).
+ */
+export class BackgroundWorker {
+  private loop: Promise<void> | null = null;
+  private stopping = false;
+
+  constructor(
+    private readonly clock: SliceClock,
+    private readonly hooks: WorkerHooks,
+  ) {}
+
+  /** A run is under way. */
+  get busy(): boolean {
+    return this.loop !== null;
+  }
+
+  /** Starts a run unless one is under way or the worker is stopped. */
+  kick(): void {
+    if (this.loop || this.stopping) return;
+    this.loop = this.run()
+      .catch((e: unknown) => this.hooks.onError(e))
+      .finally(() => {
+        this.loop = null;
+        this.hooks.onSettled();
+      });
+  }
+
+  /** No further step starts; resolves when the run under way has ended. */
+  async stop(): Promise<void> {
+    this.stopping = true;
+    if (this.loop) await this.loop;
+  }
+
+  private async run(): Promise<void> {
+    await this.clock.next();
+    while (!this.stopping) {
+      let worked = false;
+      for (const step of this.hooks.steps) {
+        if (await step()) {
+          worked = true;
+          break;
+        }
+      }
+      if (!worked) break;
+    }
+  }
+}
