@@ -1,0 +1,99 @@
+/**
+ * The headless vault's picture in memory: the listing (files, change signatures, folders), where each
+ * entry lives on disk (VaultPaths) and the notes' metadata and links (NoteLinks). Applies a change to
+ * all of them at once and returns the events to emit; does no I/O and emits nothing itself.
+ */
+import type { Stats } from "node:fs";
+import { isUnder } from "../../core/paths";
+import { basenameOf, extensionOf, type VaultEvent, type VaultFile } from "../../core/vault";
+import type { NoteLinks } from "./note-links";
+import type { VaultPaths } from "./vault-paths";
+
+export class VaultState {
+  readonly files = new Map<string, VaultFile>();
+  /** Change signature (size, mtime, ctime, inode) used to tell real changes from our own echoes. */
+  readonly sigs = new Map<string, string>();
+  readonly folders = new Set<string>();
+
+  constructor(
+    readonly paths: VaultPaths,
+    readonly links: NoteLinks,
+  ) {}
+
+  /** Records a file's listing entry (its links are the caller's: `links.addFile`, `relink`). */
+  listFile(vp: string, st: Stats): void {
+    this.files.set(vp, toVaultFile(vp, st));
+    this.sigs.set(vp, sigOf(st));
+  }
+
+  /** Forgets a file and re-resolves the notes its departure affects. */
+  removeFile(path: string): VaultEvent[] {
+    if (!this.files.has(path)) return [];
+    this.files.delete(path);
+    this.sigs.delete(path);
+    this.paths.disk.delete(path);
+    this.links.removeFile(path);
+    return [{ type: "delete", path }];
+  }
+
+  /** Forgets a folder and everything under it. */
+  removeFolder(folder: string): VaultEvent[] {
+    const events: VaultEvent[] = [];
+    for (const f of [...this.files.keys()]) if (isUnder(f, folder)) events.push(...this.removeFile(f));
+    const sub = [...this.folders].filter((f) => isUnder(f, folder)).sort((a, b) => b.length - a.length);
+    for (const f of sub) {
+      this.folders.delete(f);
+      this.paths.disk.delete(f);
+      events.push({ type: "delete", path: f });
+    }
+    return events;
+  }
+
+  /** Moves files and folders in memory (after the disk move) and re-resolves what it affects. */
+  move(fileMap: Map<string, string>, folderMap: Map<string, string>, oldDp: string, newDp: string): VaultEvent[] {
+    const disk = this.paths.disk;
+    const events: VaultEvent[] = [];
+    const affected = new Set<string>();
+    const remapDisk = (oldVp: string, newVp: string) => {
+      const d = disk.get(oldVp);
+      disk.delete(oldVp);
+      const nd = d !== undefined && d.startsWith(oldDp) ? newDp + d.slice(oldDp.length) : d;
+      if (nd !== undefined && nd !== newVp) disk.set(newVp, nd);
+    };
+    for (const [o, n] of folderMap) {
+      this.folders.delete(o);
+      this.folders.add(n);
+      remapDisk(o, n);
+      events.push({ type: "rename", path: n, oldPath: o });
+    }
+    for (const [o, n] of fileMap) {
+      const f = this.files.get(o)!;
+      this.files.delete(o);
+      this.files.set(n, { ...f, path: n, basename: basenameOf(n), extension: extensionOf(n) });
+      const sig = this.sigs.get(o);
+      this.sigs.delete(o);
+      if (sig) this.sigs.set(n, sig);
+      remapDisk(o, n);
+      this.links.moveFile(o, n, affected);
+      events.push({ type: "rename", path: n, oldPath: o });
+    }
+    for (const o of fileMap.keys()) affected.delete(o);
+    this.links.relink(affected);
+    return events;
+  }
+}
+
+export function toVaultFile(vp: string, st: Stats): VaultFile {
+  return {
+    path: vp,
+    basename: basenameOf(vp),
+    extension: extensionOf(vp),
+    size: st.size,
+    mtime: Math.floor(st.mtimeMs),
+    ctime: Math.floor(st.birthtimeMs || st.ctimeMs),
+  };
+}
+
+export function sigOf(st: Stats): string {
+  return `${st.size}:${st.mtimeMs}:${st.ctimeMs}:${st.ino}`;
+}
