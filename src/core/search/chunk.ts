@@ -1,3 +1,7 @@
+/**
+ * Notes cut into chunks (at H1/H2, then deeper headings, paragraphs and lines while longer than
+ * `maxWords`), with what every engine indexes: title, aliases, headings, tags, body. Pure: it reads the text and metadata it is given.
+ */
 import { splitFrontmatter } from "../frontmatter";
 import { frontmatterAliases, frontmatterTags, type NoteMetadata } from "../metadata";
 import { basenameOf } from "../vault";

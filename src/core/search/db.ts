@@ -1,3 +1,7 @@
+/**
+ * The index files' format: each a SQLite database with one `blobs(name, data)` table, written and read
+ * by sqlite-file.ts (sql.js only as the fallback reader); names of the segments' files. No index logic.
+ */
 import initSqlJs, { type SqlJsStatic } from "sql.js";
 import { readKeyValueTable, SqliteFileError, writeKeyValueTable } from "./sqlite-file";
 

@@ -1,6 +1,8 @@
 /**
- * Keyword search: an in-memory inverted index (BM25 with field weights, one hit per note) persisted in
- * a sql.js database through the StateStore, kept current from vault events, built in background slices.
+ * Search, as the rest of the core sees it: the service the tools call and the pieces other modules
+ * reuse (tokenizer, chunker, query parser). Today one engine, keyword (keyword/: BM25 over an
+ * in-memory inverted index saved through the StateStore), kept current from vault events in
+ * background slices (slices.ts); an engine's internals are not exported.
  */
 export type {
   Chunk,

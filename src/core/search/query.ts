@@ -1,3 +1,7 @@
+/**
+ * The query language (words, "phrases", prefix*, -exclude, OR) parsed into clauses of terms, and the
+ * bounds a query must stay within. Knows no index: engines score what it parses.
+ */
 import { isCjkTerm, tokenize } from "./tokenize";
 
 /**

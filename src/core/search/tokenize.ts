@@ -1,3 +1,7 @@
+/**
+ * Text into terms, exactly as notes and queries are both tokenized: Unicode words, folding, English
+ * stemming, CJK bigrams, and the term dictionary (`TermDict`). Bump TOKENIZER_VERSION on any change.
+ */
 import { detach } from "../strings";
 import { stemEnglish } from "./stemmer";
 import type { SearchLanguage, TokenizeOptions } from "./types";

@@ -1,3 +1,7 @@
+/**
+ * The search's types: the `SearchService` the tools call, its requests, hits and status, and its
+ * options. Types and defaults only.
+ */
 import type { AccessPolicy } from "../policy";
 import type { StateStore } from "../state";
 import type { VaultPort } from "../vault";

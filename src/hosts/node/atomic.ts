@@ -1,3 +1,7 @@
+/**
+ * Atomic file writes for the headless host (temp file, fsync, rename) and an existence check. Knows
+ * nothing of vaults: callers check paths first.
+ */
 import { randomBytes } from "node:crypto";
 import { promises as fsp } from "node:fs";
 import nodePath from "node:path";

@@ -1,7 +1,7 @@
 /**
  * Writing to the headless vault: atomic writes, creating folders, moving to the vault's `.trash`, all
  * serialised per path (the locks also tell the watcher which changes are our own). Each write updates
- * the picture in memory and emits its events at once. Renames (and their link rewriting) are rename.ts's.
+ * the picture in memory and emits its events at once. Renames (and their link rewriting) are fs-rename.ts's.
  */
 import { promises as fsp } from "node:fs";
 import * as nodePath from "node:path";

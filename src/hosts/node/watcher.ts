@@ -1,3 +1,7 @@
+/**
+ * Noticing what other programs change in the vault folder: native recursive watching where the OS has
+ * it, a watch per folder on Linux, debounced into batches. Reports disk paths; the vault reconciles them.
+ */
 import { watch, type FSWatcher } from "node:fs";
 import * as nodePath from "node:path";
 import type { LogLevel } from "../common/runtime";
