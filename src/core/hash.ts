@@ -14,3 +14,17 @@ export async function sha256Hex(data: string | Uint8Array): Promise<string> {
 export async function etagOf(data: string | Uint8Array): Promise<string> {
   return (await sha256Hex(data)).slice(0, 20);
 }
+
+/** A fast 53-bit string hash (cyrb53), hex. Used to skip unchanged notes, not for security. */
+export function hashText(str: string): string {
+  let h1 = 0xdeadbeef ^ str.length;
+  let h2 = 0x41c6ce57 ^ str.length;
+  for (let i = 0; i < str.length; i++) {
+    const ch = str.charCodeAt(i);
+    h1 = Math.imul(h1 ^ ch, 2654435761);
+    h2 = Math.imul(h2 ^ ch, 1597334677);
+  }
+  h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
+  h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
+  return (h2 >>> 0).toString(16).padStart(8, "0") + (h1 >>> 0).toString(16).padStart(8, "0") + str.length.toString(16);
+}

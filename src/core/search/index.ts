@@ -22,7 +22,8 @@ export type {
   TokenizeOptions,
 } from "./types";
 export { DEFAULT_SEARCH_OPTIONS } from "./types";
-export { createSearchService, defaultScheduler, hashText } from "./service";
+export { createSearchService, defaultScheduler } from "./service";
+export { hashText } from "../hash";
 export { chunkNote, countWords } from "./chunk";
 export { tokenize, forEachToken, foldWord, TOKENIZER_VERSION } from "./tokenize";
 export { stemEnglish } from "./stemmer";

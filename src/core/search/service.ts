@@ -4,16 +4,18 @@
  * when to save; background work runs in slices on the worker (slices.ts), the index's files are read
  * and written by keyword/index-files.ts, and it must not reach into the index's internals.
  */
-import { frontmatterTags } from "../metadata";
 import { isUnder } from "../paths";
-import { errText, formatBytes } from "../strings";
+import { hashText } from "../hash";
+import { errText } from "../strings";
 import { clearTimer, setTimer, type TimerHandle } from "../timers";
 import { basenameOf, isNotePath, parentOf, type VaultEvent } from "../vault";
 import { chunkNote } from "./chunk";
+import { readNoteForIndex } from "./note-reader";
 import { SCHEMA_VERSION, segmentFileName } from "./db";
 import { segmentOf, type DocEntry } from "./keyword/doc";
 import { KeywordIndexFiles, type IndexFileTimings, type Skip } from "./keyword/index-files";
 import { InvertedIndex } from "./keyword/inverted-index";
+import { filterTags } from "./keyword/score";
 import type { LazyText } from "./keyword/lazy-text";
 import { warmUpSearch } from "./keyword/warm-up";
 import { checkQueryBounds, parseQuery } from "./query";
@@ -40,20 +42,6 @@ const DEFAULT_FILE = "search-index.sqlite";
 const COMPACT_AFTER_NOTES = 1000;
 /** Notes read ahead while indexing. */
 const PREFETCH = 8;
-/** A fast 53-bit string hash (cyrb53), hex. Used to skip unchanged notes, not for security. */
-export function hashText(str: string): string {
-  let h1 = 0xdeadbeef ^ str.length;
-  let h2 = 0x41c6ce57 ^ str.length;
-  for (let i = 0; i < str.length; i++) {
-    const ch = str.charCodeAt(i);
-    h1 = Math.imul(h1 ^ ch, 2654435761);
-    h2 = Math.imul(h2 ^ ch, 1597334677);
-  }
-  h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
-  h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
-  return (h2 >>> 0).toString(16).padStart(8, "0") + (h1 >>> 0).toString(16).padStart(8, "0") + str.length.toString(16);
-}
-
 export function createSearchService(deps: SearchServiceDeps): SearchService {
   return new KeywordSearchService(deps);
 }
@@ -367,27 +355,14 @@ class KeywordSearchService implements SearchService {
       return;
     }
     const doc = this.index.docs.get(path);
-    if (st.size > this.opts.maxNoteBytes) {
-      this.skip(path, st.mtime, st.size, `larger than the ${formatBytes(this.opts.maxNoteBytes)} limit (${formatBytes(st.size)})`);
+    const pre = st.size > this.opts.maxNoteBytes ? undefined : this.prefetched.get(path);
+    this.prefetched.delete(path);
+    const read = await readNoteForIndex(port, path, st.size, this.opts.maxNoteBytes, pre);
+    if ("skip" in read) {
+      this.skip(path, st.mtime, st.size, read.skip);
       return;
     }
-    let text: string;
-    try {
-      const pre = this.prefetched.get(path);
-      this.prefetched.delete(path);
-      text = await (pre ?? port.read(path));
-    } catch (e) {
-      this.skip(path, st.mtime, st.size, `unreadable: ${errText(e)}`);
-      return;
-    }
-    if (text.includes("\0")) {
-      this.skip(path, st.mtime, st.size, "binary content (NUL bytes)");
-      return;
-    }
-    if (text.includes("\uFFFD") && !(await this.validUtf8(path))) {
-      this.skip(path, st.mtime, st.size, "not valid UTF-8");
-      return;
-    }
+    const text = read.text;
     const hash = hashText(text);
     if (doc && doc.hash === hash && !force) {
       if (doc.mtime !== st.mtime || doc.size !== st.size) {
@@ -413,10 +388,7 @@ class KeywordSearchService implements SearchService {
     }
     // The note may have changed while we yielded: the next event re-queues it; apply what we read.
     const fm = meta?.frontmatter ?? {};
-    const tags = new Set<string>();
-    for (const t of frontmatterTags(meta?.frontmatter)) tags.add(t.slice(1).toLowerCase());
-    for (const t of meta?.tags ?? []) tags.add(t.tag.replace(/^#/, "").toLowerCase());
-    this.index.addDoc({ seg, path, title: basenameOf(path), folder: parentOf(path), mtime: st.mtime, size: st.size, hash, frontmatter: fm, tags: [...tags] }, chunks, builder);
+    this.index.addDoc({ seg, path, title: basenameOf(path), folder: parentOf(path), mtime: st.mtime, size: st.size, hash, frontmatter: fm, tags: filterTags(meta) }, chunks, builder);
     this.indexedSinceCompaction++;
     if (this.skipped.delete(path)) this.mainDirty = true;
   }
@@ -434,16 +406,6 @@ class KeywordSearchService implements SearchService {
       const read = this.deps.port.read(p);
       read.catch(() => undefined);
       this.prefetched.set(p, read);
-    }
-  }
-
-  private async validUtf8(path: string): Promise<boolean> {
-    try {
-      const bytes = await this.deps.port.readBinary(path);
-      new TextDecoder("utf-8", { fatal: true }).decode(bytes);
-      return true;
-    } catch {
-      return false;
     }
   }
 

@@ -4,6 +4,7 @@
  * top-k, and the hits' sections. Owns its scratch arrays; it reads the index and never changes it
  * (beyond merging the postings log, as every reader does).
  */
+import { frontmatterTags, type NoteMetadata } from "../../metadata";
 import { isUnder } from "../../paths";
 import type { ParsedQuery, QueryItem, SearchHit, SearchLanguage, SearchRequest, SearchResponse, SearchSection } from "../types";
 import { LINE_A, LINE_B, span, type DocEntry } from "./doc";
@@ -424,6 +425,14 @@ function popcount(x: number): number {
 }
 
 /** Frontmatter filters: lists contain the value, strings equal it (case-insensitive); `tags` include inline and nested tags. */
+/** A note's tags as `filters` compares them: frontmatter and inline, lower case, without `#`. */
+export function filterTags(meta: NoteMetadata | null): string[] {
+  const tags = new Set<string>();
+  for (const t of frontmatterTags(meta?.frontmatter)) tags.add(t.slice(1).toLowerCase());
+  for (const t of meta?.tags ?? []) tags.add(t.tag.replace(/^#/, "").toLowerCase());
+  return [...tags];
+}
+
 export function matchesFilters(doc: Pick<DocEntry, "tags" | "frontmatter">, filters: Record<string, string | number | boolean>): boolean {
   for (const [key, raw] of Object.entries(filters)) {
     const want = String(raw).trim().toLowerCase();
