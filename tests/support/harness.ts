@@ -14,6 +14,7 @@ import type { VaultPort } from "../../src/core/vault";
 import { ObsidianVault } from "../../src/hosts/obsidian/adapter";
 import { FsVault } from "../../src/hosts/node/fs-vault";
 import { createTestApp } from "../stand-in/obsidian";
+import type { Embedder } from "../../src/core/search/vector/embedder";
 
 /**
  * Which vault adapter the end-to-end suites run on: the headless `FsVault` (default), or the Obsidian
@@ -65,6 +66,8 @@ export interface TestServerOptions {
   portFallback?: number;
   /** Time limit of one read tool call in ms (default: the server's, 10 s). */
   toolTimeoutMs?: number;
+  /** Semantic search's embedding provider (default: none, semantic search off). */
+  embedder?: Embedder;
 }
 
 export interface TestServer {
@@ -98,6 +101,7 @@ export async function startTestServer(root: string, opts: TestServerOptions = {}
       stateStore: opts.stateStore ?? new MemoryStateStore(),
       sqlWasm,
       version: "0.0.0-test",
+      embedder: opts.embedder,
     });
   } catch (e) {
     await vault.close();

@@ -44,12 +44,12 @@ describe("search-family tools over MCP", () => {
     expect(textOf(r)).toMatch(/\nProjects\/Workbench\.md \(.*lines \d+-\d+\): /);
   });
 
-  test("search filters by frontmatter and folder; refuses semantic mode", async () => {
+  test("search filters by frontmatter and folder; refuses semantic mode when it is off", async () => {
     const craft = await ok(client, "search", { query: "oak", filters: { tags: "craft" } });
     expect(craft.hits.map((h: any) => h.path)).toEqual(["Projects/Workbench.md"]);
     const journal = await ok(client, "search", { query: "oak", folder: "Journal" });
     expect(journal.hits.map((h: any) => h.path)).toEqual(["Journal/2024-05-01.md"]);
-    expect(await fails(client, "search", { query: "oak", mode: "semantic" })).toMatch(/not available yet/);
+    expect(await fails(client, "search", { query: "oak", mode: "semantic" })).toMatch(/needs semantic search, which is off/);
     expect(await fails(client, "search", { query: "oak", chunks_per_file: 0 })).toMatch(/chunks_per_file/);
   });
 

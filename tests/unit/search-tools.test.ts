@@ -164,9 +164,9 @@ describe("search", () => {
     expect(fresh.meta).toEqual({ index_stale: false });
   });
 
-  test("refuses modes that are not available yet, zero chunks, empty queries and unknown folders", async () => {
-    expect(await error("search", { query: "oak", mode: "semantic" })).toMatch(/"semantic" is not available yet.*"keyword"/);
-    expect(await error("search", { query: "oak", mode: "hybrid" })).toMatch(/not available yet/);
+  test("refuses semantic modes when semantic search is off, zero chunks, empty queries and unknown folders", async () => {
+    expect(await error("search", { query: "oak", mode: "semantic" })).toMatch(/"semantic" needs semantic search, which is off.*"keyword"/);
+    expect(await error("search", { query: "oak", mode: "hybrid" })).toMatch(/which is off on this server/);
     expect(await error("search", { query: "oak", chunks_per_file: 0 })).toMatch(/chunks_per_file must be at least 1/);
     expect(await error("search", { query: "   " })).toMatch(/query is empty/);
     expect(await error("search", { query: "oak", folder: "Nope" })).toMatch(/No folder "Nope"/);

@@ -5,7 +5,9 @@ import { DEFAULT_ATTACHMENT_CAP_BYTES, DEFAULT_NOTE_CAP_BYTES } from "../read/fo
 import { createWriteService, type Confirmer, type WriteService } from "../write";
 
 import { AccessPolicy, type PolicyOptions } from "../policy";
-import { createSearchService, type SearchOptions, type SearchService } from "../search";
+import { createSearchService, DEFAULT_SEARCH_OPTIONS, type SearchLanguage, type SearchOptions, type SearchService } from "../search";
+import type { Embedder } from "../search/vector/embedder";
+import { SemanticService, type SemanticOptions } from "../search/vector/semantic-service";
 import type { StateStore } from "../state";
 import type { WorkspacePort } from "../workspace";
 import type { VaultPort } from "../vault";
@@ -25,6 +27,9 @@ export interface CoreOptions {
   log?: (level: "debug" | "info" | "warn" | "error", message: string) => void;
   /** Search index settings (size limit, stemming language, slices). */
   search?: Partial<SearchOptions>;
+  /** Semantic search: the embedding provider (absent: semantic search is off) and its index's settings. */
+  embedder?: Embedder;
+  semantic?: Partial<SemanticOptions>;
   /** Size caps of read. */
   readLimits?: Partial<ReadLimits>;
   /** Asks the owner before delete, rename and overwrite (Obsidian: a modal); default: approve. */
@@ -47,6 +52,10 @@ export interface CoreServices {
   readonly lookup: LookupService;
   /** The keyword index (search, get_index_status, reindex). */
   readonly search: SearchService;
+  /** The stemming language of search (snippets of semantic answers use it too). */
+  readonly searchLanguage: SearchLanguage;
+  /** The vector index (semantic and hybrid search, similar notes, link suggestions); null when semantic search is off. */
+  readonly semantic: SemanticService | null;
   /** Changes (write mode) and the activity log (always: get_activity_log is a read tool). */
   readonly writer: WriteService;
   /** read_multiple, get_notes_info, get_outline, list_directory. */
@@ -84,6 +93,21 @@ export function createCoreServices(port: VaultPort, opts: CoreOptions): CoreServ
   const reader = createReadService({ port, policy, vault, noteCapBytes: () => vault.limits.maxNoteBytes });
   const search = createSearchService({ port, policy, store: opts.stateStore, sqlWasm: opts.sqlWasm, log: opts.log, options: opts.search });
   const graph = createGraphService({ port, policy, search });
+  const semantic = opts.embedder
+    ? new SemanticService({
+        port,
+        policy,
+        store: opts.stateStore,
+        embedder: opts.embedder,
+        log: opts.log,
+        // Both engines cut notes the same way: hybrid search fuses their rankings chunk by chunk.
+        options: {
+          ...(opts.search?.chunkWords !== undefined ? { chunkWords: opts.search.chunkWords } : {}),
+          ...(opts.search?.maxNoteBytes !== undefined ? { maxNoteBytes: opts.search.maxNoteBytes } : {}),
+          ...opts.semantic,
+        },
+      })
+    : null;
   return {
     host: opts.host,
     writeMode: opts.writeMode,
@@ -92,21 +116,24 @@ export function createCoreServices(port: VaultPort, opts: CoreOptions): CoreServ
     vault,
     lookup,
     search,
+    searchLanguage: opts.search?.language ?? DEFAULT_SEARCH_OPTIONS.language,
+    semantic,
     writer,
     reader,
     graph,
     workspace: opts.workspace,
     protectedFolders: opts.protectedFolders ?? [],
     pendingWork: () => lookup.hasPendingWork() || search.hasPendingWork() || graph.hasPendingWork(),
-    searchModes: () => (search.status().state === "failed" ? [] : ["keyword"]),
+    searchModes: () => [...(search.status().state === "failed" ? [] : ["keyword"]), ...(semantic ? ["semantic", "hybrid"] : [])],
     start: async () => {
       graph.start();
       await search.start();
+      await semantic?.start();
     },
     close: async () => {
       graph.close();
       lookup.close();
-      await search.close();
+      await Promise.all([search.close(), semantic?.close()]);
     },
   };
 }

@@ -17,7 +17,19 @@ export interface CliArgs {
   help: boolean;
   /** Time limit of one read tool call, in ms (0 = none). */
   toolTimeoutMs?: number;
+  /** Semantic search: the embedding provider (absent: off). */
+  embeddings?: "ollama" | "openai";
+  embeddingsUrl?: string;
+  embeddingsModel?: string;
+  /** The environment variable holding the provider's API key (a key is never a command-line argument). */
+  embeddingsKeyEnv?: string;
 }
+
+/** Each provider's defaults when --embeddings-url / --embeddings-model are not given. */
+export const EMBEDDING_DEFAULTS = {
+  ollama: { url: "http://localhost:11434", model: "nomic-embed-text" },
+  openai: { url: "https://api.openai.com/v1", model: "text-embedding-3-small" },
+} as const;
 
 export function usage(): string {
   return `Usage: npm start -- [vault] [options]      (or: node dist/cli.js [vault] [options])
@@ -38,6 +50,12 @@ Options:
   --protected FOLDER  make a folder read-only (repeatable)
   --tool-timeout S    seconds one read tool call may take before it is answered with a timeout
                       error (default 10; 0 = no limit)
+  --embeddings P      turn on semantic search with embedding provider P: ollama (a local Ollama)
+                      or openai (any OpenAI-compatible /v1/embeddings: LM Studio, llama.cpp, OpenAI)
+  --embeddings-url U  the provider's URL (default ${EMBEDDING_DEFAULTS.ollama.url} for ollama,
+                      ${EMBEDDING_DEFAULTS.openai.url} for openai)
+  --embeddings-model M  the model (default ${EMBEDDING_DEFAULTS.ollama.model} / ${EMBEDDING_DEFAULTS.openai.model})
+  --embeddings-key-env VAR  the environment variable holding the provider's API key
   --verbose           debug logging
   -h, --help          this text`;
 }
@@ -79,6 +97,15 @@ export function parseArgs(argv: string[]): CliArgs {
         a.toolTimeoutMs = Math.round(s * 1000);
         break;
       }
+      case "--embeddings": {
+        const p = take();
+        if (p !== "ollama" && p !== "openai") throw new Error(`--embeddings takes ollama or openai (got "${p}").`);
+        a.embeddings = p;
+        break;
+      }
+      case "--embeddings-url": a.embeddingsUrl = take(); break;
+      case "--embeddings-model": a.embeddingsModel = take(); break;
+      case "--embeddings-key-env": a.embeddingsKeyEnv = take(); break;
       case "--verbose": a.verbose = true; break;
       case "-h":
       case "--help": a.help = true; break;
@@ -88,6 +115,8 @@ export function parseArgs(argv: string[]): CliArgs {
         a.vault = flag;
     }
   }
+  if (!a.embeddings && (a.embeddingsUrl || a.embeddingsModel || a.embeddingsKeyEnv)) throw new Error("--embeddings-url, --embeddings-model and --embeddings-key-env need --embeddings ollama|openai.");
+  if (a.embeddingsUrl !== undefined && !/^https?:\/\//.test(a.embeddingsUrl)) throw new Error("--embeddings-url must start with http:// or https://.");
   if (a.token !== undefined && a.token.length < 16) throw new Error("--token must be at least 16 characters; use a long random token.");
   return a;
 }

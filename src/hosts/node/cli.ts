@@ -7,7 +7,10 @@ import { PortInUseError, startRuntime, type LogLevel } from "../common/runtime";
 import { FsVault } from "./fs-vault";
 import { resolveStateDir } from "./state-dir";
 import { FsStateStore } from "./state-store";
-import { DEFAULT_PORT, parseArgs, usage, VERSION } from "./args";
+import { DEFAULT_PORT, EMBEDDING_DEFAULTS, parseArgs, usage, VERSION, type CliArgs } from "./args";
+import { nodeHttp } from "./http-client";
+import type { Embedder } from "../../core/search/vector/embedder";
+import { RemoteEmbedder } from "../../core/search/vector/remote-embedder";
 import { bridgeMain } from "./bridge";
 import { useHostTimers } from "../../core/timers";
 import { nodeTimers } from "../common/node-timers";
@@ -61,6 +64,7 @@ async function run(args: ReturnType<typeof parseArgs>): Promise<void> {
       version: VERSION,
       log,
       toolTimeoutMs: args.toolTimeoutMs,
+      embedder: embedderOf(args),
     });
   } catch (e) {
     await vault.close();
@@ -117,3 +121,15 @@ main().catch((e: unknown) => {
   process.stderr.write(`vault-mcp failed to start: ${e instanceof Error ? e.message : String(e)}\n`);
   process.exit(1);
 });
+
+/** The embedding provider the flags ask for (none: semantic search off). The key comes from the environment. */
+function embedderOf(args: CliArgs): Embedder | undefined {
+  if (!args.embeddings) return undefined;
+  const d = EMBEDDING_DEFAULTS[args.embeddings];
+  let apiKey: string | undefined;
+  if (args.embeddingsKeyEnv) {
+    apiKey = process.env[args.embeddingsKeyEnv];
+    if (!apiKey) throw new Error(`The environment variable ${args.embeddingsKeyEnv} (--embeddings-key-env) is not set.`);
+  }
+  return new RemoteEmbedder({ kind: args.embeddings, url: args.embeddingsUrl ?? d.url, model: args.embeddingsModel ?? d.model, apiKey, http: nodeHttp });
+}

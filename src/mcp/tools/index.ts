@@ -2,8 +2,9 @@ import type { ToolDef } from "../tool";
 import { graphTools } from "./graph-tools";
 import { readTools } from "./read-tools";
 import { searchTools } from "./search-tools";
+import { semanticTools } from "./semantic-tools";
 import { writeTools } from "./write-tools";
 import { vaultTools } from "./vault-tools";
 
 /** Every tool the server knows, in the order tools/list shows them. */
-export const allTools: ToolDef[] = [...(vaultTools as unknown as ToolDef[]), ...searchTools, ...(readTools as unknown as ToolDef[]), ...(writeTools as unknown as ToolDef[]), ...graphTools];
+export const allTools: ToolDef[] = [...(vaultTools as unknown as ToolDef[]), ...searchTools, ...semanticTools, ...(readTools as unknown as ToolDef[]), ...(writeTools as unknown as ToolDef[]), ...graphTools];

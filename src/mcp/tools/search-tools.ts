@@ -1,7 +1,10 @@
 import { z } from "zod";
 import { VaultError } from "../../core/errors";
 import { formatGrep } from "../../core/lookup";
-import type { SearchService } from "../../core/search";
+import type { SearchRequest, SearchService } from "../../core/search";
+import { hybridSearch, semanticSearch, type RankedResponse } from "../../core/search/hybrid";
+import type { SemanticService } from "../../core/search/vector/semantic-service";
+import { errText } from "../../core/strings";
 import type { CoreServices } from "../../core/services";
 import { defineTool, READ_ONLY, type ToolDef } from "../tool";
 
@@ -24,6 +27,9 @@ async function freshness(search: SearchService, wait: boolean): Promise<boolean>
   return search.hasPendingWork() || search.status().state === "building";
 }
 
+// Which engines found a note (semantic and hybrid modes).
+const foundBy = z.array(z.enum(["keyword", "semantic"])).optional();
+
 const section = z.object({
   heading: z.string().describe('Heading path, "A > B" ("" before the first heading); pass it to read as section.'),
   content: z.string().describe("A snippet centred on the matches (snippet_words), or the whole section."),
@@ -36,6 +42,7 @@ const hit = z.object({
   score: z.number(),
   sections: z.array(section),
   missing: z.array(z.string()).optional().describe("Query words this note lacks."),
+  found_by: foundBy,
 });
 
 /** Search answers are paid for in a model's context on every call: lean by default, more on request. */
@@ -57,7 +64,7 @@ export const searchTool = defineTool({
       .describe('Frontmatter field → value, e.g. {"tags": "craft"}; a list matches if it has the value.'),
     chunks_per_file: z.number().int().min(0).max(10).default(DEFAULT_SECTIONS).describe("Matching sections per note (1–10)."),
     snippet_words: z.number().int().min(0).max(2000).default(DEFAULT_SNIPPET_WORDS).describe("Words per snippet; 0 = the whole section."),
-    mode: z.enum(SEARCH_MODES).default("keyword").describe('Only "keyword" for now.'),
+    mode: z.enum(SEARCH_MODES).default("keyword").describe("semantic, hybrid: by meaning"),
     wait_for_pending_writes: waitForPendingWrites,
   },
   output: {
@@ -74,7 +81,7 @@ export const searchTool = defineTool({
     if (args.mode !== "keyword" && !services.searchModes().includes(args.mode)) {
       throw new VaultError(
         "invalid_argument",
-        `Search mode "${args.mode}" is not available yet on this server; use mode "keyword" (the default).`,
+        `Search mode "${args.mode}" needs semantic search, which is off on this server (the owner turns it on in the plugin's settings, or starts the headless server with --embeddings); use mode "keyword" (the default).`,
       );
     }
     if (args.chunks_per_file < 1) {
@@ -93,14 +100,9 @@ export const searchTool = defineTool({
       );
     }
     const stale = await freshness(search, args.wait_for_pending_writes);
-    const res = search.search({
-      query,
-      limit: args.limit,
-      folder: folder || undefined,
-      filters: args.filters,
-      chunksPerFile: args.chunks_per_file,
-      snippetWords: args.snippet_words,
-    });
+    const req = { query, limit: args.limit, folder: folder || undefined, filters: args.filters, chunksPerFile: args.chunks_per_file, snippetWords: args.snippet_words };
+    if (args.mode !== "keyword" && services.semantic) return meaningSearch(services, services.semantic, args.mode, req, stale);
+    const res = search.search(req);
     // What a model needs of each hit; the note's title, folder and frontmatter are in its path or a read away.
     const hits = res.hits.map((h) => ({
       path: h.path,
@@ -113,10 +115,52 @@ export const searchTool = defineTool({
   },
 });
 
+/**
+ * Semantic and hybrid modes: the query embedded, then the nearest chunks (or the fused rankings)
+ * grouped per note. When the query cannot be embedded (the provider is down), semantic answers from
+ * keyword search and hybrid from its keyword half; `_meta` says so, and how far embedding has come.
+ */
+async function meaningSearch(services: CoreServices, semantic: SemanticService, mode: "semantic" | "hybrid", req: SearchRequest, stale: boolean) {
+  const language = services.searchLanguage;
+  let vector: Float32Array | null = null;
+  let failure: string | null = null;
+  try {
+    vector = await semantic.embedQuery(req.query);
+  } catch (e) {
+    failure = errText(e);
+  }
+  const st = semantic.status();
+  const embeddings = { state: st.state, chunks_embedded: st.chunks_embedded, chunks_total: st.chunks_total, ...(failure ? { error: failure } : {}) };
+  let used: string = mode;
+  let res: RankedResponse;
+  if (mode === "semantic" && vector) res = await semanticSearch(semantic, services.port, req, vector, language);
+  else if (mode === "hybrid") res = await hybridSearch(services.search, semantic, services.port, req, vector, language);
+  else {
+    used = "keyword";
+    res = await hybridSearch(services.search, semantic, services.port, req, null, language);
+  }
+  const hits = res.hits.map((h) => ({
+    path: h.path,
+    score: Math.round(h.score * 1000) / 1000,
+    sections: h.sections.map((c) => ({ heading: c.heading, content: c.content, line_start: c.line_start, line_end: c.line_end })),
+    ...(h.missing ? { missing: h.missing } : {}),
+    found_by: h.found_by,
+  }));
+  const structured = { hits, total_files: res.total_files, relaxed: false, mode: used };
+  const notes: string[] = [];
+  if (failure) notes.push(`(Semantic search could not embed the query: ${failure}; ${mode === "semantic" ? "these are keyword results" : "these are its keyword half"}.)`);
+  else if (st.chunks_embedded < st.chunks_total) notes.push(`(Embeddings are still being built: ${st.chunks_embedded} of ${st.chunks_total} sections so far; notes not embedded yet are missing from the semantic half.)`);
+  const head = used === "keyword" ? `Keyword results for "${req.query}"` : mode === "semantic" ? `Closest in meaning to "${req.query}"` : `Keyword and meaning, fused, for "${req.query}"`;
+  const text = formatSearch(req.query, { ...structured, relaxed: false }, stale, res.hits.length ? `${head}; top ${res.hits.length}:` : undefined, notes);
+  return { structured, text, meta: { index_stale: stale, embeddings } };
+}
+
 /** Text beside the structured answer: a line per section (the same facts; the last heading, the snippet shortened). */
-function formatSearch(query: string, r: { hits: z.infer<typeof hit>[]; total_files: number; relaxed: boolean; partial_files?: number }, stale: boolean): string {
+function formatSearch(query: string, r: { hits: z.infer<typeof hit>[]; total_files: number; relaxed: boolean; partial_files?: number }, stale: boolean, header?: string, notes: string[] = []): string {
   const out: string[] = [];
-  if (r.hits.length === 0) {
+  if (header) {
+    out.push(header);
+  } else if (r.hits.length === 0) {
     out.push(`No notes match "${query}". Try fewer or other words, a prefix (word*), or find_notes for titles.`);
   } else if (r.relaxed) {
     out.push(`No note has every word of "${query}"; ${r.total_files} have some of them; top ${r.hits.length}:`);
@@ -128,14 +172,17 @@ function formatSearch(query: string, r: { hits: z.infer<typeof hit>[]; total_fil
     for (const [i, c] of h.sections.entries()) {
       const heading = c.heading.split(" > ").pop();
       const where = `${i === 0 ? h.path : "  "} (${heading ? `${heading}, ` : ""}lines ${c.line_start}-${c.line_end})`;
-      out.push(`${where}${i === 0 && h.missing ? ` [lacks ${h.missing.join(", ")}]` : ""}: ${oneLine(c.content, 64)}`);
+      const by = i === 0 && h.found_by ? ` [${h.found_by.join("+")}]` : "";
+      out.push(`${where}${i === 0 && h.missing ? ` [lacks ${h.missing.join(", ")}]` : ""}${by}: ${oneLine(c.content, 64)}`);
     }
   }
+  out.push(...notes);
   if (stale) out.push("(The index is still catching up with recent changes; pass wait_for_pending_writes: true for fresh results.)");
   return out.join("\n");
 }
 
-function oneLine(text: string, max: number): string {
+/** `text` on one line, cut to `max` characters with "…" (never between the halves of a surrogate pair). */
+export function oneLine(text: string, max: number): string {
   const t = text.replace(/\s+/g, " ").trim();
   if (t.length <= max) return t;
   // Not between the halves of a surrogate pair.

@@ -1,0 +1,501 @@
+/**
+ * The semantic engine's service: keeps chunk vectors in step with the vault (the same chunks as the
+ * keyword index, keyed by content so only changed chunks are embedded again), in batches on the
+ * background worker, saved as it goes; answers nearest-chunk queries. Owns what to embed and when;
+ * the vectors are vector-index.ts's, the files vector-files.ts's, the model the Embedder's.
+ */
+import { hashText } from "../../hash";
+import { isUnder } from "../../paths";
+import type { AccessPolicy } from "../../policy";
+import type { StateStore } from "../../state";
+import { errText } from "../../strings";
+import { clearTimer, setTimer, type TimerHandle } from "../../timers";
+import { basenameOf, isNotePath, type VaultEvent, type VaultPort } from "../../vault";
+import { chunkNote } from "../chunk";
+import { filterTags } from "../keyword/score";
+import { readNoteForIndex } from "../note-reader";
+import { BackgroundWorker, defaultScheduler, SliceClock } from "../slices";
+import type { Scheduler } from "../types";
+import { EmbedderError, normalize, type Embedder } from "./embedder";
+import { VectorFiles } from "./vector-files";
+import { VectorIndex, type ChunkScore, type ScanFilter } from "./vector-index";
+
+export interface SemanticOptions {
+  /** Must match the keyword index's chunk size: both engines cut notes the same way. */
+  chunkWords: number;
+  maxNoteBytes: number;
+  debounceMs: number;
+  sliceMs: number;
+  /** While embedding, what is embedded is saved at least this often (ms). */
+  persistEveryMs: number;
+  /** Characters of a chunk sent to the model (models read ~512 tokens at most). */
+  maxChunkChars: number;
+  /** After a provider failure, the first wait before trying again (doubling up to 5 minutes). */
+  retryAfterMs: number;
+}
+
+export const DEFAULT_SEMANTIC_OPTIONS: SemanticOptions = {
+  chunkWords: 300,
+  maxNoteBytes: 2 * 1024 * 1024,
+  debounceMs: 200,
+  sliceMs: 8,
+  persistEveryMs: 10_000,
+  maxChunkChars: 2000,
+  retryAfterMs: 5000,
+};
+
+const MAX_RETRY_MS = 5 * 60_000;
+
+export interface SemanticServiceDeps {
+  port: VaultPort;
+  policy: AccessPolicy;
+  store: StateStore;
+  embedder: Embedder;
+  log?: (level: "debug" | "info" | "warn" | "error", msg: string) => void;
+  options?: Partial<SemanticOptions>;
+  scheduler?: Scheduler;
+}
+
+export interface EmbeddingsStatus {
+  provider: string;
+  model: string;
+  dimension: number | null;
+  /** loading: reading saved vectors; building: embedding; ready: every chunk has a vector; unavailable: the provider fails, retried later. */
+  state: "loading" | "building" | "ready" | "unavailable";
+  chunks_embedded: number;
+  chunks_total: number;
+  /** Notes waiting to be chunked, and chunks waiting for the model. */
+  notes_queued: number;
+  chunks_queued: number;
+  last_error: string | null;
+}
+
+interface Pending {
+  path: string;
+  ordinal: number;
+  hash: string;
+  text: string;
+}
+
+export class SemanticService {
+  private readonly opts: SemanticOptions;
+  private readonly clock: SliceClock;
+  private readonly worker: BackgroundWorker;
+  private readonly files: VectorFiles;
+  private index: VectorIndex;
+  private ready = false;
+  private stopping = false;
+  private loading = true;
+  private readonly queue = new Set<string>();
+  /**
+   * Queued notes that are gone: removed only once no existing note waits, so that a renamed note
+   * (its old path queued first) finds its vectors still there to take by content.
+   */
+  private readonly gone = new Set<string>();
+  private reconcilePending = false;
+  /** Chunks waiting for the model, by note (a note indexed again replaces its own). */
+  private readonly pending = new Map<string, Pending[]>();
+  private pendingCount = 0;
+  /** Chunk keys the model refused (bad answer): not tried again until they change. */
+  private readonly refused = new Set<string>();
+  private persistRequested = false;
+  private lastPersist = 0;
+  private debounceTimer: TimerHandle | null = null;
+  private retryTimer: TimerHandle | null = null;
+  private retryMs: number;
+  private unavailable = false;
+  private lastError: string | null = null;
+  private unsubscribe: (() => void) | null = null;
+  private idleWaiters = new Set<() => void>();
+  private listeners = new Set<(s: EmbeddingsStatus) => void>();
+  private lastProgress = 0;
+
+  constructor(private readonly deps: SemanticServiceDeps) {
+    this.opts = { ...DEFAULT_SEMANTIC_OPTIONS, ...(deps.options ?? {}) };
+    this.retryMs = this.opts.retryAfterMs;
+    this.clock = new SliceClock(deps.scheduler ?? defaultScheduler, this.opts.sliceMs);
+    this.index = new VectorIndex(deps.embedder.dimension() ?? 0);
+    this.files = new VectorFiles({ store: deps.store, key: () => this.key(), log: (l, m) => this.log(l, m), clock: this.clock });
+    this.worker = new BackgroundWorker(this.clock, {
+      steps: [() => this.reconcileStep(), () => this.embedStep(false), () => this.indexNextNote(), () => this.embedStep(true), () => this.persistStep()],
+      onError: (e) => {
+        this.lastError = errText(e);
+        this.log("error", `Embedding failed: ${this.lastError}`);
+      },
+      onSettled: () => {
+        if (!this.stopping && !this.unavailable && (this.queue.size > 0 || this.gone.size > 0 || this.reconcilePending || this.pendingCount > 0) && !this.debounceTimer) this.kick();
+        else {
+          if (!this.stopping && this.files.dirty.size > 0 && !this.persistRequested) {
+            this.persistRequested = true;
+            if (!this.unavailable) this.kick();
+          }
+          this.emitProgress(true);
+          if (!this.hasPendingWork()) for (const w of [...this.idleWaiters]) w();
+        }
+      },
+    });
+  }
+
+  get embedder(): Embedder {
+    return this.deps.embedder;
+  }
+
+  private log(level: "debug" | "info" | "warn" | "error", msg: string): void {
+    this.deps.log?.(level, msg);
+  }
+
+  /** What saved vectors must match: the provider, the model, the dimension and the chunking. */
+  private key(): string {
+    const e = this.deps.embedder;
+    return `v1/${e.provider}/${e.model}/${this.index.dim}/${this.opts.chunkWords}`;
+  }
+
+  async start(): Promise<void> {
+    try {
+      const dim = this.deps.embedder.dimension();
+      const loaded = await this.files.load(dim, this.deps.embedder.provider, this.deps.embedder.model, this.opts.chunkWords);
+      if (loaded) this.index = loaded;
+    } catch (e) {
+      this.log("warn", `Saved embeddings are unreadable (${errText(e)}); notes are embedded again.`);
+    }
+    this.loading = false;
+    this.ready = true;
+    this.lastPersist = this.clock.sched.now();
+    this.unsubscribe = this.deps.port.onChange((ev) => this.onEvent(ev));
+    this.reconcilePending = true;
+    this.kick();
+    this.emitProgress(true);
+  }
+
+  private onEvent(ev: VaultEvent): void {
+    if (this.stopping) return;
+    const paths = ev.type === "rename" ? [ev.oldPath, ev.path] : [ev.path];
+    for (const p of paths) {
+      if (isNotePath(p)) this.queue.add(p);
+      else if (ev.type !== "create" && ev.type !== "modify") {
+        for (const d of this.index.docs.keys()) if (isUnder(d, p)) this.queue.add(d);
+        for (const f of this.deps.port.listFiles()) if (isNotePath(f.path) && isUnder(f.path, p)) this.queue.add(f.path);
+      }
+    }
+    clearTimer(this.debounceTimer);
+    this.debounceTimer = setTimer(() => {
+      this.debounceTimer = null;
+      this.kick();
+    }, this.opts.debounceMs);
+  }
+
+  private kick(): void {
+    if (this.stopping || !this.ready) return;
+    this.worker.kick();
+  }
+
+  // ---- the worker's steps ----
+
+  private async reconcileStep(): Promise<boolean> {
+    if (!this.reconcilePending) return false;
+    this.reconcilePending = false;
+    await this.deps.port.ready();
+    this.clock.restart();
+    const seen = new Set<string>();
+    let i = 0;
+    for (const f of this.deps.port.listFiles()) {
+      if (++i % 256 === 0 && this.clock.used()) await this.clock.next();
+      if (!isNotePath(f.path) || this.deps.policy.isHidden(f.path)) continue;
+      seen.add(f.path);
+      const doc = this.index.docs.get(f.path);
+      if (doc && doc.mtime === f.mtime && doc.size === f.size && doc.chunks.every((c) => c.slot >= 0 || this.refused.has(c.hash))) continue;
+      this.queue.add(f.path);
+    }
+    for (const p of this.index.docs.keys()) if (!seen.has(p)) this.queue.add(p);
+    return true;
+  }
+
+  /** Embeds a batch: a full one first (`anySize` false), whatever is left once no note waits (`anySize` true). */
+  private async embedStep(anySize: boolean): Promise<boolean> {
+    if (this.unavailable || this.pendingCount === 0) return false;
+    const e = this.deps.embedder;
+    if (!anySize && this.pendingCount < e.batchSize) return false;
+    const batch: Pending[] = [];
+    for (const [path, items] of this.pending) {
+      while (items.length && batch.length < e.batchSize) batch.push(items.shift()!);
+      if (!items.length) this.pending.delete(path);
+      if (batch.length >= e.batchSize) break;
+    }
+    this.pendingCount -= batch.length;
+    let vectors: Float32Array[];
+    try {
+      vectors = await e.embed(
+        batch.map((b) => b.text),
+        "passage",
+      );
+    } catch (err) {
+      if (err instanceof EmbedderError && !err.retryable) {
+        // The provider answered, badly (a wrong dimension, NaN): these chunks are left out until they change.
+        for (const b of batch) this.refused.add(b.hash);
+        this.lastError = err.message;
+        this.log("warn", `Embedding ${batch.length} chunks failed: ${err.message}`);
+        return true;
+      }
+      // Down or busy: the batch goes back, and the worker waits before trying again.
+      for (const b of batch) this.requeue(b);
+      this.providerDown(errText(err));
+      return false;
+    }
+    this.providerUp();
+    for (const [i, b] of batch.entries()) {
+      const v = normalize(vectors[i]);
+      if (this.index.dim !== v.length) {
+        if (!this.changeDimension(v.length)) return true;
+      }
+      if (this.index.setVector(b.path, b.ordinal, b.hash, v)) this.files.markDirty(b.path);
+    }
+    this.emitProgress(false);
+    if (this.clock.sched.now() - this.lastPersist >= this.opts.persistEveryMs) {
+      // Saved as it goes: an app closed halfway resumes where it stopped.
+      await this.persist();
+    }
+    return true;
+  }
+
+  /** The model's vectors have another length than the index's: start over with it (a changed model behind the same name). */
+  private changeDimension(dim: number): boolean {
+    if (this.index.setDimension(dim)) return true;
+    this.log("info", `The embedding model now gives vectors of ${dim} numbers (was ${this.index.dim}); every note is embedded again.`);
+    this.index = new VectorIndex(dim);
+    this.pending.clear();
+    this.pendingCount = 0;
+    this.files.markAllDirty();
+    this.reconcilePending = true;
+    return false;
+  }
+
+  private requeue(b: Pending): void {
+    const items = this.pending.get(b.path) ?? [];
+    items.unshift(b);
+    this.pending.set(b.path, items);
+    this.pendingCount++;
+  }
+
+  private providerDown(why: string): void {
+    this.lastError = why;
+    if (!this.unavailable) this.log("warn", `The embedding provider (${this.deps.embedder.provider}) failed: ${why}; trying again in ${Math.round(this.retryMs / 1000)} s.`);
+    this.unavailable = true;
+    clearTimer(this.retryTimer);
+    this.retryTimer = setTimer(() => {
+      this.retryTimer = null;
+      this.unavailable = false;
+      this.kick();
+    }, this.retryMs);
+    this.retryMs = Math.min(MAX_RETRY_MS, this.retryMs * 2);
+  }
+
+  private providerUp(): void {
+    this.retryMs = this.opts.retryAfterMs;
+    if (this.lastError && this.unavailable === false) this.lastError = null;
+  }
+
+  /** Chunks the next queued note and queues its chunks that have no vector. */
+  private async indexNextNote(): Promise<boolean> {
+    const port = this.deps.port;
+    const next = this.queue.values().next();
+    if (next.done) {
+      const g = this.gone.values().next();
+      if (g.done) return false;
+      this.gone.delete(g.value);
+      // Still gone (it may have come back meanwhile, then it is queued again).
+      if (!port.stat(g.value) || !isNotePath(g.value) || this.deps.policy.isHidden(g.value)) {
+        this.dropPending(g.value);
+        if (this.index.removeDoc(g.value)) this.files.markDirty(g.value);
+      }
+      return true;
+    }
+    const path = next.value;
+    this.queue.delete(path);
+    const st = port.stat(path);
+    if (!st || !isNotePath(path) || this.deps.policy.isHidden(path)) {
+      this.gone.add(path);
+      return true;
+    }
+    this.dropPending(path);
+    const read = await readNoteForIndex(port, path, st.size, this.opts.maxNoteBytes);
+    if ("skip" in read) {
+      if (this.index.removeDoc(path)) this.files.markDirty(path);
+      return true;
+    }
+    const meta = port.getMetadata(path);
+    const title = basenameOf(path);
+    const chunks = chunkNote(path, read.text, meta, { maxWords: this.opts.chunkWords }).map((c) => {
+      const text = embedText(title, c.headingPath, c.text, this.opts.maxChunkChars);
+      return { hash: hashText(text), heading: c.heading, lineStart: c.lineStart, lineEnd: c.lineEnd, text };
+    });
+    const todo = this.index.setDoc(path, st.mtime, st.size, chunks, filterTags(meta), meta?.frontmatter ?? {});
+    this.files.markDirty(path);
+    const items: Pending[] = [];
+    for (const ord of todo) {
+      const c = chunks[ord];
+      if (!this.refused.has(c.hash)) items.push({ path, ordinal: ord, hash: c.hash, text: c.text });
+    }
+    if (items.length) {
+      this.pending.set(path, items);
+      this.pendingCount += items.length;
+    }
+    if (this.clock.used()) {
+      this.emitProgress(false);
+      await this.clock.next();
+    }
+    return true;
+  }
+
+  private dropPending(path: string): void {
+    const items = this.pending.get(path);
+    if (items) {
+      this.pendingCount -= items.length;
+      this.pending.delete(path);
+    }
+  }
+
+  private async persistStep(): Promise<boolean> {
+    if (!this.persistRequested) return false;
+    this.persistRequested = false;
+    await this.persist();
+    return true;
+  }
+
+  private async persist(): Promise<void> {
+    this.lastPersist = this.clock.sched.now();
+    if (this.index.dim === 0) return;
+    await this.files.save(this.index);
+  }
+
+  // ---- queries ----
+
+  /** A query's vector (throws EmbedderError when the provider fails). */
+  async embedQuery(text: string): Promise<Float32Array> {
+    const [v] = await this.deps.embedder.embed([text], "query");
+    return normalize(v);
+  }
+
+  /** The `k` chunks nearest to `vector`, best first. */
+  nearest(vector: Float32Array, k: number, filter: ScanFilter = {}): ChunkScore[] {
+    if (!this.ready || vector.length !== this.index.dim) return [];
+    return this.index.search(vector, k, filter);
+  }
+
+  /** A note's vector (the mean of its chunks', or one chunk's), null when it has none yet. */
+  noteVector(path: string, ordinal?: number): Float32Array | null {
+    return this.index.noteVector(path, ordinal);
+  }
+
+  chunksOf(path: string): readonly { heading: string; lineStart: number; lineEnd: number; embedded: boolean }[] | null {
+    const doc = this.index.docs.get(path);
+    return doc ? doc.chunks.map((c) => ({ heading: c.heading, lineStart: c.lineStart, lineEnd: c.lineEnd, embedded: c.slot >= 0 })) : null;
+  }
+
+  status(): EmbeddingsStatus {
+    const e = this.deps.embedder;
+    const busy = this.queue.size > 0 || this.gone.size > 0 || this.pendingCount > 0 || this.reconcilePending;
+    return {
+      provider: e.provider,
+      model: e.model,
+      dimension: this.index.dim || e.dimension(),
+      state: this.loading ? "loading" : this.unavailable ? "unavailable" : busy ? "building" : "ready",
+      chunks_embedded: this.index.embedded,
+      chunks_total: this.index.chunkCount,
+      notes_queued: this.queue.size,
+      chunks_queued: this.pendingCount,
+      last_error: this.lastError,
+    };
+  }
+
+  hasPendingWork(): boolean {
+    return this.queue.size > 0 || this.gone.size > 0 || this.pendingCount > 0 || this.reconcilePending || this.worker.busy || this.debounceTimer !== null;
+  }
+
+  waitForIdle(timeoutMs: number): Promise<boolean> {
+    if (!this.hasPendingWork()) return Promise.resolve(true);
+    return new Promise<boolean>((resolve) => {
+      const done = (ok: boolean) => {
+        clearTimer(timer);
+        this.idleWaiters.delete(waiter);
+        resolve(ok);
+      };
+      const waiter = () => {
+        if (!this.hasPendingWork()) done(true);
+      };
+      const timer = setTimer(() => done(!this.hasPendingWork()), timeoutMs);
+      this.idleWaiters.add(waiter);
+    });
+  }
+
+  /** Converges to the current notes; `force` discards every vector and embeds everything again. */
+  rebuild(force: boolean): void {
+    if (force) {
+      this.index = new VectorIndex(this.deps.embedder.dimension() ?? this.index.dim);
+      this.pending.clear();
+      this.pendingCount = 0;
+      this.refused.clear();
+      this.files.markAllDirty();
+    }
+    if (this.unavailable) {
+      // The user asked: try the provider now rather than at the end of the wait.
+      clearTimer(this.retryTimer);
+      this.retryTimer = null;
+      this.unavailable = false;
+    }
+    this.reconcilePending = true;
+    this.kick();
+  }
+
+  onProgress(cb: (s: EmbeddingsStatus) => void): () => void {
+    this.listeners.add(cb);
+    return () => this.listeners.delete(cb);
+  }
+
+  private emitProgress(force: boolean): void {
+    if (this.listeners.size === 0) return;
+    const now = this.clock.sched.now();
+    if (!force && now - this.lastProgress < 250) return;
+    this.lastProgress = now;
+    const s = this.status();
+    for (const cb of this.listeners) {
+      try {
+        cb(s);
+      } catch (e) {
+        this.log("warn", `Embedding progress listener failed: ${errText(e)}`);
+      }
+    }
+  }
+
+  async close(): Promise<void> {
+    this.stopping = true;
+    this.unsubscribe?.();
+    this.unsubscribe = null;
+    clearTimer(this.debounceTimer);
+    clearTimer(this.retryTimer);
+    this.debounceTimer = null;
+    this.retryTimer = null;
+    await this.worker.stop();
+    if (this.ready && this.files.dirty.size > 0) {
+      try {
+        await this.persist();
+      } catch (e) {
+        this.log("warn", `Could not save the embeddings: ${errText(e)}`);
+      }
+    }
+    this.ready = false;
+    try {
+      await this.deps.embedder.close?.();
+    } catch (e) {
+      this.log("warn", `Closing the embedding provider failed: ${errText(e)}`);
+    }
+    for (const w of [...this.idleWaiters]) w();
+    this.listeners.clear();
+  }
+}
+
+/** What the model reads for a chunk: the note's title and heading path, then the text (cut at `max` characters). */
+export function embedText(title: string, headingPath: string[], text: string, max: number): string {
+  const head = [title, ...headingPath].join(" > ");
+  const body = text.length > max ? text.slice(0, max) : text;
+  return `${head}\n${body}`;
+}
