@@ -50,6 +50,7 @@ export function registerResources(server: McpServer, services: CoreServices): ()
       host: services.host,
       write_mode: services.writeMode,
       search_modes: services.searchModes(),
+      semantic_search_available: services.semantic !== null,
       protected_folders: services.protectedFolders,
     });
   });

@@ -97,6 +97,17 @@ describe("semantic search over MCP", () => {
     const g = await ok(client, "suggest_links", { path: "Garden.md" });
     expect(g.suggestions.map((l: { path: string }) => l.path)).not.toContain("Cooking.md");
     expect(await fails(client, "get_similar", { path: "Private/Secret.md" })).toMatch(/No note or file/);
+    // get_context gains the closest notes.
+    const ctx = await ok(client, "get_context", { path: "Deploy.md", similar_limit: 2 });
+    expect(ctx.similar[0].path).toBe("Release notes.md");
+    expect(ctx.similar).toHaveLength(2);
+  });
+
+  test("stats and config://vault say semantic search is available", async () => {
+    const stats = await ok(client, "stats");
+    expect(stats.capabilities).toMatchObject({ semantic_search_available: true, search_modes: ["keyword", "semantic", "hybrid"] });
+    const res = await client.readResource({ uri: "config://vault" });
+    expect(JSON.parse((res.contents[0] as { text: string }).text)).toMatchObject({ semantic_search_available: true });
   });
 
   test("a provider that is down: semantic answers from keyword and says so; build_embeddings queues", async () => {
@@ -121,6 +132,8 @@ describe("semantic search over MCP", () => {
       const c = await plain.connect();
       const names = (await c.listTools()).tools.map((t) => t.name);
       expect(names).not.toContain("get_similar");
+      expect((await ok(c, "stats")).capabilities.semantic_search_available).toBe(false);
+      expect((await ok(c, "get_context", { path: "a.md" })).similar).toBeUndefined();
       expect(await fails(c, "search", { query: "alpha", mode: "hybrid" })).toMatch(/semantic search, which is off.*--embeddings/);
     } finally {
       await plain.close();

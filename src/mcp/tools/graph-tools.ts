@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { VaultError } from "../../core/errors";
 import type { GraphService } from "../../core/graph";
+import { similarNotes } from "../../core/search/vector/related";
 import type { CoreServices } from "../../core/services";
 import type { WorkspacePort } from "../../core/workspace";
 import { defineTool, READ_ONLY, type ToolDef } from "../tool";
@@ -271,6 +272,7 @@ export const getContextTool = defineTool({
     outlinks_limit: z.number().int().min(0).max(100).default(10),
     mentions_limit: z.number().int().min(0).max(50).default(5).describe("0 skips the mentions (the slowest part)."),
     peers_limit: z.number().int().min(0).max(100).default(10),
+    similar_limit: z.number().int().min(0).max(20).default(5).describe("Notes closest in meaning (with semantic search)."),
     wait_for_pending_writes: waitArg,
   },
   output: {
@@ -294,6 +296,7 @@ export const getContextTool = defineTool({
     unlinked_mentions_total: z.number().nullable(),
     folder_peers: z.array(noteRef),
     folder_peers_total: z.number(),
+    similar: z.array(z.object({ path: z.string(), score: z.number() })).optional(),
   },
   annotations: READ_ONLY,
   access: "read",
@@ -317,7 +320,14 @@ export const getContextTool = defineTool({
       c.unlinked_mentions.length ? `unlinked mentions:\n${c.unlinked_mentions.map((m) => `  ${m.path}:${m.line} ${m.text}`).join("\n")}` : "",
       c.folder_peers_total ? `folder peers (${c.folder_peers_total}): ${c.folder_peers.map((p) => p.title).join(", ")}` : "",
     ];
-    return { structured: c, text: parts.filter(Boolean).join("\n"), meta };
+    // With semantic search: a few notes close in meaning (none while this note has no vector yet).
+    let similar: { path: string; score: number }[] | undefined;
+    if (services.semantic && args.similar_limit > 0) {
+      const found = await similarNotes(services.semantic, services.port, c.path, args.similar_limit, { language: services.searchLanguage, snippetWords: 0, exclude: (p) => services.policy.isHidden(p) });
+      similar = (found ?? []).map((n) => ({ path: n.path, score: Math.round(n.score * 1000) / 1000 }));
+      if (similar.length) parts.push(`similar in meaning: ${similar.map((n) => n.path).join(", ")}`);
+    }
+    return { structured: { ...c, ...(similar ? { similar } : {}) }, text: parts.filter(Boolean).join("\n"), meta };
   },
 });
 

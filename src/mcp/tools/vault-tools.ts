@@ -23,7 +23,7 @@ export const statsTool = defineTool({
     links: z.number(),
     unresolved_links: z.number(),
     tags: z.number(),
-    capabilities: z.object({ write_mode: z.boolean(), search_modes: z.array(z.string()), host: z.enum(["obsidian", "node"]) }),
+    capabilities: z.object({ write_mode: z.boolean(), search_modes: z.array(z.string()), semantic_search_available: z.boolean(), host: z.enum(["obsidian", "node"]) }),
   },
   annotations: READ_ONLY,
   access: "read",
@@ -35,7 +35,7 @@ export const statsTool = defineTool({
       structured: {
         vault: services.port.name,
         ...s,
-        capabilities: { write_mode: services.writeMode, search_modes: services.searchModes(), host: services.host },
+        capabilities: { write_mode: services.writeMode, search_modes: services.searchModes(), semantic_search_available: services.semantic !== null, host: services.host },
       },
     };
   },
