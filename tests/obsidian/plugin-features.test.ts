@@ -25,12 +25,26 @@ async function clickIn(modal: Modal, label: string): Promise<void> {
 }
 
 describe("the built plugin: settings, confirmations, tools, activity, progress", () => {
-  test("v1 settings are migrated to v3 and saved; the tab shows the new settings", async () => {
+  test("v1 settings are migrated to v4 and saved; the tab shows the new settings", async () => {
     const port = await freePort();
     const v1 = { version: 1, enabled: true, port, token: TOKEN, writeMode: true, allowedOrigins: [], hiddenFolders: ["Private"], protectedFolders: [] };
     const root = makeVault({ "A.md": "alpha\n" }, v1);
     const { plugin, status } = await loadPlugin(root);
-    const expected = { ...v1, version: 3, confirmDestructive: true, toolProfile: "full", enabledTools: [], maxReadKB: 256, maxAttachmentKB: 1024, searchLanguage: "en", toolTimeoutSeconds: 10 };
+    const expected = {
+      ...v1,
+      version: 4,
+      confirmDestructive: true,
+      toolProfile: "full",
+      enabledTools: [],
+      maxReadKB: 256,
+      maxAttachmentKB: 1024,
+      searchLanguage: "en",
+      toolTimeoutSeconds: 10,
+      semanticProvider: "off",
+      embeddingsUrl: "",
+      embeddingsModel: "",
+      embeddingsApiKey: "",
+    };
     expect(plugin.settings).toEqual(expected);
     expect(readData(root)).toEqual(expected);
     await until(() => status() === `MCP: listening on :${port}`, "the server to listen");
@@ -243,4 +257,37 @@ describe("the built plugin: settings, confirmations, tools, activity, progress",
     expect(history.indexOf(progress[0])).toBeLessThan(history.lastIndexOf(`MCP: listening on :${port}`));
     expect(history[history.length - 1]).toBe(`MCP: listening on :${port}`);
   }, 90000);
+  test("semantic search: chosen in the settings tab, its tools appear; a provider that cannot answer is reported, not fatal", async () => {
+    const port = await freePort();
+    const root = makeVault({ "A.md": "alpha\n" }, { port, token: TOKEN });
+    const { plugin, status } = await loadPlugin(root);
+    await until(() => status() === `MCP: listening on :${port}`, "the server to listen");
+    const tab = plugin.settingTabs[0];
+    tab.display();
+    const provider = settingsIn(tab.containerEl).find((s) => s.nameEl.getText() === "Embedding provider")!.components[0] as DropdownComponent;
+    expect(provider.options).toEqual(["off", "ollama", "openai"]);
+    expect(settingsIn(tab.containerEl).some((s) => s.nameEl.getText() === "API key")).toBe(false);
+    await provider.simulateChange("openai");
+    expect(readData(root)).toMatchObject({ semanticProvider: "openai" });
+    const names = settingsIn(tab.containerEl).map((s) => s.nameEl.getText());
+    expect(names).toEqual(expect.arrayContaining(["Provider URL", "Model", "API key"]));
+    await until(() => status().startsWith("MCP: listening") || status().startsWith("MCP: embedding"), "the server to restart");
+    const client = await connect(port, TOKEN);
+    try {
+      const tools = (await client.listTools()).tools.map((t) => t.name);
+      expect(tools).toEqual(expect.arrayContaining(["get_similar", "suggest_links", "embeddings_status", "build_embeddings"]));
+      // The stand-in has no network: requestUrl fails, so the provider is unavailable and retried later.
+      let r = await client.callTool({ name: "embeddings_status", arguments: {} });
+      for (let i = 0; i < 200 && (r.structuredContent as { state: string }).state !== "unavailable"; i++) {
+        await new Promise((res) => setTimeout(res, 25));
+        r = await client.callTool({ name: "embeddings_status", arguments: {} });
+      }
+      expect(r.structuredContent).toMatchObject({ provider: "openai", model: "text-embedding-3-small", last_error: expect.stringMatching(/requestUrl is not available/) });
+      const search = await client.callTool({ name: "search", arguments: { query: "alpha", mode: "hybrid" } });
+      expect(search.isError).toBeFalsy();
+      expect((search.structuredContent as { hits: { path: string }[] }).hits.map((h) => h.path)).toEqual(["A.md"]);
+    } finally {
+      await client.close();
+    }
+  });
 });

@@ -72,7 +72,7 @@ describe("the built plugin under the Obsidian stand-in", () => {
     const settings = settingsIn(tab.containerEl);
     const names = settings.map((s) => s.nameEl.getText());
     expect(names).toEqual(expect.arrayContaining(["Server", "Port", "Access token", "Write mode", "Hidden folders", "Protected folders", "Allowed origins", "Connect a client"]));
-    expect(settings.filter((s) => s.isHeading).map((s) => s.nameEl.getText())).toEqual(["Server", "Access", "Tools", "Reading and search", "Connect a client"]);
+    expect(settings.filter((s) => s.isHeading).map((s) => s.nameEl.getText())).toEqual(["Server", "Access", "Tools", "Reading and search", "Semantic search", "Connect a client"]);
     // The token is masked everywhere in the tab.
     expect(tab.containerEl.getText()).not.toContain(oldToken);
 
@@ -139,7 +139,7 @@ describe("the built plugin under the Obsidian stand-in", () => {
     const first = await loadPlugin(root);
     const token = first.plugin.settings.token;
     expect(token).toMatch(/^[A-Za-z0-9_-]{43}$/);
-    expect(readData(root)).toMatchObject({ version: 3, token, port: 28765, enabled: true, writeMode: false, confirmDestructive: true, toolProfile: "full" });
+    expect(readData(root)).toMatchObject({ version: 4, token, port: 28765, enabled: true, writeMode: false, confirmDestructive: true, toolProfile: "full" });
     // Do not actually start on the default port here.
     void first.plugin.unload();
     await first.plugin.shutdown();
@@ -158,7 +158,7 @@ describe("the built plugin under the Obsidian stand-in", () => {
     );
     const { plugin, status } = await loadPlugin(root);
     expect(plugin.settings).toMatchObject({
-      version: 3,
+      version: 4,
       enabled: false,
       port: 31999,
       writeMode: true,

@@ -14,13 +14,17 @@ const V1 = {
 };
 
 describe("settings", () => {
-  test("defaults are frozen, version 3", () => {
-    expect(SETTINGS_VERSION).toBe(3);
+  test("defaults are frozen, version 4", () => {
+    expect(SETTINGS_VERSION).toBe(4);
     expect(Object.isFrozen(DEFAULT_SETTINGS)).toBe(true);
     expect(Object.isFrozen(DEFAULT_SETTINGS.enabledTools)).toBe(true);
     expect(Object.isFrozen(DEFAULT_SETTINGS.hiddenFolders)).toBe(true);
     expect(DEFAULT_SETTINGS).toMatchObject({
-      version: 3,
+      version: 4,
+      semanticProvider: "off",
+      embeddingsUrl: "",
+      embeddingsModel: "",
+      embeddingsApiKey: "",
       confirmDestructive: true,
       toolProfile: "full",
       enabledTools: [],
@@ -31,12 +35,16 @@ describe("settings", () => {
     });
   });
 
-  test("v1 → v3 keeps every v1 value and adds the new defaults; the result is saved", () => {
+  test("v1 → v4 keeps every v1 value and adds the new defaults; the result is saved", () => {
     const { settings, changed } = migrateSettings(V1);
     expect(changed).toBe(true);
     expect(settings).toEqual({
       ...V1,
-      version: 3,
+      version: 4,
+      semanticProvider: "off",
+      embeddingsUrl: "",
+      embeddingsModel: "",
+      embeddingsApiKey: "",
       confirmDestructive: true,
       toolProfile: "full",
       enabledTools: [],
@@ -69,6 +77,15 @@ describe("settings", () => {
     const bad = migrateSettings({ ...V1, version: 2, confirmDestructive: "maybe", toolProfile: "most", enabledTools: "read", maxReadKB: 0, maxAttachmentKB: -5, searchLanguage: "fr" }).settings;
     expect(bad).toMatchObject({ confirmDestructive: true, toolProfile: "full", enabledTools: [], maxReadKB: 256, maxAttachmentKB: 1024, searchLanguage: "en" });
     for (const t of [0, -1, 601, 2.5, "soon"]) expect(migrateSettings({ ...V1, version: 3, toolTimeoutSeconds: t }).settings.toolTimeoutSeconds).toBe(10);
+  });
+
+  test("v3 → v4: semantic search is off; its settings are checked (provider, http(s) URL) and kept", () => {
+    const v3 = { ...V1, version: 3 };
+    expect(migrateSettings(v3).settings).toMatchObject({ semanticProvider: "off", embeddingsUrl: "" });
+    const on = migrateSettings({ ...v3, semanticProvider: "openai", embeddingsUrl: " http://localhost:1234/v1 ", embeddingsModel: " nomic ", embeddingsApiKey: "sk-1" }).settings;
+    expect(on).toMatchObject({ semanticProvider: "openai", embeddingsUrl: "http://localhost:1234/v1", embeddingsModel: "nomic", embeddingsApiKey: "sk-1" });
+    const bad = migrateSettings({ ...v3, semanticProvider: "gpt", embeddingsUrl: "file:///etc/passwd", embeddingsModel: 7, embeddingsApiKey: null }).settings;
+    expect(bad).toMatchObject({ semanticProvider: "off", embeddingsUrl: "", embeddingsModel: "", embeddingsApiKey: "" });
   });
 
   test("a first run (no data) gets the defaults and a new token", () => {

@@ -1,3 +1,5 @@
+import { REMOTE_DEFAULTS } from "../../core/search/vector/remote-embedder";
+
 export const VERSION = "0.1.0";
 /** No well-known Obsidian plugin uses it (Local REST API: 27123/27124; others 3000/3001/22360/8080). */
 export const DEFAULT_PORT = 28765;
@@ -26,10 +28,7 @@ export interface CliArgs {
 }
 
 /** Each provider's defaults when --embeddings-url / --embeddings-model are not given. */
-export const EMBEDDING_DEFAULTS = {
-  ollama: { url: "http://localhost:11434", model: "nomic-embed-text" },
-  openai: { url: "https://api.openai.com/v1", model: "text-embedding-3-small" },
-} as const;
+export const EMBEDDING_DEFAULTS = REMOTE_DEFAULTS;
 
 export function usage(): string {
   return `Usage: npm start -- [vault] [options]      (or: node dist/cli.js [vault] [options])

@@ -2,15 +2,19 @@ import { Notice, normalizePath, type App, type EventRef, type PluginManifest } f
 import wasm from "sql.js/dist/sql-wasm.wasm";
 import type { CoreServices } from "../../core/services";
 import type { IndexStatus } from "../../core/search";
+import type { Embedder } from "../../core/search/vector/embedder";
+import { RemoteEmbedder, REMOTE_DEFAULTS } from "../../core/search/vector/remote-embedder";
+import type { EmbeddingsStatus } from "../../core/search/vector/semantic-service";
 import { useHostTimers } from "../../core/timers";
 import { ActivityLog, AutoApprove, type ActivityEntry, type Confirmer } from "../../core/write";
 import { PortInUseError, startRuntime, type LogLevel, type Runtime } from "../common/runtime";
 import { ObsidianVault } from "./adapter";
 import { installBridge } from "./bridge-file";
 import { ModalConfirmer } from "./confirm";
+import { obsidianHttp } from "./http";
 import { toolProfileOf, type VaultMcpSettings } from "./settings";
 import { ObsidianStateStore } from "./state-store";
-import type { ServerState } from "./status";
+import type { IndexProgress, ServerState } from "./status";
 import { mainWindowTimers } from "./timers";
 import { ObsidianWorkspace } from "./workspace";
 
@@ -137,6 +141,7 @@ export class ServerController {
         toolTimeoutMs: settings.toolTimeoutSeconds * 1000,
         confirmer: this.confirmer(),
         workspace: new ObsidianWorkspace(app),
+        embedder: embedderOf(settings),
       });
       this.vault = vault;
       try {
@@ -144,9 +149,14 @@ export class ServerController {
       } catch (e) {
         console.error("[vault-mcp] could not write bridge.js for stdio clients", e);
       }
-      const search = this.runtime.services.search;
+      const { search, semantic } = this.runtime.services;
       this.showListening(search.status());
-      this.stopProgress = search.onProgress((status) => this.showListening(status));
+      const stopSearch = search.onProgress((status) => this.showListening(status));
+      const stopSemantic = semantic?.onProgress((status) => this.showEmbedding(status));
+      this.stopProgress = () => {
+        stopSearch();
+        stopSemantic?.();
+      };
       if (this.runtime.listenPort !== settings.port) {
         // Another program (often another vault's server) holds the port; the runtime took the next free one.
         new Notice(
@@ -165,12 +175,23 @@ export class ServerController {
 
   /** "MCP: indexing 1234/10000" while the index is first built, then "MCP: listening on :PORT". */
   private showListening(index: IndexStatus): void {
+    const indexing = index.state === "building" ? { indexed: index.documents_indexed, total: index.documents_total } : undefined;
+    this.showProgress({ indexing, embedding: this.current.kind === "listening" ? this.current.embedding : undefined });
+  }
+
+  /** "MCP: embedding 120/31000" while sections are embedded (after the index is built). */
+  private showEmbedding(status: EmbeddingsStatus): void {
+    const embedding = status.state === "building" || status.state === "unavailable" ? { indexed: status.chunks_embedded, total: status.chunks_total } : undefined;
+    this.showProgress({ indexing: this.current.kind === "listening" ? this.current.indexing : undefined, embedding });
+  }
+
+  private showProgress(p: { indexing?: IndexProgress; embedding?: IndexProgress }): void {
     const runtime = this.runtime;
     if (!runtime) return;
-    const indexing = index.state === "building" ? { indexed: index.documents_indexed, total: index.documents_total } : undefined;
     const cur = this.current;
-    if (cur.kind === "listening" && cur.listenPort === runtime.listenPort && cur.indexing?.indexed === indexing?.indexed && cur.indexing?.total === indexing?.total) return;
-    this.setState({ kind: "listening", listenPort: runtime.listenPort, url: runtime.url, ...(indexing ? { indexing } : {}) });
+    const same = (a?: IndexProgress, b?: IndexProgress) => a?.indexed === b?.indexed && a?.total === b?.total;
+    if (cur.kind === "listening" && cur.listenPort === runtime.listenPort && same(cur.indexing, p.indexing) && same(cur.embedding, p.embedding)) return;
+    this.setState({ kind: "listening", listenPort: runtime.listenPort, url: runtime.url, ...(p.indexing ? { indexing: p.indexing } : {}), ...(p.embedding ? { embedding: p.embedding } : {}) });
   }
 
   private async doStop(): Promise<void> {
@@ -207,4 +228,17 @@ export function startErrorMessage(e: unknown, port: number): string {
 
 function isPortInUse(e: unknown): boolean {
   return e instanceof PortInUseError || (e instanceof Error && e.name === "PortInUseError");
+}
+
+/** The embedding provider the settings name (none: semantic search is off). */
+export function embedderOf(s: Pick<VaultMcpSettings, "semanticProvider" | "embeddingsUrl" | "embeddingsModel" | "embeddingsApiKey">): Embedder | undefined {
+  if (s.semanticProvider === "off") return undefined;
+  const d = REMOTE_DEFAULTS[s.semanticProvider];
+  return new RemoteEmbedder({
+    kind: s.semanticProvider,
+    url: s.embeddingsUrl || d.url,
+    model: s.embeddingsModel || d.model,
+    apiKey: s.semanticProvider === "openai" && s.embeddingsApiKey ? s.embeddingsApiKey : undefined,
+    http: obsidianHttp,
+  });
 }

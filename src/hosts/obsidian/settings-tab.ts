@@ -1,18 +1,21 @@
 import { Notice, PluginSettingTab, Setting, type App, type Plugin } from "obsidian";
 import { CORE_TOOLS } from "../../mcp/server";
 import { allTools } from "../../mcp/tools";
+import { REMOTE_DEFAULTS } from "../../core/search/vector/remote-embedder";
 import { clientConfigs } from "../common/client-config";
 import {
   ATTACHMENT_KB_RANGE,
   generateToken,
   maskToken,
   parseFolderList,
+  parseHttpUrl,
   parseKB,
   parseOriginList,
   parsePort,
   READ_KB_RANGE,
   TOOL_TIMEOUT_RANGE,
   type SearchLanguage,
+  type SemanticProvider,
   type ToolProfileName,
   type VaultMcpSettings,
 } from "./settings";
@@ -185,6 +188,7 @@ export class VaultMcpSettingTab extends PluginSettingTab {
 
     this.displayTools(containerEl);
     this.displayLimits(containerEl);
+    this.displaySemantic(containerEl);
 
     new Setting(containerEl).setName("Connect a client").setHeading();
     containerEl.createEl("p", {
@@ -280,6 +284,55 @@ export class VaultMcpSettingTab extends PluginSettingTab {
             await this.host.applyAndRestart();
           }),
       );
+  }
+
+  private displaySemantic(containerEl: HTMLElement): void {
+    const s = this.host.settings;
+    new Setting(containerEl).setName("Semantic search").setHeading();
+    new Setting(containerEl)
+      .setName("Embedding provider")
+      .setDesc(
+        "Lets assistants search by meaning, find similar notes and get link suggestions. Ollama runs on your computer: nothing leaves it. An OpenAI-compatible endpoint (a local server, or OpenAI) receives the text of your notes and of semantic queries.",
+      )
+      .addDropdown((d) =>
+        d
+          .addOptions({ off: "Off", ollama: "Ollama (local)", openai: "OpenAI-compatible endpoint" })
+          .setValue(s.semanticProvider)
+          .onChange(async (v) => {
+            s.semanticProvider = v as SemanticProvider;
+            await this.host.applyAndRestart();
+            this.redraw();
+          }),
+      );
+    if (s.semanticProvider === "off") return;
+    const d = REMOTE_DEFAULTS[s.semanticProvider];
+    const text = (name: string, desc: string, placeholder: string, get: () => string, set: (v: string) => void, secret = false) =>
+      new Setting(containerEl)
+        .setName(name)
+        .setDesc(desc)
+        .addText((t) => {
+          if (secret) t.inputEl.type = "password";
+          t.setPlaceholder(placeholder)
+            .setValue(get())
+            .onChange(async (v) => {
+              set(v.trim());
+              await this.host.saveSettings();
+              this.host.restartSoon();
+            });
+        });
+    text("Provider URL", s.semanticProvider === "ollama" ? "Where Ollama listens." : "The endpoint's base URL, up to /v1.", d.url, () => s.embeddingsUrl, (v) => (s.embeddingsUrl = parseHttpUrl(v)));
+    text(
+      "Model",
+      s.semanticProvider === "ollama" ? "An embedding model you have pulled (ollama pull …); for notes in Chinese, Japanese or Korean a multilingual one such as bge-m3." : "The endpoint's embedding model.",
+      d.model,
+      () => s.embeddingsModel,
+      (v) => (s.embeddingsModel = v),
+    );
+    if (s.semanticProvider === "openai") text("API key", "Kept in this plugin's data; never logged or shown to assistants. Leave empty for local servers.", "", () => s.embeddingsApiKey, (v) => (s.embeddingsApiKey = v), true);
+    containerEl.createEl("p", {
+      text: "Changing the provider or the model embeds every note again, once, in the background; the status bar shows the progress.",
+      cls: "setting-item-description",
+    });
   }
 
   private wholeNumberSetting(

@@ -33,13 +33,22 @@ export interface VaultMcpSettings {
   searchLanguage: SearchLanguage;
   /** Seconds one read tool call may take before it is answered with a timeout error. */
   toolTimeoutSeconds: number;
+  /** Semantic search's embedding provider ("off": semantic search is off). */
+  semanticProvider: SemanticProvider;
+  /** The provider's URL and model ("": the provider's default). */
+  embeddingsUrl: string;
+  embeddingsModel: string;
+  /** The API key of an OpenAI-compatible endpoint (kept here only; never logged or sent to a client). */
+  embeddingsApiKey: string;
 }
+
+export type SemanticProvider = "off" | "ollama" | "openai";
 
 export type ToolProfileName = "full" | "core" | "custom";
 export type SearchLanguage = "en" | "none";
 
-/** 1: the first release. 2: confirmations, tool profiles, read limits, search language. 3: tool call time limit. */
-export const SETTINGS_VERSION = 3;
+/** 1: the first release. 2: confirmations, tool profiles, read limits, search language. 3: tool call time limit. 4: semantic search. */
+export const SETTINGS_VERSION = 4;
 
 /**
  * 28765: no well-known Obsidian plugin uses it (Local REST API uses 27123/27124; others 3000/3001/22360/8080).
@@ -64,6 +73,10 @@ export const DEFAULT_SETTINGS: Readonly<VaultMcpSettings> = Object.freeze({
   maxAttachmentKB: 1024,
   searchLanguage: "en",
   toolTimeoutSeconds: 10,
+  semanticProvider: "off",
+  embeddingsUrl: "",
+  embeddingsModel: "",
+  embeddingsApiKey: "",
 });
 
 /** Bounds of the size settings (KB). */
@@ -134,6 +147,13 @@ export function parseOriginList(input: unknown): string[] {
   return out;
 }
 
+/** An http(s) URL typed by the user, trimmed; "" for anything else (the provider's default then). */
+export function parseHttpUrl(v: unknown): string {
+  if (typeof v !== "string") return "";
+  const t = v.trim();
+  return /^https?:\/\/[^\s/]+/.test(t) ? t : "";
+}
+
 function parseBool(v: unknown, fallback: boolean): boolean {
   if (typeof v === "boolean") return v;
   if (v === "true") return true;
@@ -169,6 +189,10 @@ export function migrateSettings(raw: unknown): { settings: VaultMcpSettings; cha
     maxAttachmentKB: parseKB(data.maxAttachmentKB, ATTACHMENT_KB_RANGE) ?? DEFAULT_SETTINGS.maxAttachmentKB,
     searchLanguage: oneOf(data.searchLanguage, ["en", "none"], DEFAULT_SETTINGS.searchLanguage),
     toolTimeoutSeconds: parseKB(data.toolTimeoutSeconds, TOOL_TIMEOUT_RANGE) ?? DEFAULT_SETTINGS.toolTimeoutSeconds,
+    semanticProvider: oneOf(data.semanticProvider, ["off", "ollama", "openai"], DEFAULT_SETTINGS.semanticProvider),
+    embeddingsUrl: parseHttpUrl(data.embeddingsUrl),
+    embeddingsModel: typeof data.embeddingsModel === "string" ? data.embeddingsModel.trim() : "",
+    embeddingsApiKey: typeof data.embeddingsApiKey === "string" ? data.embeddingsApiKey.trim() : "",
   };
   const changed = JSON.stringify(sortKeys(settings)) !== JSON.stringify(sortKeys(data));
   return { settings, changed };

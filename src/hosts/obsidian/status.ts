@@ -2,10 +2,10 @@
 export type ServerState =
   | { kind: "stopped" }
   | { kind: "starting" }
-  | { kind: "listening"; listenPort: number; url: string; indexing?: IndexProgress }
+  | { kind: "listening"; listenPort: number; url: string; indexing?: IndexProgress; embedding?: IndexProgress }
   | { kind: "error"; message: string };
 
-/** How far the first build of the search index has come (present only while it is being built). */
+/** How far the first build of the search index (or the embedding of sections) has come, while it runs. */
 export interface IndexProgress {
   indexed: number;
   total: number;
@@ -15,9 +15,12 @@ export interface IndexProgress {
 export function statusText(state: ServerState): string {
   switch (state.kind) {
     case "listening":
-      if (!state.indexing) return `MCP: listening on :${state.listenPort}`;
-      // Before the notes are counted there is no total to show yet.
-      return state.indexing.total > 0 ? `MCP: indexing ${state.indexing.indexed}/${state.indexing.total}` : "MCP: indexing";
+      if (state.indexing) {
+        // Before the notes are counted there is no total to show yet.
+        return state.indexing.total > 0 ? `MCP: indexing ${state.indexing.indexed}/${state.indexing.total}` : "MCP: indexing";
+      }
+      if (state.embedding && state.embedding.total > 0) return `MCP: embedding ${state.embedding.indexed}/${state.embedding.total}`;
+      return `MCP: listening on :${state.listenPort}`;
     case "starting":
       return "MCP: starting";
     case "error":
@@ -31,9 +34,9 @@ export function statusText(state: ServerState): string {
 export function statusDescription(state: ServerState): string {
   switch (state.kind) {
     case "listening":
-      return state.indexing
-        ? `The server is listening at ${state.url}. The search index is being built${state.indexing.total > 0 ? ` (${state.indexing.indexed} of ${state.indexing.total} notes)` : ""}; search answers once it is done.`
-        : `The server is listening at ${state.url}.`;
+      if (state.indexing) return `The server is listening at ${state.url}. The search index is being built${state.indexing.total > 0 ? ` (${state.indexing.indexed} of ${state.indexing.total} notes)` : ""}; search answers once it is done.`;
+      if (state.embedding) return `The server is listening at ${state.url}. Sections are being embedded for semantic search (${state.embedding.indexed} of ${state.embedding.total}); semantic answers cover what is embedded so far.`;
+      return `The server is listening at ${state.url}.`;
     case "starting":
       return "The server is starting.";
     case "error":

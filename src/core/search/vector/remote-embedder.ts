@@ -10,6 +10,12 @@ import { checkVectors, EmbedderError, type Embedder, type EmbedKind } from "./em
 
 export type RemoteKind = "ollama" | "openai";
 
+/** Each provider's URL and model when the owner names none. */
+export const REMOTE_DEFAULTS: Readonly<Record<RemoteKind, { url: string; model: string }>> = {
+  ollama: { url: "http://localhost:11434", model: "nomic-embed-text" },
+  openai: { url: "https://api.openai.com/v1", model: "text-embedding-3-small" },
+};
+
 export interface RemoteEmbedderOptions {
   kind: RemoteKind;
   /** The server: `http://localhost:11434` (Ollama), `http://localhost:1234/v1` or `https://api.openai.com/v1`. */

@@ -1,0 +1,15 @@
+import { describe, expect, test } from "@jest/globals";
+import { statusDescription, statusText } from "../../src/hosts/obsidian/status";
+
+describe("status bar", () => {
+  const listening = { kind: "listening" as const, listenPort: 28765, url: "http://127.0.0.1:28765/mcp" };
+
+  test("indexing comes first, then embedding progress, then listening", () => {
+    expect(statusText({ ...listening, indexing: { indexed: 5, total: 10 }, embedding: { indexed: 1, total: 40 } })).toBe("MCP: indexing 5/10");
+    expect(statusText({ ...listening, embedding: { indexed: 12, total: 40 } })).toBe("MCP: embedding 12/40");
+    expect(statusDescription({ ...listening, embedding: { indexed: 12, total: 40 } })).toMatch(/embedded for semantic search \(12 of 40\)/);
+    // Before any section is counted, the port is shown.
+    expect(statusText({ ...listening, embedding: { indexed: 0, total: 0 } })).toBe("MCP: listening on :28765");
+    expect(statusText(listening)).toBe("MCP: listening on :28765");
+  });
+});
