@@ -21,6 +21,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import sqlWasm from "sql.js/dist/sql-wasm.wasm";
 import { benchGraph, type GraphBenchResult } from "../src/core/graph/bench";
+import { benchSemantic, type SemanticBenchResult } from "./semantic";
 import { createLookupService } from "../src/core/lookup";
 import { AccessPolicy } from "../src/core/policy";
 import { chunkNote, createSearchService, FIELD_WEIGHTS, tokenize, type SearchService } from "../src/core/search";
@@ -119,6 +120,7 @@ interface SizeResult {
     warmMaxBlockMs: number;
   };
   graph: GraphBenchResult | null;
+  semantic: SemanticBenchResult | null;
   findNotes: { firstMs: number; search: Latency; hit3: number };
   grep: Latency;
   fts5: { buildMs: number; buildCpuMs: number; searchCpuMeanMs: number; prepMs: number; insertMs: number; search: Latency; dbBytes: number; chunks: number } | null;
@@ -321,6 +323,13 @@ async function measure(label: string, root: string, queries: string[], args: Arg
   } catch (e) {
     log(`  graph bench failed: ${e instanceof Error ? e.message : String(e)}`);
   }
+  // Semantic and hybrid search (the keyword half from this index).
+  let semantic: SemanticBenchResult | null = null;
+  try {
+    semantic = await benchSemantic(vault, policy, svc, queries, log);
+  } catch (e) {
+    log(`  semantic bench failed: ${e instanceof Error ? e.message : String(e)}`);
+  }
   await svc.close();
 
   // Warm start as a user gets it after restarting the app: a fresh process (nothing compiled yet).
@@ -486,6 +495,7 @@ async function measure(label: string, root: string, queries: string[], args: Arg
       warmMaxBlockMs,
     },
     graph,
+    semantic,
     findNotes,
     grep,
     fts5,
@@ -513,6 +523,9 @@ const TARGETS: Target[] = [
   { name: "longest event-loop block loading the index", limit: 50, unit: "ms", value: (r) => Math.max(r.ours.warmMaxBlockMs, r.ours.freshWarmMaxBlockMs ?? 0) },
   { name: "graph tools p50 (slowest tool)", limit: 5, unit: "ms", value: (r) => (r.graph ? Math.max(...Object.values(r.graph.queries).map((q) => q.p50)) : null) },
   { name: "RSS growth", limit: 250, unit: "MB", value: (r) => r.ours.rssGrowthMB },
+  { name: "semantic search p50 (in-process, query embedding apart)", limit: 5, unit: "ms", value: (r) => r.semantic?.semanticP50Ms ?? null },
+  { name: "hybrid search p50 (in-process, query embedding apart)", limit: 8, unit: "ms", value: (r) => r.semantic?.hybridP50Ms ?? null },
+  { name: "get_similar p50", limit: 10, unit: "ms", value: (r) => r.semantic?.similarP50Ms ?? null },
 ];
 
 function f(n: number | null | undefined, digits = 1): string {
@@ -558,6 +571,12 @@ function table(results: SizeResult[], mainJsBytes: number | null): string {
     ["FTS5 db on disk (MB)", (r) => f(r.fts5 ? mb(r.fts5.dbBytes) : null, 1)],
     ["ranking vs FTS5: same top-1 / top-10 overlap", (r) => (r.agreement ? `${(r.agreement.top1 * 100).toFixed(0)}% / ${(r.agreement.overlap10 * 100).toFixed(0)}%` : "n/a")],
     ["graph: build (ms) / longest block (ms)", (r) => (r.graph ? `${r.graph.build_ms} / ${r.graph.build_max_block_ms}` : "n/a")],
+    ["semantic: sections × dimension, embedded in (s) (deterministic embedder)", (r) => (r.semantic ? `${r.semantic.chunks} × ${r.semantic.dimension}, ${f(r.semantic.buildMs / 1000, 1)}` : "n/a")],
+    ["semantic / hybrid search p50 (ms), query embedding apart", (r) => (r.semantic ? `${f(r.semantic.semanticP50Ms, 2)} / ${f(r.semantic.hybridP50Ms, 2)}` : "n/a")],
+    ["nearest-section scan p50: int8 (ours) / float32 / Orama (ms)", (r) => (r.semantic ? `${f(r.semantic.int8ScanP50Ms, 2)} / ${f(r.semantic.float32ScanP50Ms, 2)} / ${f(r.semantic.orama?.searchP50Ms, 2)}` : "n/a")],
+    ["int8 recall@10 vs float32", (r) => (r.semantic ? f(r.semantic.int8RecallAt10, 3) : "n/a")],
+    ["get_similar p50 (ms)", (r) => f(r.semantic?.similarP50Ms, 2)],
+    ["vectors: memory / on disk (MB)", (r) => (r.semantic ? `${f(mb(r.semantic.vectorMemoryBytes), 1)} / ${f(mb(r.semantic.fileBytes), 1)}` : "n/a")],
   ];
   const graphTools = [...new Set(results.flatMap((r) => Object.keys(r.graph?.queries ?? {})))];
   for (const tool of graphTools) {

@@ -5,7 +5,7 @@ import { MemoryStateStore } from "../../src/core/state";
 import { EmbedderError, type Embedder, type EmbedKind } from "../../src/core/search/vector/embedder";
 import { HashingEmbedder } from "../../src/core/search/vector/hashing-embedder";
 import { SemanticService } from "../../src/core/search/vector/semantic-service";
-import { VectorIndex } from "../../src/core/search/vector/vector-index";
+import { BINARY_FROM, VectorIndex } from "../../src/core/search/vector/vector-index";
 import { hybridSearch, semanticSearch, RRF_K } from "../../src/core/search/hybrid";
 import { similarNotes, suggestLinks } from "../../src/core/search/vector/related";
 import { startedSearch } from "../support/search-service";
@@ -99,6 +99,40 @@ describe("vector index", () => {
     }
     // Recall@10 of int8 against float32.
     expect(agree / 200).toBeGreaterThanOrEqual(0.95);
+  });
+
+  test("past BINARY_FROM vectors, the sign-bit prefilter and exact rerank keep the top results", () => {
+    const dim = 64;
+    // mulberry32: no repeats over this many numbers.
+    let seed = 11;
+    const rnd = () => {
+      seed = (seed + 0x6d2b79f5) | 0;
+      let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+      t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+      return (((t ^ (t >>> 14)) >>> 0) / 2 ** 32) * 2 - 1;
+    };
+    const ix = new VectorIndex(dim);
+    const vecs: Float32Array[] = [];
+    const n = BINARY_FROM + 500;
+    for (let i = 0; i < n; i++) {
+      const v = new Float32Array(dim).map(() => rnd());
+      const norm = Math.hypot(...v);
+      for (let j = 0; j < dim; j++) v[j] /= norm;
+      vecs.push(v);
+      ix.setDoc(`n${i}.md`, 1, 1, [{ hash: `h${i}`, heading: "", lineStart: 1, lineEnd: 1 }], [], {});
+      ix.setVector(`n${i}.md`, 0, `h${i}`, v);
+    }
+    let agree = 0;
+    for (let q = 0; q < 20; q++) {
+      const query = vecs[q * 311];
+      const exact = vecs.map((v, i) => ({ i, s: v.reduce((a, x, j) => a + x * query[j], 0) })).sort((a, b) => b.s - a.s).slice(0, 10).map((x) => `n${x.i}.md`);
+      const got = ix.search(query, 10).map((c) => c.doc.path);
+      expect(got[0]).toBe(`n${q * 311}.md`);
+      agree += got.filter((p) => exact.includes(p)).length;
+    }
+    expect(agree / 200).toBeGreaterThanOrEqual(0.9);
+    // A filter narrows the prefilter too.
+    expect(ix.search(vecs[5], 3, { excludePath: "n5.md" }).map((c) => c.doc.path)).not.toContain("n5.md");
   });
 });
 

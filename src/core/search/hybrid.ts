@@ -77,9 +77,14 @@ export async function semanticSearch(semantic: SemanticService, port: VaultPort,
 export async function hybridSearch(keyword: SearchService, semantic: SemanticService, port: VaultPort, req: SearchRequest, vector: Float32Array | null, language: SearchLanguage): Promise<RankedResponse> {
   const depth = Math.max(req.limit * 3, 30);
   const kw = keyword.search({ ...req, limit: depth, chunksPerFile: Math.max(req.chunksPerFile, 3) });
+  // The keyword engine ranks notes, each with its best sections: every note's best section first,
+  // in the notes' order, then the second best ones, and so on.
   const kwChunks: RankedChunk[] = [];
-  for (const h of kw.hits) {
-    for (const s of h.sections) kwChunks.push({ path: h.path, heading: s.heading, lineStart: s.line_start, lineEnd: s.line_end, content: s.content, missing: h.missing });
+  for (let i = 0; kw.hits.some((h) => h.sections.length > i); i++) {
+    for (const h of kw.hits) {
+      const s = h.sections[i];
+      if (s) kwChunks.push({ path: h.path, heading: s.heading, lineStart: s.line_start, lineEnd: s.line_end, content: s.content, missing: h.missing });
+    }
   }
   const semChunks = vector ? fromVectors(semantic.nearest(vector, Math.max(req.limit * SEMANTIC_CHUNKS_PER_HIT, 100), scanFilter(req))) : [];
   const byKey = new Map<string, RankedChunk>();

@@ -1,8 +1,9 @@
 /**
  * A deterministic embedder for tests and the bench: each term (tokenized and stemmed as the keyword
- * index does) hashed into one signed dimension, weighted by log term frequency, normalized. Texts
- * sharing words come out close; it knows no synonyms. Never offered to users as a model.
+ * index does, stop words left out) stands for a fixed pseudo-random dense vector, weighted by log
+ * term frequency, summed, normalized. Texts sharing words come out close; it knows no synonyms. Never offered to users.
  */
+import { STOP_WORDS } from "../query";
 import { forEachToken } from "../tokenize";
 import { normalize, type Embedder, type EmbedKind } from "./embedder";
 
@@ -36,13 +37,24 @@ export class HashingEmbedder implements Embedder {
       // Short slices (see the brief: Intl.Segmenter copies its whole input per segment).
       let end = Math.min(text.length, start + 256);
       while (end < text.length && /\S/.test(text[end])) end++;
-      forEachToken(text.slice(start, end), "en", (t) => tf.set(t, (tf.get(t) ?? 0) + 1));
+      forEachToken(text.slice(start, end), "en", (t) => {
+        if (!STOP_WORDS.has(t)) tf.set(t, (tf.get(t) ?? 0) + 1);
+      });
       start = end - 256;
     }
+    // Each term stands for a fixed pseudo-random ±1 vector (seeded by its hash), weighted by log
+    // term frequency: the sum is dense, as a real model's vectors are, and texts sharing terms come
+    // out close (random indexing keeps the cosine of the bags of words, roughly).
     const v = new Float32Array(this.dim);
     for (const [t, n] of tf) {
-      const h = fnv1a(t);
-      v[h % this.dim] += (h & 0x80000000 ? -1 : 1) * (1 + Math.log(n));
+      const w = 1 + Math.log(n);
+      let x = fnv1a(t) | 1;
+      for (let i = 0; i < this.dim; i++) {
+        x ^= x << 13;
+        x ^= x >>> 17;
+        x ^= x << 5;
+        v[i] += x & 1 ? w : -w;
+      }
     }
     if (tf.size === 0) v[0] = 1;
     return normalize(v);
