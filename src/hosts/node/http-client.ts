@@ -1,20 +1,22 @@
 /**
  * The HTTP port headless, on `node:http`/`node:https` (`fetch` is what the plugin must not use; the
- * headless host has no `requestUrl`). Answers with the status and text whatever the status; rejects
+ * headless host has no `requestUrl`). Answers with the status and body whatever the status; rejects
  * only when no answer came (refused, timed out).
  */
 import * as http from "node:http";
 import * as https from "node:https";
-import type { HttpClient } from "../../core/http";
+import type { HttpClient, HttpRequest } from "../../core/http";
+import type { BinaryHttp } from "../../core/search/vector/model-files";
 
-export const nodeHttp: HttpClient = (req) =>
-  new Promise((resolve, reject) => {
+function request(req: HttpRequest): Promise<{ status: number; body: Buffer }> {
+  return new Promise((resolve, reject) => {
     const url = new URL(req.url);
     const lib = url.protocol === "https:" ? https : http;
     const r = lib.request(url, { method: req.method, headers: req.headers, timeout: req.timeoutMs }, (res) => {
       const parts: Buffer[] = [];
       res.on("data", (c: Buffer) => parts.push(c));
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(parts).toString("utf8") }));
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(parts) }));
+      res.on("aborted", () => reject(new Error("the connection closed before the answer was complete")));
       res.on("error", reject);
     });
     r.on("timeout", () => r.destroy(new Error(`timed out after ${Math.round(req.timeoutMs / 1000)} s`)));
@@ -22,3 +24,14 @@ export const nodeHttp: HttpClient = (req) =>
     if (req.body !== undefined) r.write(req.body);
     r.end();
   });
+}
+
+export const nodeHttp: HttpClient = async (req) => {
+  const { status, body } = await request(req);
+  return { status, text: body.toString("utf8") };
+};
+
+export const nodeBinaryHttp: BinaryHttp = async (req) => {
+  const { status, body } = await request(req);
+  return { status, bytes: new Uint8Array(body.buffer, body.byteOffset, body.byteLength) };
+};
