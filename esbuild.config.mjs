@@ -51,6 +51,20 @@ const cli = {
   banner: { js: "#!/usr/bin/env node" },
 };
 
+/**
+ * The built-in model's worker (dist/embed-worker.mjs): ESM, because onnxruntime-web finds its WASM
+ * glue through `import.meta.url`; `require` given for the CommonJS parts it bundles.
+ */
+const embedWorker = {
+  ...common,
+  format: "esm",
+  entryPoints: { "embed-worker": "src/hosts/node/embed-worker.ts" },
+  outdir: "dist",
+  outExtension: { ".js": ".mjs" },
+  external: nodeBuiltins,
+  banner: { js: 'import { createRequire as __createRequire } from "node:module"; const require = __createRequire(import.meta.url);' },
+};
+
 function newestMtime(dir) {
   let newest = 0;
   for (const e of readdirSync(dir, { withFileTypes: true })) {
@@ -71,13 +85,18 @@ if (mode === "bench") {
 } else if (mode === "cli-if-stale") {
   // `npm start` builds the CLI only when the sources are newer than the last build.
   const built = exists("dist/cli.js") ? statSync("dist/cli.js").mtimeMs : 0;
-  if (built < newestMtime("src")) await esbuild.build(cli);
+  if (built < newestMtime("src")) {
+    await esbuild.build(cli);
+    await esbuild.build(embedWorker);
+  }
 } else if (production) {
   // The CLI (and dist/bridge.js) first: the plugin inlines the bridge.
   await esbuild.build(cli);
+  await esbuild.build(embedWorker);
   await esbuild.build(plugin);
 } else {
   await esbuild.build({ ...cli, sourcemap: false });
+  await esbuild.build(embedWorker);
   const contexts = await Promise.all([esbuild.context(plugin), esbuild.context(cli)]);
   await Promise.all(contexts.map((c) => c.watch()));
   console.log("watching src/ — rebuilding main.js and dist/cli.js on change");

@@ -141,6 +141,15 @@ describe("CLI arguments", () => {
   test.each([[["--port", "x"]], [["--port"]], [["--bogus"]], [["a", "b"]], [["--token", "short"]]])("refuses %j", (argv) => {
     expect(() => parseArgs(argv)).toThrow();
   });
+  test("semantic search flags: a provider, its URL, model, key variable or model folder", () => {
+    expect(parseArgs(["--embeddings", "ollama", "--embeddings-model", "bge-m3"])).toMatchObject({ embeddings: "ollama", embeddingsModel: "bge-m3" });
+    expect(parseArgs(["--embeddings=openai", "--embeddings-url", "http://localhost:1234/v1", "--embeddings-key-env", "MY_KEY"])).toMatchObject({ embeddings: "openai", embeddingsUrl: "http://localhost:1234/v1", embeddingsKeyEnv: "MY_KEY" });
+    expect(parseArgs(["--embeddings", "builtin", "--embeddings-model-dir", "models/e5"])).toMatchObject({ embeddings: "builtin", embeddingsModelDir: "models/e5" });
+    expect(() => parseArgs(["--embeddings", "gpt"])).toThrow(/ollama, openai or builtin/);
+    expect(() => parseArgs(["--embeddings-model", "x"])).toThrow(/need --embeddings/);
+    expect(() => parseArgs(["--embeddings", "builtin"])).toThrow(/needs --embeddings-model-dir/);
+    expect(() => parseArgs(["--embeddings", "ollama", "--embeddings-url", "localhost:11434"])).toThrow(/http:\/\//);
+  });
 });
 
 describe("client configurations", () => {

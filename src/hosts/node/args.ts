@@ -20,7 +20,9 @@ export interface CliArgs {
   /** Time limit of one read tool call, in ms (0 = none). */
   toolTimeoutMs?: number;
   /** Semantic search: the embedding provider (absent: off). */
-  embeddings?: "ollama" | "openai";
+  embeddings?: "ollama" | "openai" | "builtin";
+  /** The built-in model's folder (config.json, tokenizer.json, onnx/model.onnx). */
+  embeddingsModelDir?: string;
   embeddingsUrl?: string;
   embeddingsModel?: string;
   /** The environment variable holding the provider's API key (a key is never a command-line argument). */
@@ -55,6 +57,9 @@ Options:
                       ${EMBEDDING_DEFAULTS.openai.url} for openai)
   --embeddings-model M  the model (default ${EMBEDDING_DEFAULTS.ollama.model} / ${EMBEDDING_DEFAULTS.openai.model})
   --embeddings-key-env VAR  the environment variable holding the provider's API key
+  --embeddings builtin --embeddings-model-dir DIR
+                      the built-in model (transformers.js, in a process of its own) from a folder
+                      holding a sentence-embedding model's config.json, tokenizer.json, onnx/model.onnx
   --verbose           debug logging
   -h, --help          this text`;
 }
@@ -98,13 +103,14 @@ export function parseArgs(argv: string[]): CliArgs {
       }
       case "--embeddings": {
         const p = take();
-        if (p !== "ollama" && p !== "openai") throw new Error(`--embeddings takes ollama or openai (got "${p}").`);
+        if (p !== "ollama" && p !== "openai" && p !== "builtin") throw new Error(`--embeddings takes ollama, openai or builtin (got "${p}").`);
         a.embeddings = p;
         break;
       }
       case "--embeddings-url": a.embeddingsUrl = take(); break;
       case "--embeddings-model": a.embeddingsModel = take(); break;
       case "--embeddings-key-env": a.embeddingsKeyEnv = take(); break;
+      case "--embeddings-model-dir": a.embeddingsModelDir = take(); break;
       case "--verbose": a.verbose = true; break;
       case "-h":
       case "--help": a.help = true; break;
@@ -114,7 +120,8 @@ export function parseArgs(argv: string[]): CliArgs {
         a.vault = flag;
     }
   }
-  if (!a.embeddings && (a.embeddingsUrl || a.embeddingsModel || a.embeddingsKeyEnv)) throw new Error("--embeddings-url, --embeddings-model and --embeddings-key-env need --embeddings ollama|openai.");
+  if (!a.embeddings && (a.embeddingsUrl || a.embeddingsModel || a.embeddingsKeyEnv || a.embeddingsModelDir)) throw new Error("--embeddings-url, --embeddings-model, --embeddings-key-env and --embeddings-model-dir need --embeddings.");
+  if (a.embeddings === "builtin" && !a.embeddingsModelDir) throw new Error("--embeddings builtin needs --embeddings-model-dir: the folder holding the model's config.json, tokenizer.json and onnx/model.onnx.");
   if (a.embeddingsUrl !== undefined && !/^https?:\/\//.test(a.embeddingsUrl)) throw new Error("--embeddings-url must start with http:// or https://.");
   if (a.token !== undefined && a.token.length < 16) throw new Error("--token must be at least 16 characters; use a long random token.");
   return a;

@@ -9,6 +9,7 @@ import { resolveStateDir } from "./state-dir";
 import { FsStateStore } from "./state-store";
 import { DEFAULT_PORT, EMBEDDING_DEFAULTS, parseArgs, usage, VERSION, type CliArgs } from "./args";
 import { nodeHttp } from "./http-client";
+import { BuiltinEmbedder } from "./builtin-embedder";
 import type { Embedder } from "../../core/search/vector/embedder";
 import { RemoteEmbedder } from "../../core/search/vector/remote-embedder";
 import { bridgeMain } from "./bridge";
@@ -125,6 +126,7 @@ main().catch((e: unknown) => {
 /** The embedding provider the flags ask for (none: semantic search off). The key comes from the environment. */
 function embedderOf(args: CliArgs): Embedder | undefined {
   if (!args.embeddings) return undefined;
+  if (args.embeddings === "builtin") return new BuiltinEmbedder({ modelDir: path.resolve(args.embeddingsModelDir!), model: args.embeddingsModel });
   const d = EMBEDDING_DEFAULTS[args.embeddings];
   let apiKey: string | undefined;
   if (args.embeddingsKeyEnv) {
