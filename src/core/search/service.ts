@@ -19,7 +19,7 @@ import { filterTags } from "./keyword/score";
 import type { LazyText } from "./keyword/lazy-text";
 import { warmUpSearch } from "./keyword/warm-up";
 import { checkQueryBounds, parseQuery } from "./query";
-import { BackgroundWorker, defaultScheduler, SliceClock } from "./slices";
+import { BackgroundWorker, defaultScheduler, IdleWaiters, ProgressListeners, SliceClock } from "./slices";
 import { TOKENIZER_VERSION } from "./tokenize";
 import {
   DEFAULT_SEARCH_OPTIONS,
@@ -68,9 +68,8 @@ class KeywordSearchService implements SearchService {
   private persistTimer: TimerHandle | null = null;
   private unsubscribe: (() => void) | null = null;
   private skipped = new Map<string, Skip>();
-  private listeners = new Set<(s: IndexStatus) => void>();
-  private idleWaiters = new Set<() => void>();
-  private lastProgress = 0;
+  private readonly idle = new IdleWaiters();
+  private readonly progress: ProgressListeners<IndexStatus>;
   private buildTotal = 0;
   /** Reads started ahead of indexing (the next queued notes), so file I/O overlaps tokenizing. */
   private prefetched = new Map<string, Promise<string>>();
@@ -91,6 +90,7 @@ class KeywordSearchService implements SearchService {
     this.opts = { ...DEFAULT_SEARCH_OPTIONS, ...(deps.options ?? {}) };
     this.file = deps.fileName ?? DEFAULT_FILE;
     this.clock = new SliceClock(deps.scheduler ?? defaultScheduler, this.opts.sliceMs);
+    this.progress = new ProgressListeners(this.clock, (e) => this.log("warn", `Search progress listener failed: ${errText(e)}`));
     this.files = new KeywordIndexFiles({
       store: deps.store,
       file: this.file,
@@ -126,7 +126,7 @@ class KeywordSearchService implements SearchService {
         else {
           if (this.dirty && !this.stopping) this.schedulePersist();
           this.emitProgress(true);
-          if (!this.hasPendingWork()) for (const w of [...this.idleWaiters]) w();
+          this.idle.notify();
         }
       },
     });
@@ -498,19 +498,7 @@ class KeywordSearchService implements SearchService {
   }
 
   waitForIdle(timeoutMs: number): Promise<boolean> {
-    if (!this.hasPendingWork()) return Promise.resolve(true);
-    return new Promise<boolean>((resolve) => {
-      const done = (ok: boolean) => {
-        clearTimer(timer);
-        this.idleWaiters.delete(waiter);
-        resolve(ok);
-      };
-      const waiter = () => {
-        if (!this.hasPendingWork()) done(true);
-      };
-      const timer = setTimer(() => done(!this.hasPendingWork()), timeoutMs);
-      this.idleWaiters.add(waiter);
-    });
+    return this.idle.wait(timeoutMs, () => this.hasPendingWork());
   }
 
   reindex(): void {
@@ -519,23 +507,11 @@ class KeywordSearchService implements SearchService {
   }
 
   onProgress(cb: (s: IndexStatus) => void): () => void {
-    this.listeners.add(cb);
-    return () => this.listeners.delete(cb);
+    return this.progress.add(cb);
   }
 
   private emitProgress(force: boolean): void {
-    if (this.listeners.size === 0) return;
-    const now = this.clock.sched.now();
-    if (!force && now - this.lastProgress < 250) return;
-    this.lastProgress = now;
-    const s = this.status();
-    for (const cb of this.listeners) {
-      try {
-        cb(s);
-      } catch (e) {
-        this.log("warn", `Search progress listener failed: ${errText(e)}`);
-      }
-    }
+    this.progress.emit(force, () => this.status());
   }
 
   async close(): Promise<void> {
@@ -558,8 +534,8 @@ class KeywordSearchService implements SearchService {
       }
       this.ready = false;
     }
-    for (const w of [...this.idleWaiters]) w();
-    this.listeners.clear();
+    this.idle.notify();
+    this.progress.clear();
   }
 
   /** For tests and the bench: the number of entries in the in-memory index. */

@@ -3,7 +3,7 @@
  * event loop is used up, and a worker that runs an engine's steps in priority order until none has
  * work. Owns no index and knows no engine: each engine brings its steps and decides when to kick.
  */
-import { soon } from "../timers";
+import { clearTimer, setTimer, soon } from "../timers";
 import type { Scheduler } from "./types";
 
 export const defaultScheduler: Scheduler = {
@@ -98,5 +98,68 @@ export class BackgroundWorker {
       }
       if (!worked) break;
     }
+  }
+}
+
+/** An engine's progress listeners: each gets the status at most every 250 ms, unless forced. */
+export class ProgressListeners<S> {
+  private readonly listeners = new Set<(s: S) => void>();
+  private last = 0;
+
+  constructor(
+    private readonly clock: SliceClock,
+    private readonly onError: (e: unknown) => void,
+  ) {}
+
+  add(cb: (s: S) => void): () => void {
+    this.listeners.add(cb);
+    return () => this.listeners.delete(cb);
+  }
+
+  /** Calls every listener with `status()` (made only when someone listens); a throwing one is reported, not fatal. */
+  emit(force: boolean, status: () => S): void {
+    if (this.listeners.size === 0) return;
+    const now = this.clock.sched.now();
+    if (!force && now - this.last < 250) return;
+    this.last = now;
+    const s = status();
+    for (const cb of this.listeners) {
+      try {
+        cb(s);
+      } catch (e) {
+        this.onError(e);
+      }
+    }
+  }
+
+  clear(): void {
+    this.listeners.clear();
+  }
+}
+
+/** Callers waiting for an engine to have no pending work, with a timeout each. */
+export class IdleWaiters {
+  private readonly waiters = new Set<() => void>();
+
+  /** True when `pending()` turned false before the timeout. */
+  wait(timeoutMs: number, pending: () => boolean): Promise<boolean> {
+    if (!pending()) return Promise.resolve(true);
+    return new Promise<boolean>((resolve) => {
+      const done = (ok: boolean) => {
+        clearTimer(timer);
+        this.waiters.delete(waiter);
+        resolve(ok);
+      };
+      const waiter = () => {
+        if (!pending()) done(true);
+      };
+      const timer = setTimer(() => done(!pending()), timeoutMs);
+      this.waiters.add(waiter);
+    });
+  }
+
+  /** Lets each waiter look again (it resolves when no work is pending). */
+  notify(): void {
+    for (const w of [...this.waiters]) w();
   }
 }

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { VaultError } from "../../core/errors";
 import type { CoreServices } from "../../core/services";
+import type { VaultFile } from "../../core/vault";
 import type { EmbeddingsStatus, SemanticService } from "../../core/search/vector/semantic-service";
 import { similarNotes, suggestLinks } from "../../core/search/vector/related";
 import { defineTool, READ_ONLY, type ToolDef } from "../tool";
@@ -15,6 +16,13 @@ function semanticOf(services: CoreServices): SemanticService {
     );
   }
   return services.semantic;
+}
+
+/** The semantic engine and the visible note a tool asks about. */
+async function semanticNote(services: CoreServices, path: string): Promise<{ semantic: SemanticService; file: VaultFile }> {
+  const semantic = semanticOf(services);
+  await services.port.ready();
+  return { semantic, file: services.vault.requireFile(path) };
 }
 
 const statusShape = {
@@ -68,9 +76,7 @@ export const getSimilarTool = defineTool({
   needs: "semantic",
   example: { path: "Projects/Plan.md", limit: 5 },
   handler: async (args, { services }) => {
-    const semantic = semanticOf(services);
-    await services.port.ready();
-    const file = services.vault.requireFile(args.path);
+    const { semantic, file } = await semanticNote(services, args.path);
     let ordinal: number | undefined;
     if (args.heading !== undefined) {
       const chunks = semantic.chunksOf(file.path) ?? [];
@@ -119,9 +125,7 @@ export const suggestLinksTool = defineTool({
   needs: "semantic",
   example: { path: "Projects/Plan.md", limit: 5 },
   handler: async (args, { services }) => {
-    const semantic = semanticOf(services);
-    await services.port.ready();
-    const file = services.vault.requireFile(args.path);
+    const { semantic, file } = await semanticNote(services, args.path);
     const found = await suggestLinks(semantic, services.port, file.path, args.limit, services.searchLanguage, (p) => !services.policy.isHidden(p));
     const st = semantic.status();
     if (!found) throw notEmbedded(file.path, st);

@@ -77,7 +77,7 @@ export class RemoteEmbedder implements Embedder {
       try {
         ({ status, text } = await http({ url: this.endpoint, method: "POST", headers, body, timeoutMs: this.opts.timeoutMs ?? 60_000 }));
       } catch (e) {
-        last = `no answer from ${this.where()} (${this.redact(errText(e))})`;
+        last = `no answer from ${this.where(false)} (${this.redact(errText(e))})`;
         continue;
       }
       if (status === 429 || status >= 500) {
@@ -109,8 +109,10 @@ export class RemoteEmbedder implements Embedder {
     return [...(data as { index?: number; embedding?: unknown }[])].sort((a, b) => (a.index ?? 0) - (b.index ?? 0)).map((d) => d.embedding);
   }
 
-  private where(): string {
-    return `${this.provider === "ollama" ? "Ollama" : "The embeddings endpoint"} at ${originOf(this.endpoint)}`;
+  /** "Ollama at …" / "the embeddings endpoint at …" (`start`: at the start of a sentence). */
+  private where(start = true): string {
+    const name = this.provider === "ollama" ? "Ollama" : start ? "The embeddings endpoint" : "the embeddings endpoint";
+    return `${name} at ${originOf(this.endpoint)}`;
   }
 
   /** Never lets the key into a message (some servers echo it in errors). */

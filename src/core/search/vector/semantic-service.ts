@@ -14,7 +14,7 @@ import { basenameOf, isNotePath, type VaultEvent, type VaultPort } from "../../v
 import { chunkNote } from "../chunk";
 import { filterTags } from "../keyword/score";
 import { readNoteForIndex } from "../note-reader";
-import { BackgroundWorker, defaultScheduler, SliceClock } from "../slices";
+import { BackgroundWorker, defaultScheduler, IdleWaiters, ProgressListeners, SliceClock } from "../slices";
 import type { Scheduler } from "../types";
 import { EmbedderError, normalize, type Embedder } from "./embedder";
 import { VectorFiles } from "./vector-files";
@@ -106,14 +106,14 @@ export class SemanticService {
   private unavailable = false;
   private lastError: string | null = null;
   private unsubscribe: (() => void) | null = null;
-  private idleWaiters = new Set<() => void>();
-  private listeners = new Set<(s: EmbeddingsStatus) => void>();
-  private lastProgress = 0;
+  private readonly idle = new IdleWaiters();
+  private readonly progress: ProgressListeners<EmbeddingsStatus>;
 
   constructor(private readonly deps: SemanticServiceDeps) {
     this.opts = { ...DEFAULT_SEMANTIC_OPTIONS, ...(deps.options ?? {}) };
     this.retryMs = this.opts.retryAfterMs;
     this.clock = new SliceClock(deps.scheduler ?? defaultScheduler, this.opts.sliceMs);
+    this.progress = new ProgressListeners(this.clock, (e) => this.log("warn", `Embedding progress listener failed: ${errText(e)}`));
     this.index = new VectorIndex(deps.embedder.dimension() ?? 0);
     this.files = new VectorFiles({ store: deps.store, key: () => this.key(), log: (l, m) => this.log(l, m), clock: this.clock });
     this.worker = new BackgroundWorker(this.clock, {
@@ -130,7 +130,7 @@ export class SemanticService {
             if (!this.unavailable) this.kick();
           }
           this.emitProgress(true);
-          if (!this.hasPendingWork()) for (const w of [...this.idleWaiters]) w();
+          this.idle.notify();
         }
       },
     });
@@ -412,19 +412,7 @@ export class SemanticService {
   }
 
   waitForIdle(timeoutMs: number): Promise<boolean> {
-    if (!this.hasPendingWork()) return Promise.resolve(true);
-    return new Promise<boolean>((resolve) => {
-      const done = (ok: boolean) => {
-        clearTimer(timer);
-        this.idleWaiters.delete(waiter);
-        resolve(ok);
-      };
-      const waiter = () => {
-        if (!this.hasPendingWork()) done(true);
-      };
-      const timer = setTimer(() => done(!this.hasPendingWork()), timeoutMs);
-      this.idleWaiters.add(waiter);
-    });
+    return this.idle.wait(timeoutMs, () => this.hasPendingWork());
   }
 
   /** Converges to the current notes; `force` discards every vector and embeds everything again. */
@@ -447,23 +435,11 @@ export class SemanticService {
   }
 
   onProgress(cb: (s: EmbeddingsStatus) => void): () => void {
-    this.listeners.add(cb);
-    return () => this.listeners.delete(cb);
+    return this.progress.add(cb);
   }
 
   private emitProgress(force: boolean): void {
-    if (this.listeners.size === 0) return;
-    const now = this.clock.sched.now();
-    if (!force && now - this.lastProgress < 250) return;
-    this.lastProgress = now;
-    const s = this.status();
-    for (const cb of this.listeners) {
-      try {
-        cb(s);
-      } catch (e) {
-        this.log("warn", `Embedding progress listener failed: ${errText(e)}`);
-      }
-    }
+    this.progress.emit(force, () => this.status());
   }
 
   async close(): Promise<void> {
@@ -488,8 +464,8 @@ export class SemanticService {
     } catch (e) {
       this.log("warn", `Closing the embedding provider failed: ${errText(e)}`);
     }
-    for (const w of [...this.idleWaiters]) w();
-    this.listeners.clear();
+    this.idle.notify();
+    this.progress.clear();
   }
 }
 
