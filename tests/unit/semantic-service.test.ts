@@ -232,6 +232,19 @@ describe("semantic service", () => {
   });
 });
 
+test("a provider whose dimension is not known yet and whose every answer is refused settles (nothing to save)", async () => {
+  class Unknown extends BadEmbedder {
+    override dimension(): number | null {
+      return null;
+    }
+  }
+  const svc = makeService(vaultOf({ "a.md": "# A\n\nalpha\n" }), new Unknown(new HashingEmbedder(16)));
+  await svc.start();
+  expect(await svc.waitForIdle(3000)).toBe(true);
+  expect(svc.status()).toMatchObject({ chunks_embedded: 0, dimension: null });
+  await svc.close();
+});
+
 describe("hybrid search and related notes", () => {
   test("fuses keyword and semantic rankings by reciprocal rank, one entry per note", async () => {
     const vault = vaultOf();

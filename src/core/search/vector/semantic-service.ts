@@ -125,7 +125,8 @@ export class SemanticService {
       onSettled: () => {
         if (!this.stopping && !this.unavailable && (this.queue.size > 0 || this.gone.size > 0 || this.reconcilePending || this.pendingCount > 0) && !this.debounceTimer) this.kick();
         else {
-          if (!this.stopping && this.files.dirty.size > 0 && !this.persistRequested) {
+          // Nothing can be saved before the vectors' length is known (no answer yet).
+          if (!this.stopping && this.files.dirty.size > 0 && this.index.dim > 0 && !this.persistRequested) {
             this.persistRequested = true;
             if (!this.unavailable) this.kick();
           }
