@@ -308,7 +308,7 @@ class GatedEmbedder implements Embedder {
   get batchSize() {
     return this.inner.batchSize;
   }
-  dimension() {
+  dimension(): number | null {
     return this.inner.dimension();
   }
   async embed(texts: string[], kind: EmbedKind) {

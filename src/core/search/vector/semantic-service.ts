@@ -137,10 +137,6 @@ export class SemanticService {
     });
   }
 
-  get embedder(): Embedder {
-    return this.deps.embedder;
-  }
-
   private log(level: "debug" | "info" | "warn" | "error", msg: string): void {
     this.deps.log?.(level, msg);
   }
@@ -290,9 +286,10 @@ export class SemanticService {
     this.retryMs = Math.min(MAX_RETRY_MS, this.retryMs * 2);
   }
 
+  /** The provider answered: the next failure waits the shortest time again, and the last one is over. */
   private providerUp(): void {
     this.retryMs = this.opts.retryAfterMs;
-    if (this.lastError && this.unavailable === false) this.lastError = null;
+    this.lastError = null;
   }
 
   /** Chunks the next queued note and queues its chunks that have no vector. */
