@@ -50,8 +50,10 @@ interface RankedChunk {
 /** Chunks the semantic engine ranks for every note asked for (a note's best chunks come from these). */
 const SEMANTIC_CHUNKS_PER_HIT = 8;
 
-function scanFilter(req: SearchRequest): ScanFilter {
-  return { folder: req.folder || undefined, filters: req.filters };
+/** The sections nearest to `vector` that the request's folder and filters allow, a few per note asked for. */
+function nearestChunks(semantic: SemanticService, req: SearchRequest, vector: Float32Array): ChunkScore[] {
+  const filter: ScanFilter = { folder: req.folder || undefined, filters: req.filters };
+  return semantic.nearest(vector, Math.max(req.limit * SEMANTIC_CHUNKS_PER_HIT, 100), filter);
 }
 
 function fromVectors(scored: ChunkScore[]): RankedChunk[] {
@@ -63,7 +65,7 @@ function fromVectors(scored: ChunkScore[]): RankedChunk[] {
 
 /** The nearest chunks to the query's vector, one entry per note with its best sections. */
 export async function semanticSearch(semantic: SemanticService, port: VaultPort, req: SearchRequest, vector: Float32Array, language: SearchLanguage): Promise<RankedResponse> {
-  const scored = semantic.nearest(vector, Math.max(req.limit * SEMANTIC_CHUNKS_PER_HIT, 100), scanFilter(req));
+  const scored = nearestChunks(semantic, req, vector);
   const chunks = fromVectors(scored);
   const scores = new Map<RankedChunk, { score: number; by: Set<EngineName> }>();
   chunks.forEach((c, i) => scores.set(c, { score: scored[i].score, by: new Set(["semantic"]) }));
@@ -86,7 +88,7 @@ export async function hybridSearch(keyword: SearchService, semantic: SemanticSer
       if (s) kwChunks.push({ path: h.path, heading: s.heading, lineStart: s.line_start, lineEnd: s.line_end, content: s.content, missing: h.missing });
     }
   }
-  const semChunks = vector ? fromVectors(semantic.nearest(vector, Math.max(req.limit * SEMANTIC_CHUNKS_PER_HIT, 100), scanFilter(req))) : [];
+  const semChunks = vector ? fromVectors(nearestChunks(semantic, req, vector)) : [];
   const byKey = new Map<string, RankedChunk>();
   const scores = new Map<RankedChunk, { score: number; by: Set<EngineName> }>();
   const add = (list: RankedChunk[], engine: EngineName) => {
