@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "@jest/globals";
 import * as http from "node:http";
 import type { AddressInfo } from "node:net";
-import { EmbedderError } from "../../src/core/search/vector/embedder";
+import { EmbedderError, knownPrefixes } from "../../src/core/search/vector/embedder";
 import { endpointOf, RemoteEmbedder } from "../../src/core/search/vector/remote-embedder";
 import { nodeHttp } from "../../src/hosts/node/http-client";
 
@@ -57,6 +57,15 @@ afterAll(async () => {
 const noSleep = () => Promise.resolve();
 
 describe("remote embedding providers", () => {
+  test("models trained with prefixes get them: e5 (query/passage), nomic-embed (search_query/search_document)", () => {
+    expect(knownPrefixes("multilingual-e5-small")).toEqual({ query: "query: ", passage: "passage: " });
+    expect(knownPrefixes("intfloat/e5-base-v2")).toEqual({ query: "query: ", passage: "passage: " });
+    expect(knownPrefixes("nomic-embed-text")).toEqual({ query: "search_query: ", passage: "search_document: " });
+    expect(knownPrefixes("bge-m3")).toBeUndefined();
+    expect(knownPrefixes("text-embedding-3-small")).toBeUndefined();
+    expect(knownPrefixes("tiny-bert")).toBeUndefined();
+  });
+
   test("endpoints: Ollama's /api/embed, and /v1/embeddings under an OpenAI-style base", () => {
     expect(endpointOf("ollama", "http://localhost:11434/")).toBe("http://localhost:11434/api/embed");
     expect(endpointOf("openai", "http://localhost:1234")).toBe("http://localhost:1234/v1/embeddings");

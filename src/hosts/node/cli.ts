@@ -10,7 +10,7 @@ import { FsStateStore } from "./state-store";
 import { DEFAULT_PORT, EMBEDDING_DEFAULTS, parseArgs, usage, VERSION, type CliArgs } from "./args";
 import { nodeHttp } from "./http-client";
 import { BuiltinEmbedder } from "./builtin-embedder";
-import type { Embedder } from "../../core/search/vector/embedder";
+import { knownPrefixes, type Embedder } from "../../core/search/vector/embedder";
 import { RemoteEmbedder } from "../../core/search/vector/remote-embedder";
 import { bridgeMain } from "./bridge";
 import { useHostTimers } from "../../core/timers";
@@ -126,12 +126,17 @@ main().catch((e: unknown) => {
 /** The embedding provider the flags ask for (none: semantic search off). The key comes from the environment. */
 function embedderOf(args: CliArgs): Embedder | undefined {
   if (!args.embeddings) return undefined;
-  if (args.embeddings === "builtin") return new BuiltinEmbedder({ modelDir: path.resolve(args.embeddingsModelDir!), model: args.embeddingsModel });
+  if (args.embeddings === "builtin") {
+    const modelDir = path.resolve(args.embeddingsModelDir!);
+    const model = args.embeddingsModel ?? path.basename(modelDir);
+    return new BuiltinEmbedder({ modelDir, model, prefixes: knownPrefixes(model) });
+  }
   const d = EMBEDDING_DEFAULTS[args.embeddings];
   let apiKey: string | undefined;
   if (args.embeddingsKeyEnv) {
     apiKey = process.env[args.embeddingsKeyEnv];
     if (!apiKey) throw new Error(`The environment variable ${args.embeddingsKeyEnv} (--embeddings-key-env) is not set.`);
   }
-  return new RemoteEmbedder({ kind: args.embeddings, url: args.embeddingsUrl ?? d.url, model: args.embeddingsModel ?? d.model, apiKey, http: nodeHttp });
+  const model = args.embeddingsModel ?? d.model;
+  return new RemoteEmbedder({ kind: args.embeddings, url: args.embeddingsUrl ?? d.url, model, apiKey, http: nodeHttp, prefixes: knownPrefixes(model) });
 }

@@ -2,7 +2,7 @@ import { Notice, normalizePath, type App, type EventRef, type PluginManifest } f
 import wasm from "sql.js/dist/sql-wasm.wasm";
 import type { CoreServices } from "../../core/services";
 import type { IndexStatus } from "../../core/search";
-import type { Embedder } from "../../core/search/vector/embedder";
+import { knownPrefixes, type Embedder } from "../../core/search/vector/embedder";
 import { RemoteEmbedder, REMOTE_DEFAULTS } from "../../core/search/vector/remote-embedder";
 import type { EmbeddingsStatus } from "../../core/search/vector/semantic-service";
 import { useHostTimers } from "../../core/timers";
@@ -234,10 +234,12 @@ function isPortInUse(e: unknown): boolean {
 export function embedderOf(s: Pick<VaultMcpSettings, "semanticProvider" | "embeddingsUrl" | "embeddingsModel" | "embeddingsApiKey">): Embedder | undefined {
   if (s.semanticProvider === "off") return undefined;
   const d = REMOTE_DEFAULTS[s.semanticProvider];
+  const model = s.embeddingsModel || d.model;
   return new RemoteEmbedder({
     kind: s.semanticProvider,
     url: s.embeddingsUrl || d.url,
-    model: s.embeddingsModel || d.model,
+    model,
+    prefixes: knownPrefixes(model),
     apiKey: s.semanticProvider === "openai" && s.embeddingsApiKey ? s.embeddingsApiKey : undefined,
     http: obsidianHttp,
   });

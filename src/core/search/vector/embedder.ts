@@ -21,6 +21,17 @@ export interface Embedder {
   close?(): Promise<void>;
 }
 
+/**
+ * The prefixes some models were trained with, by model name: e5 models read "query: " and
+ * "passage: ", nomic-embed models "search_query: " and "search_document: ". Others: none.
+ */
+export function knownPrefixes(model: string): { query: string; passage: string } | undefined {
+  const m = model.toLowerCase();
+  if (/(^|[^a-z0-9])e5([^a-z0-9]|$)|multilingual-e5|e5-(small|base|large)/.test(m)) return { query: "query: ", passage: "passage: " };
+  if (m.includes("nomic-embed")) return { query: "search_query: ", passage: "search_document: " };
+  return undefined;
+}
+
 /** A provider's failure; `retryable` when trying again later may work (down, busy, timed out). */
 export class EmbedderError extends Error {
   constructor(
