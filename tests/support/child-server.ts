@@ -26,7 +26,8 @@ export interface ChildServer {
 
 export async function startChildServer(vault: string, opts: { stateDir: string; write?: boolean; toolTimeoutS?: number; token?: string; args?: string[] }): Promise<ChildServer> {
   const token = opts.token ?? randomBytes(24).toString("base64url");
-  const args = [CLI, vault, "--port", "0", "--token", token, "--state-dir", opts.stateDir];
+  // `--token=…`: a random token may begin with "--", which would read as the next flag.
+  const args = [CLI, vault, "--port", "0", `--token=${token}`, "--state-dir", opts.stateDir];
   if (opts.write) args.push("--write");
   if (opts.toolTimeoutS !== undefined) args.push("--tool-timeout", String(opts.toolTimeoutS));
   args.push(...(opts.args ?? []));
