@@ -165,7 +165,7 @@ describe("stdio bridge: wrong token and raw stdio", () => {
 
   test("every stdout line is a JSON-RPC message; the bridge exits when stdin closes", async () => {
     const { out } = await rawSession(
-      ["--url", server.url, "--token", server.token, "--verbose"],
+      ["--url", server.url, `--token=${server.token}`, "--verbose"],
       [init, { jsonrpc: "2.0", method: "notifications/initialized" }, { jsonrpc: "2.0", id: 2, method: "tools/list" }, { jsonrpc: "2.0", id: 3, method: "ping" }],
       3,
     );
