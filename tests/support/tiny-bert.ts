@@ -6,6 +6,7 @@
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import * as path from "node:path";
+import { mulberry32 } from "../../src/core/random";
 
 const enc = new TextEncoder();
 
@@ -34,12 +35,8 @@ export const TINY_VOCAB = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "the", 
 
 /** The ONNX ModelProto bytes (IR 8, opset 13). */
 export function tinyBertOnnx(vocab: number, dim: number, seed = 1): Uint8Array {
-  const w = new Float32Array(vocab * dim);
-  let x = seed;
-  for (let i = 0; i < w.length; i++) {
-    x = (Math.imul(x, 1103515245) + 12345) >>> 0;
-    w[i] = (x / 2 ** 32) * 2 - 1;
-  }
+  const rnd = mulberry32(seed);
+  const w = new Float32Array(vocab * dim).map(() => rnd() * 2 - 1);
   const tensor = msg(5, [vint(1, vocab), vint(1, dim), vint(2, 1), str(8, "embeddings"), bytes(9, [...new Uint8Array(w.buffer)])]);
   const node = msg(1, [str(1, "embeddings"), str(1, "input_ids"), str(2, "last_hidden_state"), str(3, "gather"), str(4, "Gather")]);
   const graph = msg(7, [

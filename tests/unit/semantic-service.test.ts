@@ -1,5 +1,6 @@
 import { describe, expect, test } from "@jest/globals";
 import { MemoryVault } from "../../src/core/memory-vault";
+import { mulberry32 } from "../../src/core/random";
 import { AccessPolicy } from "../../src/core/policy";
 import { MemoryStateStore } from "../../src/core/state";
 import { EmbedderError, type Embedder, type EmbedKind } from "../../src/core/search/vector/embedder";
@@ -47,6 +48,35 @@ async function nearestPaths(svc: SemanticService, embedder: Embedder, query: str
   return [...new Set(svc.nearest(v, k * 4).map((c) => c.doc.path))].slice(0, k);
 }
 
+/** `n` random unit vectors of `dim` numbers (seeded), each the one section of note `n<i>.md` in an index. */
+function randomIndex(n: number, dim: number, seed: number): { ix: VectorIndex; vecs: Float32Array[] } {
+  const rnd = mulberry32(seed);
+  const ix = new VectorIndex(dim);
+  const vecs: Float32Array[] = [];
+  for (let i = 0; i < n; i++) {
+    const v = new Float32Array(dim).map(() => rnd() * 2 - 1);
+    const norm = Math.hypot(...v);
+    for (let j = 0; j < dim; j++) v[j] /= norm;
+    vecs.push(v);
+    ix.setDoc(`n${i}.md`, 1, 1, [{ hash: `h${i}`, heading: "", lineStart: 1, lineEnd: 1 }], [], {});
+    ix.setVector(`n${i}.md`, 0, `h${i}`, v);
+  }
+  return { ix, vecs };
+}
+
+/** Over 20 queries (vector `pick(q)` each): the share of the exact float32 top 10 the index returns in its top 10. */
+function recallAt10(ix: VectorIndex, vecs: Float32Array[], pick: (q: number) => number, each?: (query: number, got: string[]) => void): number {
+  let agree = 0;
+  for (let q = 0; q < 20; q++) {
+    const query = vecs[pick(q)];
+    const exact = vecs.map((v, i) => ({ i, s: v.reduce((a, x, j) => a + x * query[j], 0) })).sort((a, b) => b.s - a.s).slice(0, 10).map((x) => `n${x.i}.md`);
+    const got = ix.search(query, 10).map((c) => c.doc.path);
+    each?.(pick(q), got);
+    agree += got.filter((p) => exact.includes(p)).length;
+  }
+  return agree / 200;
+}
+
 describe("vector index", () => {
   const unit = (dim: number, i: number) => {
     const v = new Float32Array(dim);
@@ -77,60 +107,15 @@ describe("vector index", () => {
   });
 
   test("int8 vectors keep the ranking of float32 cosine on random data", () => {
-    const dim = 64;
-    let seed = 7;
-    const rnd = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31) * 2 - 1;
-    const vecs: Float32Array[] = [];
-    const ix = new VectorIndex(dim);
-    for (let i = 0; i < 300; i++) {
-      const v = new Float32Array(dim).map(() => rnd());
-      const n = Math.hypot(...v);
-      for (let j = 0; j < dim; j++) v[j] /= n;
-      vecs.push(v);
-      ix.setDoc(`n${i}.md`, 1, 1, [{ hash: `h${i}`, heading: "", lineStart: 1, lineEnd: 1 }], [], {});
-      ix.setVector(`n${i}.md`, 0, `h${i}`, v);
-    }
-    let agree = 0;
-    for (let q = 0; q < 20; q++) {
-      const query = vecs[q * 7];
-      const exact = vecs.map((v, i) => ({ i, s: v.reduce((a, x, j) => a + x * query[j], 0) })).sort((a, b) => b.s - a.s).slice(0, 10).map((x) => `n${x.i}.md`);
-      const got = ix.search(query, 10).map((c) => c.doc.path);
-      agree += got.filter((p) => exact.includes(p)).length;
-    }
+    const { ix, vecs } = randomIndex(300, 64, 7);
     // Recall@10 of int8 against float32.
-    expect(agree / 200).toBeGreaterThanOrEqual(0.95);
+    expect(recallAt10(ix, vecs, (q) => q * 7)).toBeGreaterThanOrEqual(0.95);
   });
 
   test("past BINARY_FROM vectors, the sign-bit prefilter and exact rerank keep the top results", () => {
-    const dim = 64;
-    // mulberry32: no repeats over this many numbers.
-    let seed = 11;
-    const rnd = () => {
-      seed = (seed + 0x6d2b79f5) | 0;
-      let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-      t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-      return (((t ^ (t >>> 14)) >>> 0) / 2 ** 32) * 2 - 1;
-    };
-    const ix = new VectorIndex(dim);
-    const vecs: Float32Array[] = [];
-    const n = BINARY_FROM + 500;
-    for (let i = 0; i < n; i++) {
-      const v = new Float32Array(dim).map(() => rnd());
-      const norm = Math.hypot(...v);
-      for (let j = 0; j < dim; j++) v[j] /= norm;
-      vecs.push(v);
-      ix.setDoc(`n${i}.md`, 1, 1, [{ hash: `h${i}`, heading: "", lineStart: 1, lineEnd: 1 }], [], {});
-      ix.setVector(`n${i}.md`, 0, `h${i}`, v);
-    }
-    let agree = 0;
-    for (let q = 0; q < 20; q++) {
-      const query = vecs[q * 311];
-      const exact = vecs.map((v, i) => ({ i, s: v.reduce((a, x, j) => a + x * query[j], 0) })).sort((a, b) => b.s - a.s).slice(0, 10).map((x) => `n${x.i}.md`);
-      const got = ix.search(query, 10).map((c) => c.doc.path);
-      expect(got[0]).toBe(`n${q * 311}.md`);
-      agree += got.filter((p) => exact.includes(p)).length;
-    }
-    expect(agree / 200).toBeGreaterThanOrEqual(0.9);
+    const { ix, vecs } = randomIndex(BINARY_FROM + 500, 64, 11);
+    const recall = recallAt10(ix, vecs, (q) => q * 311, (query, got) => expect(got[0]).toBe(`n${query}.md`));
+    expect(recall).toBeGreaterThanOrEqual(0.9);
     // A filter narrows the prefilter too.
     expect(ix.search(vecs[5], 3, { excludePath: "n5.md" }).map((c) => c.doc.path)).not.toContain("n5.md");
   });
