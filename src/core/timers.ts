@@ -43,3 +43,10 @@ export function soon(fn: () => void): void {
   if (t.setImmediate) t.setImmediate(fn);
   else t.setTimeout(fn, 0);
 }
+
+/** Resolves after `ms` (on the host's timers). */
+export function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => {
+    setTimer(resolve, ms);
+  });
+}

@@ -36,6 +36,8 @@ export interface RenameResult {
   /** How many links were rewritten, in how many notes. */
   linksUpdated: number;
   notesUpdated: number;
+  /** The (new) paths of the notes whose links were rewritten. */
+  updatedPaths?: string[];
 }
 
 export interface VaultPort {

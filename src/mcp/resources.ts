@@ -4,6 +4,7 @@ import { isVaultError } from "../core/errors";
 import type { CoreServices } from "../core/services";
 import { basenameOf, isNotePath, type VaultEvent } from "../core/vault";
 import { clearTimer, setTimer, type TimerHandle } from "../core/timers";
+import { gitSummary } from "./tools/git-tools";
 
 /** How many notes `resources/list` shows through the note template (most recently modified first). */
 export const NOTE_RESOURCE_LIST_CAP = 500;
@@ -43,7 +44,7 @@ async function guard<T>(fn: () => Promise<T>): Promise<T> {
  */
 export function registerResources(server: McpServer, services: CoreServices): () => void {
   const { vault, port } = services;
-  server.registerResource("config", "config://vault", { title: "Server configuration", description: "Vault name, host, write mode, search modes, protected folders.", mimeType: "application/json" }, async (uri) => {
+  server.registerResource("config", "config://vault", { title: "Server configuration", description: "Vault name, host, write mode, search modes, git, protected folders.", mimeType: "application/json" }, async (uri) => {
     await port.ready();
     return json(uri.href, {
       vault: port.name,
@@ -51,6 +52,7 @@ export function registerResources(server: McpServer, services: CoreServices): ()
       write_mode: services.writeMode,
       search_modes: services.searchModes(),
       semantic_search_available: services.semantic !== null,
+      git: await gitSummary(services),
       protected_folders: services.protectedFolders,
     });
   });

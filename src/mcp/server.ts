@@ -39,13 +39,13 @@ export const CORE_TOOLS: readonly string[] = [
   "get_folder_instructions", "get_active_note", "write", "edit", "update_frontmatter",
 ];
 
-/** The tools a server offers: by profile; write tools only in write mode; host-specific tools only on their host; semantic ones only with semantic search. */
-export function selectTools(all: readonly ToolDef[], services: Pick<CoreServices, "writeMode" | "host"> & { semantic?: unknown }, profile: ToolProfile = { profile: "full" }): ToolDef[] {
+/** The tools a server offers: by profile; write tools only in write mode; host-specific tools only on their host; semantic ones only with semantic search, git ones only in a git-backed vault. */
+export function selectTools(all: readonly ToolDef[], services: Pick<CoreServices, "writeMode" | "host"> & { semantic?: unknown; git?: unknown }, profile: ToolProfile = { profile: "full" }): ToolDef[] {
   const inProfile = (name: string): boolean => {
     if (profile.profile === "custom") return profile.enabled.includes(name);
     return profile.profile === "full" || CORE_TOOLS.includes(name);
   };
-  return all.filter((t) => (t.access === "read" || services.writeMode) && (!t.hosts || t.hosts.includes(services.host)) && (!t.needs || Boolean(services.semantic)) && inProfile(t.name));
+  return all.filter((t) => (t.access === "read" || services.writeMode) && (!t.hosts || t.hosts.includes(services.host)) && (!t.needs || Boolean(services[t.needs])) && inProfile(t.name));
 }
 
 /**

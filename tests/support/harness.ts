@@ -9,6 +9,7 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import sqlWasm from "sql.js/dist/sql-wasm.wasm";
 import { MemoryStateStore, type StateStore } from "../../src/core/state";
 import { startRuntime } from "../../src/hosts/common/runtime";
+import { createGitRunner } from "../../src/hosts/common/git-process";
 import type { App as ObsidianApp } from "obsidian";
 import type { VaultPort } from "../../src/core/vault";
 import { ObsidianVault } from "../../src/hosts/obsidian/adapter";
@@ -68,6 +69,8 @@ export interface TestServerOptions {
   toolTimeoutMs?: number;
   /** Semantic search's embedding provider (default: none, semantic search off). */
   embedder?: Embedder;
+  /** Run git in the vault (the git tools appear when it is a repository), with these settings. */
+  git?: { commit?: boolean; push?: boolean; program?: string; hooks?: boolean };
 }
 
 export interface TestServer {
@@ -102,6 +105,7 @@ export async function startTestServer(root: string, opts: TestServerOptions = {}
       sqlWasm,
       version: "0.0.0-test",
       embedder: opts.embedder,
+      ...(opts.git ? { gitRunner: createGitRunner({ cwd: root, program: opts.git.program, allowHooks: opts.git.hooks }), gitOptions: { commitChanges: opts.git.commit ?? false, pushAfterCommit: opts.git.push ?? false } } : {}),
     });
   } catch (e) {
     await vault.close();

@@ -12,6 +12,7 @@ import type { StateStore } from "../state";
 import type { WorkspacePort } from "../workspace";
 import type { VaultPort } from "../vault";
 import { VaultService, type ReadLimits } from "./vault-service";
+import { GitService, type GitDetection, type GitOptions } from "../git/service";
 
 export type HostKind = "obsidian" | "node";
 
@@ -36,6 +37,8 @@ export interface CoreOptions {
   confirmer?: Confirmer;
   /** The live editor (Obsidian only): active note, open notes, open a note. */
   workspace?: WorkspacePort;
+  /** What `detectGitRepo` found (absent: git features off), and the owner's commit settings. */
+  git?: { detection: GitDetection; options: GitOptions };
 }
 
 /**
@@ -64,6 +67,10 @@ export interface CoreServices {
   readonly graph: GraphService;
   /** Obsidian's workspace; absent headless. */
   readonly workspace?: WorkspacePort;
+  /** History, diffs, commits per change and sync; null when the vault is not git-backed. */
+  readonly git: GitService | null;
+  /** Why the git features are off although they were asked for (e.g. the git program is missing). */
+  readonly gitUnavailable?: string;
   /** The owner's read-only folders (shown to clients so they do not try). */
   readonly protectedFolders: readonly string[];
   /** True while any index (search, names, graph) has work queued: answers may be stale. */
@@ -89,7 +96,9 @@ export function createCoreServices(port: VaultPort, opts: CoreOptions): CoreServ
     maxAttachmentBytes: opts.readLimits?.maxAttachmentBytes ?? DEFAULT_ATTACHMENT_CAP_BYTES,
   });
   const lookup = createLookupService({ port, policy });
-  const writer = createWriteService({ port, policy, stateStore: opts.stateStore, confirmer: opts.confirmer, log: opts.log });
+  const detection = opts.git?.detection;
+  const git = detection?.kind === "repo" && opts.git ? new GitService(detection.git, detection.prefix, { port, policy, identity: detection.identity }, { log: opts.log, ...opts.git.options }) : null;
+  const writer = createWriteService({ port, policy, stateStore: opts.stateStore, confirmer: opts.confirmer, log: opts.log, ...(git ? { committer: git } : {}) });
   const reader = createReadService({ port, policy, vault, noteCapBytes: () => vault.limits.maxNoteBytes });
   const search = createSearchService({ port, policy, store: opts.stateStore, sqlWasm: opts.sqlWasm, log: opts.log, options: opts.search });
   const graph = createGraphService({ port, policy, search });
@@ -122,11 +131,14 @@ export function createCoreServices(port: VaultPort, opts: CoreOptions): CoreServ
     reader,
     graph,
     workspace: opts.workspace,
+    git,
+    ...(detection?.kind === "none" && detection.reason === "git_missing" ? { gitUnavailable: detection.message } : {}),
     protectedFolders: opts.protectedFolders ?? [],
     pendingWork: () => lookup.hasPendingWork() || search.hasPendingWork() || graph.hasPendingWork(),
     searchModes: () => [...(search.status().state === "failed" ? [] : ["keyword"]), ...(semantic ? ["semantic", "hybrid"] : [])],
     start: async () => {
       graph.start();
+      git?.start();
       await search.start();
       await semantic?.start();
     },

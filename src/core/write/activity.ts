@@ -16,6 +16,8 @@ export interface ActivityEntry {
   new_path?: string;
   /** A few words, e.g. `3 replacements`, `links: 5 in 3 notes`. */
   detail?: string;
+  /** The git commit of this change (when the owner turned committing on). */
+  commit?: string;
 }
 
 export const ACTIVITY_FILE = "activity.jsonl";

@@ -21,3 +21,4 @@ export { ActivityLog, ACTIVITY_FILE, type ActivityEntry } from "./activity";
 export { unifiedDiff, diffLines } from "./diff";
 export { findMatches, normalizeForMatch, describeMiss } from "./edit-match";
 export { encodeBase64, encodeBase64InSteps, decodeBase64, decodeBase64InSteps } from "./base64";
+export type { ChangeCommitter, CommitOutcome, CommittedChange } from "./commit";

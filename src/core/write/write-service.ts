@@ -8,6 +8,7 @@ import type { StateStore } from "../state";
 import { formatBytes } from "../strings";
 import { extensionOf, isNotePath, parentOf, type RenameProgress, type VaultFile, type VaultPort } from "../vault";
 import { ActivityLog, type ActivityEntry } from "./activity";
+import type { ChangeCommitter, CommitOutcome } from "./commit";
 import { decodeBase64InSteps } from "./base64";
 import { AutoApprove, type Confirmer, type ConfirmRequest } from "./confirm";
 import { unifiedDiffInSteps } from "./diff";
@@ -60,6 +61,8 @@ export interface WriteRequest {
 }
 
 export interface WriteResult {
+  /** The git commit of this change, when the owner turned committing on. */
+  commit?: CommitOutcome;
   path: string;
   created: boolean;
   mode: WriteMode;
@@ -81,6 +84,8 @@ export interface EditRequest {
 }
 
 export interface EditResult {
+  /** The git commit of this change, when the owner turned committing on. */
+  commit?: CommitOutcome;
   path: string;
   replacements: number;
   match_type: "exact" | "normalized" | "lines";
@@ -100,6 +105,8 @@ export interface FrontmatterRequest {
 }
 
 export interface FrontmatterResult {
+  /** The git commit of this change, when the owner turned committing on. */
+  commit?: CommitOutcome;
   path: string;
   frontmatter: Record<string, unknown>;
   changed: string[];
@@ -114,6 +121,8 @@ export interface TagsRequest {
 }
 
 export interface TagsResult {
+  /** The git commit of this change, when the owner turned committing on. */
+  commit?: CommitOutcome;
   path: string;
   /** Frontmatter tags, without `#`. */
   tags: string[];
@@ -127,6 +136,8 @@ export interface TagsResult {
 }
 
 export interface DeleteResult {
+  /** The git commit of this change, when the owner turned committing on. */
+  commit?: CommitOutcome;
   path: string;
   kind: "file" | "folder";
   /** Where it went, e.g. `the vault's .trash folder`. */
@@ -141,6 +152,8 @@ export interface RenameRequest {
 }
 
 export interface RenameResultOut {
+  /** The git commit of this change, when the owner turned committing on. */
+  commit?: CommitOutcome;
   path: string;
   new_path: string;
   kind: "file" | "folder";
@@ -157,6 +170,8 @@ export interface WriteServiceDeps {
   policy: AccessPolicy;
   stateStore: StateStore;
   confirmer?: Confirmer;
+  /** Commits each change (git-backed vaults, when the owner turned it on). */
+  committer?: ChangeCommitter;
   now?: () => Date;
   log?: (level: "debug" | "info" | "warn" | "error", message: string) => void;
 }
@@ -224,8 +239,8 @@ class WriteServiceImpl implements WriteService {
         const text = (req.frontmatter ? frontmatterBlock(req.frontmatter) : "") + content;
         await this.port.create(path, text);
         const etag = await etagOf(text);
-        await this.record(actor, "write", path, null, etag, "created");
-        return { path, created: true, mode, etag, size: new TextEncoder().encode(text).length };
+        const commit = await this.record(actor, "write", path, null, etag, "created");
+        return { path, created: true, mode, etag, size: new TextEncoder().encode(text).length, ...withCommit(commit) };
       }
       const old = await this.port.read(path);
       if (mode !== "overwrite") checkTextSize("The note", old, path);
@@ -270,8 +285,8 @@ class WriteServiceImpl implements WriteService {
       }
       await this.commitText(path, old, finalText);
       const etag = await etagOf(finalText);
-      await this.record(actor, "write", path, before, etag, mode);
-      return { path, created: false, mode, etag, size: new TextEncoder().encode(finalText).length, diff };
+      const commit = await this.record(actor, "write", path, before, etag, mode);
+      return { path, created: false, mode, etag, size: new TextEncoder().encode(finalText).length, diff, ...withCommit(commit) };
     });
   }
 
@@ -284,8 +299,8 @@ class WriteServiceImpl implements WriteService {
     if (!existing) {
       await this.port.create(path, bytes);
       const etag = await etagOf(bytes);
-      await this.record(actor, "write", path, null, etag, "created (binary)");
-      return { path, created: true, mode, etag, size: bytes.length };
+      const commit = await this.record(actor, "write", path, null, etag, "created (binary)");
+      return { path, created: true, mode, etag, size: bytes.length, ...withCommit(commit) };
     }
     if (req.if_match === undefined) {
       throw new VaultError("conflict", `"${path}" already exists; overwriting needs its etag: read it first and pass its etag as if_match.`);
@@ -295,8 +310,8 @@ class WriteServiceImpl implements WriteService {
     await this.ask({ action: "overwrite", path, summary: `Overwrite "${path}" with ${formatBytes(bytes.length)} of new content` });
     await this.port.writeBinary(path, bytes);
     const etag = await etagOf(bytes);
-    await this.record(actor, "write", path, before, etag, "overwrite (binary)");
-    return { path, created: false, mode, etag, size: bytes.length };
+    const commit = await this.record(actor, "write", path, before, etag, "overwrite (binary)");
+    return { path, created: false, mode, etag, size: bytes.length, ...withCommit(commit) };
   }
 
   // ------------------------------------------------------------------ edit
@@ -403,8 +418,8 @@ class WriteServiceImpl implements WriteService {
       if (finalText === old) return result(before, false);
       await this.commitText(path, old, finalText);
       const etag = await etagOf(finalText);
-      await this.record(actor, "edit", path, before, etag, `${replacements.length} replacement${replacements.length === 1 ? "" : "s"} (${matchType})`);
-      return result(etag, false);
+      const commit = await this.record(actor, "edit", path, before, etag, `${replacements.length} replacement${replacements.length === 1 ? "" : "s"} (${matchType})`);
+      return { ...result(etag, false), ...withCommit(commit) };
     });
   }
 
@@ -439,8 +454,8 @@ class WriteServiceImpl implements WriteService {
       }
       const now = await this.port.read(path);
       const etag = await etagOf(now);
-      if (changed.size > 0) await this.record(actor, "update_frontmatter", path, before, etag, `keys: ${[...changed].join(", ")}`);
-      return { path, frontmatter: readFrontmatterStrict(now, path).fm, changed: [...changed], etag };
+      const commit = changed.size > 0 ? await this.record(actor, "update_frontmatter", path, before, etag, `keys: ${[...changed].join(", ")}`) : undefined;
+      return { path, frontmatter: readFrontmatterStrict(now, path).fm, changed: [...changed], etag, ...withCommit(commit) };
     });
   }
 
@@ -486,6 +501,7 @@ class WriteServiceImpl implements WriteService {
         for (const t of wanted) if (!lower.has(t.toLowerCase()) && inlineLower.has(t.toLowerCase())) inlineOnly.push(t);
       }
       let etag = before;
+      let commit: CommitOutcome | undefined;
       if (added.length > 0 || removed.length > 0) {
         await this.port.processFrontMatter(path, (data) => {
           delete data.tag;
@@ -493,9 +509,9 @@ class WriteServiceImpl implements WriteService {
           else delete data.tags;
         });
         etag = await etagOf(await this.port.read(path));
-        await this.record(actor, "manage_tags", path, before, etag, `${req.action}: ${[...added, ...removed].join(", ")}`);
+        commit = await this.record(actor, "manage_tags", path, before, etag, `${req.action}: ${[...added, ...removed].join(", ")}`);
       }
-      return { path, tags: nextTags, inline_tags: inline, added, removed, inline_only: inlineOnly, etag };
+      return { path, tags: nextTags, inline_tags: inline, added, removed, inline_only: inlineOnly, etag, ...withCommit(commit) };
     });
   }
 
@@ -525,8 +541,8 @@ class WriteServiceImpl implements WriteService {
       const what = isFolder ? `the folder "${path}" and the ${files} file${files === 1 ? "" : "s"} in it` : `"${path}"`;
       await this.ask({ action: "delete", path, summary: `Delete ${what} (moved to the trash)` });
       const where = await this.port.trash(path);
-      await this.record(actor, "delete", path, before, null, isFolder ? `folder, ${files} files` : undefined);
-      return { path, kind: isFolder ? "folder" : "file", trashed_to: where, files };
+      const commit = await this.record(actor, "delete", path, before, null, isFolder ? `folder, ${files} files` : undefined);
+      return { path, kind: isFolder ? "folder" : "file", trashed_to: where, files, ...withCommit(commit) };
     });
   }
 
@@ -569,7 +585,10 @@ class WriteServiceImpl implements WriteService {
       const res = await this.port.rename(path, target, onProgress);
       const durationMs = Date.now() - started;
       const after = file ? await etagOf(await this.port.readBinary(res.path)) : null;
-      await this.record(actor, "rename", path, before, after, `links: ${res.linksUpdated} in ${res.notesUpdated} notes`, res.path);
+      const commit = await this.record(actor, "rename", path, before, after, `links: ${res.linksUpdated} in ${res.notesUpdated} notes`, res.path, [
+        ...(targetExists ? [target] : []),
+        ...(res.updatedPaths ?? []),
+      ]);
       return {
         path,
         new_path: res.path,
@@ -578,6 +597,7 @@ class WriteServiceImpl implements WriteService {
         notes_updated: res.notesUpdated,
         duration_ms: durationMs,
         ...(replaced ? { replaced_target_trashed_to: replaced } : {}),
+        ...withCommit(commit),
       };
     });
   }
@@ -676,23 +696,42 @@ class WriteServiceImpl implements WriteService {
     }
   }
 
-  private async record(actor: Actor, tool: string, path: string, before: string | null, after: string | null, detail?: string, newPath?: string): Promise<void> {
+  /**
+   * After a change: commits it when the owner asked for commits (only the paths it touched), then
+   * appends the activity log entry (with the commit's sha). Returns the commit's outcome.
+   */
+  private async record(actor: Actor, tool: string, path: string, before: string | null, after: string | null, detail?: string, newPath?: string, alsoTouched: string[] = []): Promise<CommitOutcome | undefined> {
+    const toolName = actor.tool ?? tool;
+    const commit =
+      (await this.deps.committer?.commit({
+        tool: toolName,
+        client: actor.client,
+        path,
+        ...(newPath !== undefined ? { newPath } : {}),
+        paths: [path, ...(newPath !== undefined ? [newPath] : []), ...alsoTouched],
+      })) ?? undefined;
     const entry: ActivityEntry = {
       time: this.now().toISOString(),
       client: actor.client,
-      tool: actor.tool ?? tool,
+      tool: toolName,
       path,
       etag_before: before,
       etag_after: after,
       ...(newPath !== undefined ? { new_path: newPath } : {}),
       ...(detail ? { detail } : {}),
+      ...(commit?.sha ? { commit: commit.sha } : {}),
     };
     try {
       await this.log.append(entry);
     } catch (e) {
       this.deps.log?.("warn", `activity log: could not append (${e instanceof Error ? e.message : String(e)})`);
     }
+    return commit;
   }
+}
+
+function withCommit(commit: CommitOutcome | undefined): { commit?: CommitOutcome } {
+  return commit ? { commit } : {};
 }
 
 function keepBlock(working: string, bodyOffset: number): string {

@@ -4,6 +4,8 @@ import { createMcpServer, type ToolProfile } from "../../mcp/server";
 import { allTools } from "../../mcp/tools";
 import { AddressInUseError, startHttpServer } from "../../transport/http";
 import type { VaultPort } from "../../core/vault";
+import type { GitRunner } from "../../core/git/runner";
+import { detectGitRepo, type GitOptions } from "../../core/git/service";
 
 export type LogLevel = "debug" | "info" | "warn" | "error";
 
@@ -31,6 +33,9 @@ export interface RuntimeOptions extends CoreOptions {
   tools?: ToolProfile;
   /** Time limit of one read tool call in ms (default 10 s; 0 = none). */
   toolTimeoutMs?: number;
+  /** Runs git in the vault's folder (both hosts); the git tools exist when the vault turns out git-backed. */
+  gitRunner?: GitRunner;
+  gitOptions?: GitOptions;
 }
 
 export interface Runtime {
@@ -73,7 +78,13 @@ export class PortInUseError extends Error {
  */
 export async function startRuntime(opts: RuntimeOptions): Promise<Runtime & { services: CoreServices }> {
   const log = opts.log ?? (() => {});
-  const services = createCoreServices(opts.port, opts);
+  const detection = opts.gitRunner ? await detectGitRepo(opts.gitRunner) : undefined;
+  if (detection?.kind === "repo") log("info", `git-backed vault${detection.prefix ? ` (the vault is "${detection.prefix.replace(/\/$/, "")}" in its repository)` : ""}: git tools on`);
+  else if (detection?.reason === "git_missing") log("warn", `${detection.message} The git tools are off.`);
+  const services = createCoreServices(opts.port, {
+    ...opts,
+    ...(detection ? { git: { detection, options: opts.gitOptions ?? { commitChanges: false, pushAfterCommit: false } } } : {}),
+  });
   await opts.port.ready();
   const instructions = await serverInstructions(opts.port, services.policy, opts.writeMode);
   const tries = opts.listenPort === 0 ? 0 : Math.max(0, opts.portFallback ?? DEFAULT_PORT_FALLBACK);

@@ -27,6 +27,15 @@ export interface CliArgs {
   embeddingsModel?: string;
   /** The environment variable holding the provider's API key (a key is never a command-line argument). */
   embeddingsKeyEnv?: string;
+  /** Git-backed vaults: commit each change made through the server, push after each commit. */
+  gitCommit: boolean;
+  gitPush: boolean;
+  /** Turn the git tools off even in a repository. */
+  noGit: boolean;
+  /** The git program (default: `git` on the PATH). */
+  gitProgram?: string;
+  /** Let the repository's hooks run on our commits. */
+  gitHooks: boolean;
 }
 
 /** Each provider's defaults when --embeddings-url / --embeddings-model are not given. */
@@ -60,12 +69,17 @@ Options:
   --embeddings builtin --embeddings-model-dir DIR
                       the built-in model (transformers.js, in a process of its own) from a folder
                       holding a sentence-embedding model's config.json, tokenizer.json, onnx/model.onnx
+  --git-commit        git-backed vaults: commit each change made through the server (with --write)
+  --git-push          push after each of those commits
+  --git-hooks         let the repository's hooks run on those commits (off by default)
+  --git-program P     the git program (default: git on the PATH)
+  --no-git            no git tools, even when the vault is in a git repository
   --verbose           debug logging
   -h, --help          this text`;
 }
 
 export function parseArgs(argv: string[]): CliArgs {
-  const a: CliArgs = { write: false, allowOrigins: [], hidden: [], protected: [], verbose: false, help: false };
+  const a: CliArgs = { write: false, allowOrigins: [], hidden: [], protected: [], verbose: false, help: false, gitCommit: false, gitPush: false, noGit: false, gitHooks: false };
   const value = (i: number, flag: string): string => {
     const v = argv[i + 1];
     if (v === undefined || v.startsWith("--")) throw new Error(`${flag} needs a value.`);
@@ -111,6 +125,11 @@ export function parseArgs(argv: string[]): CliArgs {
       case "--embeddings-model": a.embeddingsModel = take(); break;
       case "--embeddings-key-env": a.embeddingsKeyEnv = take(); break;
       case "--embeddings-model-dir": a.embeddingsModelDir = take(); break;
+      case "--git-commit": a.gitCommit = true; break;
+      case "--git-push": a.gitPush = true; break;
+      case "--git-hooks": a.gitHooks = true; break;
+      case "--git-program": a.gitProgram = take(); break;
+      case "--no-git": a.noGit = true; break;
       case "--verbose": a.verbose = true; break;
       case "-h":
       case "--help": a.help = true; break;
@@ -123,6 +142,9 @@ export function parseArgs(argv: string[]): CliArgs {
   if (!a.embeddings && (a.embeddingsUrl || a.embeddingsModel || a.embeddingsKeyEnv || a.embeddingsModelDir)) throw new Error("--embeddings-url, --embeddings-model, --embeddings-key-env and --embeddings-model-dir need --embeddings.");
   if (a.embeddings === "builtin" && !a.embeddingsModelDir) throw new Error("--embeddings builtin needs --embeddings-model-dir: the folder holding the model's config.json, tokenizer.json and onnx/model.onnx.");
   if (a.embeddingsUrl !== undefined && !/^https?:\/\//.test(a.embeddingsUrl)) throw new Error("--embeddings-url must start with http:// or https://.");
+  if (a.gitCommit && !a.write) throw new Error("--git-commit commits the changes --write allows; add --write.");
+  if (a.gitPush && !a.gitCommit) throw new Error("--git-push pushes the commits --git-commit makes; give both.");
+  if ((a.gitCommit || a.gitHooks || a.gitProgram) && a.noGit) throw new Error("--no-git turns git off; drop it or the other --git options.");
   if (a.token !== undefined && a.token.length < 16) throw new Error("--token must be at least 16 characters; use a long random token.");
   return a;
 }

@@ -4,6 +4,7 @@ import path from "node:path";
 import sqlWasm from "sql.js/dist/sql-wasm.wasm";
 import { clientConfigs } from "../common/client-config";
 import { PortInUseError, startRuntime, type LogLevel } from "../common/runtime";
+import { createGitRunner } from "../common/git-process";
 import { FsVault } from "./fs-vault";
 import { resolveStateDir } from "./state-dir";
 import { FsStateStore } from "./state-store";
@@ -66,6 +67,8 @@ async function run(args: ReturnType<typeof parseArgs>): Promise<void> {
       log,
       toolTimeoutMs: args.toolTimeoutMs,
       embedder: embedderOf(args),
+      ...(args.noGit ? {} : { gitRunner: createGitRunner({ cwd: root, program: args.gitProgram, allowHooks: args.gitHooks }) }),
+      gitOptions: { commitChanges: args.gitCommit && args.write, pushAfterCommit: args.gitPush && args.write },
     });
   } catch (e) {
     await vault.close();

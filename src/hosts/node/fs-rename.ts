@@ -73,8 +73,8 @@ export async function renameEntry(ctx: RenameContext, path: string, newPath: str
     ctx.emit(events);
     return linkPlan;
   });
-  const { linksUpdated, notesUpdated } = await updateLinksAfterRename(ctx, plan, onProgress);
-  return { path: newPath, linksUpdated, notesUpdated };
+  const { linksUpdated, notesUpdated, updatedPaths } = await updateLinksAfterRename(ctx, plan, onProgress);
+  return { path: newPath, linksUpdated, notesUpdated, updatedPaths };
 }
 
 /**
@@ -115,11 +115,12 @@ async function planLinkUpdates(ctx: RenameContext, renames: Map<string, string>)
  * links) with `rewriteLinks`, each note through the writer's `process` — after the renamed paths'
  * locks are released. A note that fails to update is logged and skipped; the rename itself stands.
  */
-async function updateLinksAfterRename(ctx: RenameContext, plan: LinkPlan, onProgress?: RenameProgress): Promise<{ linksUpdated: number; notesUpdated: number }> {
+async function updateLinksAfterRename(ctx: RenameContext, plan: LinkPlan, onProgress?: RenameProgress): Promise<{ linksUpdated: number; notesUpdated: number; updatedPaths: string[] }> {
   let linksUpdated = 0;
   let notesUpdated = 0;
+  const updatedPaths: string[] = [];
   const rc = plan.context;
-  if (!rc) return { linksUpdated, notesUpdated };
+  if (!rc) return { linksUpdated, notesUpdated, updatedPaths };
   // Progress at the start, every 25 notes (~a second of rewriting a large vault at worst) and at the end.
   const total = plan.sources.length;
   onProgress?.(0, total);
@@ -141,8 +142,9 @@ async function updateLinksAfterRename(ctx: RenameContext, plan: LinkPlan, onProg
     if (count > 0) {
       linksUpdated += count;
       notesUpdated++;
+      updatedPaths.push(newSource);
     }
   }
   onProgress?.(total, total);
-  return { linksUpdated, notesUpdated };
+  return { linksUpdated, notesUpdated, updatedPaths };
 }

@@ -233,15 +233,17 @@ export class ObsidianVault implements VaultPort {
     // Count what Obsidian actually rewrote: for each linking note, how many of those links' texts are gone.
     let linksUpdated = 0;
     let notesUpdated = 0;
+    const updatedPaths: string[] = [];
     for (const [source, { text, originals }] of before) {
       const file = this.file(moved.get(source) ?? source);
       if (!file) continue;
       const after = await this.app.vault.read(file);
       if (after === text) continue;
       notesUpdated++;
+      updatedPaths.push(file.path);
       for (const o of originals) linksUpdated += Math.max(0, countOccurrences(text, o) - countOccurrences(after, o));
     }
-    return { path: newPath, linksUpdated, notesUpdated };
+    return { path: newPath, linksUpdated, notesUpdated, updatedPaths };
   }
 
   async processFrontMatter(path: string, fn: (fm: Record<string, unknown>) => void): Promise<void> {

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { instructionFilesAlong } from "../../core/services/instructions";
 import { defineTool, READ_ONLY } from "../tool";
+import { gitSummary, gitSummaryShape } from "./git-tools";
 
 const documentEntry = z.object({
   path: z.string(),
@@ -13,7 +14,7 @@ const documentEntry = z.object({
 export const statsTool = defineTool({
   name: "stats",
   title: "Vault statistics",
-  description: "Counts of notes, attachments, folders, links and tags; whether writing is on.",
+  description: "Counts of notes, attachments, folders, links and tags; whether writing is on; git (branch, remote, clean) when the vault is in a repository.",
   input: {},
   output: {
     vault: z.string(),
@@ -24,18 +25,20 @@ export const statsTool = defineTool({
     unresolved_links: z.number(),
     tags: z.number(),
     capabilities: z.object({ write_mode: z.boolean(), search_modes: z.array(z.string()), semantic_search_available: z.boolean(), host: z.enum(["obsidian", "node"]) }),
+    git: gitSummaryShape,
   },
   annotations: READ_ONLY,
   access: "read",
   example: {},
   handler: async (_args, { services }) => {
     await services.port.ready();
-    const s = await services.vault.stats();
+    const [s, git] = await Promise.all([services.vault.stats(), gitSummary(services)]);
     return {
       structured: {
         vault: services.port.name,
         ...s,
         capabilities: { write_mode: services.writeMode, search_modes: services.searchModes(), semantic_search_available: services.semantic !== null, host: services.host },
+        git,
       },
     };
   },

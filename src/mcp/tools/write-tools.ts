@@ -16,6 +16,28 @@ const pathArg = z.string().describe('Vault-relative path.');
 const ifMatch = z.string().optional().describe("The etag from read; a stale one is a conflict.");
 const WRITE_ANN = { readOnlyHint: false, openWorldHint: false } as const;
 
+/** The git commit of a change (git-backed vaults with "commit changes" on). */
+const commitOut = z
+  .object({
+    committed: z.boolean(),
+    sha: z.string().optional(),
+    message: z.string().optional(),
+    skipped: z.string().optional(),
+    error: z.string().optional(),
+    pushed: z.boolean().optional(),
+    push_error: z.string().optional(),
+  })
+  .optional();
+
+/** One line about the commit for the text answer ("" when committing is off). */
+function commitLine(c: z.infer<typeof commitOut>): string {
+  if (!c) return "";
+  if (c.error) return `\n${c.error}`;
+  if (!c.committed) return c.skipped ? `\nNot committed: ${c.skipped}.` : "";
+  const push = c.push_error ? ` ${c.push_error}` : c.pushed ? " Pushed." : "";
+  return `\nCommitted ${c.sha?.slice(0, 7) ?? ""}.${push}`;
+}
+
 export const writeTool = defineTool({
   name: "write",
   title: "Write a note or file",
@@ -29,14 +51,14 @@ export const writeTool = defineTool({
     if_match: ifMatch,
     content_base64: z.string().optional().describe("An attachment's bytes, base64."),
   },
-  output: { path: z.string(), created: z.boolean(), mode: z.string(), etag: z.string(), size: z.number(), diff: z.string().optional() },
+  output: { path: z.string(), created: z.boolean(), mode: z.string(), etag: z.string(), size: z.number(), diff: z.string().optional(), commit: commitOut },
   annotations: { ...WRITE_ANN, destructiveHint: true, idempotentHint: false },
   access: "write",
   example: { path: "Inbox/Idea.md", content: "# Idea\n\nFirst thoughts.\n" },
   handler: async (args, ctx) => {
     const r = await writerOf(ctx.services).write(args, actor(ctx, "write"));
     const head = r.created ? `Created "${r.path}"` : `${r.mode === "overwrite" ? "Overwrote" : r.mode === "append" ? "Appended to" : "Prepended to"} "${r.path}"`;
-    return { structured: r, text: `${head} (${r.size} bytes). etag: ${r.etag}${r.diff ? `\n${r.diff}` : ""}` };
+    return { structured: r, text: `${head} (${r.size} bytes). etag: ${r.etag}${commitLine(r.commit)}${r.diff ? `\n${r.diff}` : ""}` };
   },
 });
 
@@ -63,6 +85,7 @@ export const editTool = defineTool({
     etag: z.string(),
     diff: z.string(),
     dry_run: z.boolean(),
+    commit: commitOut,
   },
   annotations: { ...WRITE_ANN, destructiveHint: false, idempotentHint: false },
   access: "write",
@@ -73,7 +96,7 @@ export const editTool = defineTool({
     const how = r.match_type === "normalized" ? " (matched after normalising quotes/dashes/spaces)" : "";
     return {
       structured: r,
-      text: `${verb} ${r.replacements} replacement${r.replacements === 1 ? "" : "s"} in "${r.path}"${how}. etag: ${r.etag}\n${r.diff || "(no change)"}`,
+      text: `${verb} ${r.replacements} replacement${r.replacements === 1 ? "" : "s"} in "${r.path}"${how}. etag: ${r.etag}${commitLine(r.commit)}\n${r.diff || "(no change)"}`,
     };
   },
 });
@@ -89,14 +112,14 @@ export const updateFrontmatterTool = defineTool({
     mode: z.enum(["merge", "replace"]).default("merge"),
     if_match: ifMatch,
   },
-  output: { path: z.string(), frontmatter: z.record(z.string(), z.unknown()), changed: z.array(z.string()), etag: z.string() },
+  output: { path: z.string(), frontmatter: z.record(z.string(), z.unknown()), changed: z.array(z.string()), etag: z.string(), commit: commitOut },
   annotations: { ...WRITE_ANN, destructiveHint: false, idempotentHint: true },
   access: "write",
   example: { path: "Projects/Plan.md", set: { status: "done" } },
   handler: async (args, ctx) => {
     const r = await writerOf(ctx.services).updateFrontmatter(args, actor(ctx, "update_frontmatter"));
     const what = r.changed.length ? `Changed ${r.changed.join(", ")}` : "Nothing changed";
-    return { structured: r, text: `${what} in "${r.path}". etag: ${r.etag}\nfrontmatter: ${JSON.stringify(r.frontmatter)}` };
+    return { structured: r, text: `${what} in "${r.path}". etag: ${r.etag}${commitLine(r.commit)}\nfrontmatter: ${JSON.stringify(r.frontmatter)}` };
   },
 });
 
@@ -118,6 +141,7 @@ export const manageTagsTool = defineTool({
     removed: z.array(z.string()),
     inline_only: z.array(z.string()),
     etag: z.string(),
+    commit: commitOut,
   },
   annotations: { ...WRITE_ANN, destructiveHint: false, idempotentHint: true },
   access: "write",
@@ -128,7 +152,7 @@ export const manageTagsTool = defineTool({
     if (r.added.length) parts.push(`added: ${r.added.join(", ")}`);
     if (r.removed.length) parts.push(`removed: ${r.removed.join(", ")}`);
     if (r.inline_only.length) parts.push(`only inline in the body (change with edit): ${r.inline_only.join(", ")}`);
-    return { structured: r, text: parts.join("\n") + `\netag: ${r.etag}` };
+    return { structured: r, text: parts.join("\n") + `\netag: ${r.etag}${commitLine(r.commit)}` };
   },
 });
 
@@ -137,13 +161,13 @@ export const deleteTool = defineTool({
   title: "Delete a note or folder",
   description: "Moves a file or folder to the trash; confirm_path repeats path.",
   input: { path: pathArg, confirm_path: z.string().describe("The same path again, to confirm.") },
-  output: { path: z.string(), kind: z.enum(["file", "folder"]), trashed_to: z.string(), files: z.number() },
+  output: { path: z.string(), kind: z.enum(["file", "folder"]), trashed_to: z.string(), files: z.number(), commit: commitOut },
   annotations: { ...WRITE_ANN, destructiveHint: true, idempotentHint: false },
   access: "write",
   example: { path: "Inbox/Old.md", confirm_path: "Inbox/Old.md" },
   handler: async (args, ctx) => {
     const r = await writerOf(ctx.services).delete(args, actor(ctx, "delete"));
-    return { structured: r, text: `Moved "${r.path}"${r.kind === "folder" ? ` (folder, ${r.files} files)` : ""} to ${r.trashed_to}.` };
+    return { structured: r, text: `Moved "${r.path}"${r.kind === "folder" ? ` (folder, ${r.files} files)` : ""} to ${r.trashed_to}.${commitLine(r.commit)}` };
   },
 });
 
@@ -164,6 +188,7 @@ export const renameTool = defineTool({
     notes_updated: z.number(),
     duration_ms: z.number(),
     replaced_target_trashed_to: z.string().optional(),
+    commit: commitOut,
   },
   annotations: { ...WRITE_ANN, destructiveHint: true, idempotentHint: false },
   access: "write",
@@ -174,7 +199,7 @@ export const renameTool = defineTool({
     const replaced = r.replaced_target_trashed_to ? ` The previous "${r.new_path}" went to ${r.replaced_target_trashed_to}.` : "";
     return {
       structured: r,
-      text: `Renamed "${r.path}" to "${r.new_path}"; updated ${r.links_updated} link${r.links_updated === 1 ? "" : "s"} in ${r.notes_updated} note${r.notes_updated === 1 ? "" : "s"} in ${(r.duration_ms / 1000).toFixed(1)} s.${replaced}`,
+      text: `Renamed "${r.path}" to "${r.new_path}"; updated ${r.links_updated} link${r.links_updated === 1 ? "" : "s"} in ${r.notes_updated} note${r.notes_updated === 1 ? "" : "s"} in ${(r.duration_ms / 1000).toFixed(1)} s.${replaced}${commitLine(r.commit)}`,
     };
   },
 });
@@ -195,6 +220,7 @@ export const activityLogTool = defineTool({
         etag_after: z.string().nullable(),
         new_path: z.string().optional(),
         detail: z.string().optional(),
+        commit: z.string().optional(),
       }),
     ),
   },

@@ -1,0 +1,659 @@
+import { VaultError } from "../errors";
+import { isUnder, normalizeVaultPath } from "../paths";
+import type { AccessPolicy } from "../policy";
+import type { VaultPort } from "../vault";
+import type { ChangeCommitter, CommitOutcome, CommittedChange } from "../write/commit";
+import { cleanGitMessage, Git, GitCommandError, GitLockedError } from "./git";
+import { HistoryIndex } from "./history";
+import { parsePathList, parseStatus, statusEntryKind, type RepoChange, type RepoCommit } from "./parse";
+import { GitMissingError, GIT_NETWORK_TIMEOUT_MS, type GitRunner } from "./runner";
+import { syncWithRemote, type SyncRequest, type SyncResult } from "./sync";
+
+/** A commit as the tools show it. */
+export interface HistoryCommit {
+  sha: string;
+  short_sha: string;
+  /** Author time, ISO 8601. */
+  time: string;
+  author: string;
+  email: string;
+  message: string;
+  /** Visible paths it changed (at most `MAX_LISTED_CHANGES`), vault-relative. */
+  changes: { status: string; path: string; from?: string }[];
+  /** How many visible paths it changed in all. */
+  changes_total: number;
+}
+
+export interface HistoryRequest {
+  path?: string;
+  since?: string;
+  until?: string;
+  limit?: number;
+}
+
+export interface HistoryResult {
+  path: string;
+  target: "file" | "folder" | "vault";
+  commits: HistoryCommit[];
+  /** More commits matched than `limit`. */
+  has_more: boolean;
+  /** The names the file had before renames, newest first (a file's history only). */
+  previous_paths?: string[];
+  since?: string;
+  until?: string;
+}
+
+export interface DiffRequest {
+  path: string;
+  since_sha?: string;
+  since_timestamp?: string;
+  per_commit?: boolean;
+  limit?: number;
+  offset?: number;
+  max_chars?: number;
+}
+
+export interface DiffResult {
+  path: string;
+  /** The commit compared with the working tree (not for per_commit). */
+  since_sha?: string;
+  /** The file's name in that commit, when it was renamed since. */
+  path_then?: string;
+  /** One diff against the working tree, or one per commit (newest first). */
+  diffs: { sha?: string; short_sha?: string; time?: string; message?: string; diff: string; binary?: { size_before: number | null; size_after: number | null } }[];
+  /** Characters of diff text left out (from `next_offset` on). */
+  truncated: boolean;
+  next_offset?: number;
+  total_chars: number;
+}
+
+export interface RecentRequest {
+  since?: string;
+  until?: string;
+  limit?: number;
+  folder?: string;
+  include_uncommitted?: boolean;
+}
+
+export interface RecentResult {
+  commits: HistoryCommit[];
+  has_more: boolean;
+  uncommitted: { status: string; path: string; from?: string; staged: boolean }[];
+  uncommitted_total: number;
+  since?: string;
+  until?: string;
+}
+
+export interface GitStatus {
+  git_backed: true;
+  branch: string | null;
+  head: string | null;
+  upstream: string | null;
+  remotes: string[];
+  /** No uncommitted changes to the vault's visible files. */
+  clean: boolean;
+  commit_changes: boolean;
+  push_after_commit: boolean;
+  last_push_error?: string;
+}
+
+export interface GitOptions {
+  /** Commit each change made through the server ("Commit changes made through the server"; headless `--git-commit`). */
+  commitChanges: boolean;
+  /** Push after each such commit. */
+  pushAfterCommit: boolean;
+  log?: (level: "debug" | "info" | "warn" | "error", message: string) => void;
+  now?: () => Date;
+}
+
+export const MAX_LISTED_CHANGES = 50;
+export const DEFAULT_DIFF_CHARS = 40_000;
+const MAX_UNCOMMITTED = 500;
+
+/** What `detectGitRepo` found. */
+export type GitDetection =
+  | { kind: "repo"; git: Git; prefix: string; identity: boolean }
+  | { kind: "none"; reason: "not_a_repository" | "git_missing" | "no_tracked_files" | "error"; message: string };
+
+/**
+ * Is the vault git-backed? Its folder must be inside a work tree, and the repository must be the
+ * vault's own (its top is the vault folder) or track files in the vault: a home folder kept in git
+ * for dotfiles does not make every vault under it "git-backed".
+ */
+export async function detectGitRepo(runner: GitRunner): Promise<GitDetection> {
+  const git = new Git(runner);
+  try {
+    const r = await git.raw(["rev-parse", "--is-inside-work-tree", "--show-prefix"], { env: { GIT_OPTIONAL_LOCKS: "0" } });
+    if (r.code !== 0) return { kind: "none", reason: "not_a_repository", message: "The vault is not inside a git repository." };
+    const [inside, prefixLine = ""] = r.stdout.split("\n");
+    if (inside.trim() !== "true") return { kind: "none", reason: "not_a_repository", message: "The vault folder is not in a git work tree." };
+    const prefix = prefixLine.trim();
+    if (prefix) {
+      let tracked = false;
+      await git.raw(["ls-files", "-z", "--", "."], { onStdout: (c) => (c.length > 0 ? ((tracked = true), false) : true), env: { GIT_OPTIONAL_LOCKS: "0" } });
+      if (!tracked) return { kind: "none", reason: "no_tracked_files", message: "The vault is inside a git repository that tracks none of its files." };
+    }
+    const email = await git.raw(["config", "--get", "user.email"]);
+    return { kind: "repo", git, prefix, identity: email.code === 0 && email.stdout.trim() !== "" };
+  } catch (e) {
+    if (e instanceof GitMissingError) return { kind: "none", reason: "git_missing", message: e.message };
+    return { kind: "none", reason: "error", message: e instanceof Error ? e.message : String(e) };
+  }
+}
+
+/** Git-backed vaults: history, diffs, recent changes, a commit per change, sync with the remote. */
+export class GitService implements ChangeCommitter {
+  readonly history: HistoryIndex;
+  private lastPushError: string | undefined;
+  private readonly listeners = new Set<(e: { pushError?: string; committed?: string }) => void>();
+  private statusCache: { at: number; value: GitStatus } | null = null;
+
+  constructor(
+    readonly git: Git,
+    /** The vault folder inside the repository: "" or "sub/dir/". */
+    readonly prefix: string,
+    private readonly deps: { port: VaultPort; policy: AccessPolicy; identity: boolean },
+    readonly options: GitOptions,
+  ) {
+    this.history = new HistoryIndex(git);
+  }
+
+  /** Builds the history index in the background. */
+  start(): void {
+    this.history.refresh().catch((e) => this.options.log?.("warn", `git history: ${e instanceof Error ? e.message : String(e)}`));
+  }
+
+  /** Hears commits and push failures (the status bar). */
+  onEvent(listener: (e: { pushError?: string; committed?: string }) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  // ------------------------------------------------------------------ paths
+
+  /** A repository path as a vault path, or null when it is outside the vault. */
+  fromRepo(repoPath: string): string | null {
+    if (!this.prefix) return repoPath;
+    return repoPath.startsWith(this.prefix) ? repoPath.slice(this.prefix.length) : null;
+  }
+
+  toRepo(vaultPath: string): string {
+    return vaultPath ? this.prefix + vaultPath : this.prefix.replace(/\/$/, "");
+  }
+
+  /** A repository path a client may see: in the vault and not hidden. */
+  visible(repoPath: string): string | null {
+    const v = this.fromRepo(repoPath);
+    return v !== null && v !== "" && !this.deps.policy.isHidden(v) ? v : null;
+  }
+
+  // ------------------------------------------------------------------ status
+
+  async status(): Promise<GitStatus> {
+    const now = Date.now();
+    if (this.statusCache && now - this.statusCache.at < 2000) return { ...this.statusCache.value, ...(this.lastPushError ? { last_push_error: this.lastPushError } : {}) };
+    const [branch, head, upstream, remotes, dirty] = await Promise.all([
+      this.currentBranch(),
+      this.git.headSha(),
+      this.upstream(),
+      this.git.out(["remote"]).then((o) => o.split("\n").map((s) => s.trim()).filter(Boolean), () => []),
+      this.uncommitted(1),
+    ]);
+    const value: GitStatus = {
+      git_backed: true,
+      branch,
+      head,
+      upstream: upstream ? `${upstream.remote}/${upstream.branch}` : null,
+      remotes,
+      clean: dirty.total === 0,
+      commit_changes: this.options.commitChanges,
+      push_after_commit: this.options.pushAfterCommit,
+    };
+    this.statusCache = { at: now, value };
+    return { ...value, ...(this.lastPushError ? { last_push_error: this.lastPushError } : {}) };
+  }
+
+  async currentBranch(): Promise<string | null> {
+    const r = await this.git.raw(["symbolic-ref", "--short", "-q", "HEAD"], { env: { GIT_OPTIONAL_LOCKS: "0" } });
+    return r.code === 0 ? r.stdout.trim() || null : null;
+  }
+
+  /** The current branch's upstream (remote and branch there), or the same-named branch on the only/`origin` remote. */
+  async upstream(): Promise<{ remote: string; branch: string; configured: boolean } | null> {
+    const branch = await this.currentBranch();
+    if (!branch) return null;
+    const remote = (await this.git.raw(["config", "--get", `branch.${branch}.remote`])).stdout.trim();
+    const merge = (await this.git.raw(["config", "--get", `branch.${branch}.merge`])).stdout.trim();
+    if (remote && remote !== "." && merge.startsWith("refs/heads/")) return { remote, branch: merge.slice("refs/heads/".length), configured: true };
+    const remotes = (await this.git.raw(["remote"])).stdout.split("\n").map((s) => s.trim()).filter(Boolean);
+    const pick = remotes.includes("origin") ? "origin" : remotes.length === 1 ? remotes[0] : null;
+    return pick ? { remote: pick, branch, configured: false } : null;
+  }
+
+  // ------------------------------------------------------------------ dates
+
+  /**
+   * A client's `since`/`until`: an ISO date or time, or a git date expression ("2 weeks ago",
+   * "yesterday"), read by git itself. Returns seconds since the epoch.
+   */
+  async parseWhen(expr: string, what: string): Promise<number> {
+    const s = expr.trim();
+    if (!s || s.length > 100 || s.startsWith("-") || /[\0\n]/.test(s)) {
+      throw new VaultError("invalid_argument", `${what} "${expr}" is not a date: give an ISO date ("2026-11-24" or "2026-11-24T15:00:00Z") or a git date expression ("2 weeks ago", "yesterday").`);
+    }
+    if (/^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$/.test(s)) {
+      const ms = Date.parse(s.length === 10 ? `${s}T00:00:00` : s.replace(" ", "T"));
+      if (Number.isFinite(ms)) return Math.floor(ms / 1000);
+    }
+    const out = await this.git.out(["rev-parse", `--since=${s}`]).catch(() => "");
+    const m = /--max-age=(\d+)/.exec(out);
+    if (!m) throw new VaultError("invalid_argument", `git could not read ${what} "${expr}" as a date: give an ISO date ("2026-11-24") or an expression such as "3 days ago".`);
+    // git prints a time before 1970 as an unsigned 64-bit number.
+    let n = BigInt(m[1]);
+    if (n >= 1n << 63n) n -= 1n << 64n;
+    return Number(n);
+  }
+
+  private async window(since?: string, until?: string): Promise<{ from: number; to: number }> {
+    const from = since !== undefined ? await this.parseWhen(since, "since") : -Infinity;
+    const to = until !== undefined ? await this.parseWhen(until, "until") : Infinity;
+    return { from, to };
+  }
+
+  // ------------------------------------------------------------------ history
+
+  private shown(c: RepoCommit, under?: string): HistoryCommit | null {
+    const changes: HistoryCommit["changes"] = [];
+    let total = 0;
+    let touchesTarget = under === undefined;
+    for (const ch of c.changes) {
+      const path = this.visible(ch.path);
+      const from = ch.from !== undefined ? this.visible(ch.from) : null;
+      if (!path && !from) continue;
+      if (under !== undefined && ((path !== null && isUnder(path, under)) || (from !== null && isUnder(from, under)))) touchesTarget = true;
+      total++;
+      if (changes.length >= MAX_LISTED_CHANGES) continue;
+      if (path && ch.from !== undefined) changes.push(from ? { status: ch.status, path, from } : { status: "added", path });
+      else if (path) changes.push({ status: ch.status, path });
+      else if (from) changes.push({ status: "deleted", path: from });
+    }
+    if (total === 0 || !touchesTarget) return null;
+    return {
+      sha: c.sha,
+      short_sha: c.sha.slice(0, 7),
+      time: new Date(c.authorTime * 1000).toISOString(),
+      author: c.author,
+      email: c.email,
+      message: c.message,
+      changes,
+      changes_total: total,
+    };
+  }
+
+  async getHistory(req: HistoryRequest): Promise<HistoryResult> {
+    const path = normalizeVaultPath(req.path ?? "");
+    if (path && this.deps.policy.isHidden(path)) throw notInHistory(path);
+    const limit = Math.max(1, Math.min(req.limit ?? 20, 500));
+    const { from, to } = await this.window(req.since, req.until);
+    await this.history.refresh();
+    const inWindow = (c: RepoCommit) => c.commitTime >= from && c.commitTime <= to;
+    const commits: HistoryCommit[] = [];
+    let hasMore = false;
+    const repoPath = this.toRepo(path);
+    const isFile = path !== "" && (this.deps.port.stat(path) !== null || (!this.deps.port.isFolder(path) && this.history.hasPath(repoPath)));
+    const previous: string[] = [];
+    if (isFile) {
+      this.history.follow(
+        repoPath,
+        (older) => this.visible(older) !== null,
+        (c, name) => {
+          const v = this.fromRepo(name);
+          if (v !== null && v !== path && previous[previous.length - 1] !== v) previous.push(v);
+          if (!inWindow(c)) return c.commitTime >= from;
+          const shown = this.shown(c);
+          if (!shown) return;
+          if (commits.length >= limit) {
+            hasMore = true;
+            return false;
+          }
+          commits.push(shown);
+        },
+      );
+      if (commits.length === 0 && !this.deps.port.stat(path) && !this.history.hasPath(repoPath)) throw notInHistory(path);
+    } else {
+      if (path && !this.deps.port.isFolder(path) && !this.history.hasPathUnder(repoPath)) throw notInHistory(path);
+      this.history.walk((c) => {
+        if (!inWindow(c)) return;
+        const shown = this.shown(c, path);
+        if (!shown) return;
+        if (commits.length >= limit) {
+          hasMore = true;
+          return false;
+        }
+        commits.push(shown);
+      });
+    }
+    return {
+      path,
+      target: isFile ? "file" : path ? "folder" : "vault",
+      commits,
+      has_more: hasMore,
+      ...(isFile && previous.length ? { previous_paths: previous } : {}),
+      ...(from !== -Infinity ? { since: iso(from) } : {}),
+      ...(to !== Infinity ? { until: iso(to) } : {}),
+    };
+  }
+
+  // ------------------------------------------------------------------ recent changes
+
+  async recentChanges(req: RecentRequest): Promise<RecentResult> {
+    const folder = normalizeVaultPath(req.folder ?? "", "folder");
+    if (folder && this.deps.policy.isHidden(folder)) throw notInHistory(folder);
+    const limit = Math.max(1, Math.min(req.limit ?? 20, 200));
+    const { from, to } = await this.window(req.since, req.until);
+    const [, dirty] = await Promise.all([this.history.refresh(), req.include_uncommitted === false ? null : this.uncommitted(MAX_UNCOMMITTED, folder)]);
+    const commits: HistoryCommit[] = [];
+    let hasMore = false;
+    this.history.walk((c) => {
+      if (c.commitTime > to) return;
+      if (c.commitTime < from) return;
+      const shown = this.shown(c, folder);
+      if (!shown) return;
+      if (commits.length >= limit) {
+        hasMore = true;
+        return false;
+      }
+      commits.push(shown);
+    });
+    return {
+      commits,
+      has_more: hasMore,
+      uncommitted: dirty?.entries ?? [],
+      uncommitted_total: dirty?.total ?? 0,
+      ...(from !== -Infinity ? { since: iso(from) } : {}),
+      ...(to !== Infinity ? { until: iso(to) } : {}),
+    };
+  }
+
+  /** Uncommitted changes to visible files of the vault (or of `folder`). */
+  async uncommitted(max: number, folder = ""): Promise<{ entries: RecentResult["uncommitted"]; total: number }> {
+    const out = await this.git.out(["status", "--porcelain=v1", "-z", "--untracked-files=all", "--", folder || "."]);
+    const entries: RecentResult["uncommitted"] = [];
+    let total = 0;
+    for (const e of parseStatus(out)) {
+      const path = this.visible(e.path);
+      if (!path || (folder && !isUnder(path, folder))) continue;
+      total++;
+      if (entries.length >= max) continue;
+      const from = e.from !== undefined ? this.visible(e.from) : null;
+      entries.push({ status: statusEntryKind(e.code), path, ...(from ? { from } : {}), staged: e.code[0] !== " " && e.code[0] !== "?" });
+    }
+    return { entries, total };
+  }
+
+  // ------------------------------------------------------------------ diffs
+
+  async getDiff(req: DiffRequest): Promise<DiffResult> {
+    const path = normalizeVaultPath(req.path);
+    if (!path) throw new VaultError("invalid_argument", "get_diff needs the path of a note or file.");
+    if (this.deps.policy.isHidden(path)) throw notInHistory(path);
+    const given = [req.since_sha !== undefined, req.since_timestamp !== undefined, req.per_commit === true].filter(Boolean).length;
+    if (given !== 1) {
+      throw new VaultError("invalid_argument", "Give exactly one of since_sha (a commit, from get_history), since_timestamp (a date) or per_commit: true.");
+    }
+    const maxChars = Math.max(1000, Math.min(req.max_chars ?? DEFAULT_DIFF_CHARS, 200_000));
+    const offset = Math.max(0, req.offset ?? 0);
+    await this.history.refresh();
+    const repoPath = this.toRepo(path);
+    // The names the file had, newest first, each with the position of the rename that gave it that name.
+    const names: { name: string; renamedAt: number }[] = [];
+    const touching: { c: RepoCommit; name: string }[] = [];
+    const limit = Math.max(1, Math.min(req.limit ?? 10, 50));
+    this.history.follow(
+      repoPath,
+      (older) => this.visible(older) !== null,
+      (c, name, change) => {
+        if (names.length === 0 || names[names.length - 1].name !== name) names.push({ name, renamedAt: -1 });
+        if (change?.status === "renamed" && change.path === name) names[names.length - 1].renamedAt = this.history.positionOf(c.sha);
+        if (touching.length < limit) touching.push({ c, name });
+      },
+    );
+    if (!this.deps.port.stat(path) && touching.length === 0) throw notInHistory(path);
+
+    if (req.per_commit) {
+      const shown = touching.slice(0, limit);
+      const pieces: DiffResult["diffs"] = [];
+      if (shown.length) {
+        const pathspecs = [...new Set(names.map((n) => n.name))].map((n) => this.relToCwd(n));
+        const out = await this.git.out(["show", "--no-ext-diff", "--no-textconv", "-M", "--no-color", "--format=%x1e%H", "-p", ...shown.map((t) => t.c.sha), "--", ...pathspecs], { timeoutMs: 60_000 });
+        const bySha = new Map<string, string>();
+        for (const rec of out.split("\x1e")) {
+          const nl = rec.indexOf("\n");
+          if (nl < 0) continue;
+          bySha.set(rec.slice(0, nl).trim(), rec.slice(nl + 1).replace(/^\n+/, ""));
+        }
+        for (const t of shown) {
+          const diff = bySha.get(t.c.sha) ?? "";
+          pieces.push({
+            sha: t.c.sha,
+            short_sha: t.c.sha.slice(0, 7),
+            time: new Date(t.c.authorTime * 1000).toISOString(),
+            message: t.c.message.split("\n")[0],
+            ...(await this.binaryOr(diff, `${t.c.sha}^`, t.c.sha, t.name)),
+          });
+        }
+      }
+      const r = capDiffs(pieces, offset, maxChars);
+      return { path, ...r };
+    }
+
+    let sha: string;
+    if (req.since_sha !== undefined) {
+      const s = req.since_sha.trim();
+      if (!/^[0-9a-fA-F]{4,64}$/.test(s)) throw new VaultError("invalid_argument", `since_sha "${req.since_sha}" is not a commit id: give 4 to 40 hex digits, e.g. a short_sha from get_history.`);
+      const r = await this.git.raw(["rev-parse", "-q", "--verify", `${s.toLowerCase()}^{commit}`]);
+      if (r.code !== 0) throw new VaultError("not_found", `No commit "${s}" in this repository (or the prefix is ambiguous); take a sha from get_history.`);
+      sha = r.stdout.trim();
+    } else {
+      const when = await this.parseWhen(req.since_timestamp ?? "", "since_timestamp");
+      const r = await this.git.out(["rev-list", "-1", `--before=${when}`, "HEAD", "--"]).catch(() => "");
+      if (!r.trim()) throw new VaultError("not_found", `No commit at or before ${iso(when)}: the history starts later. Use get_history to see the first commit.`);
+      sha = r.trim();
+    }
+    // The file's name in that commit: the newest name given to it at or before that commit.
+    const pos = this.history.positionOf(sha);
+    const nameThen = pos < 0 ? repoPath : (names.find((n) => n.renamedAt <= pos)?.name ?? repoPath);
+    const specs = nameThen === repoPath ? [this.relToCwd(repoPath)] : [this.relToCwd(nameThen), this.relToCwd(repoPath)];
+    const diff = await this.git.out(["diff", "--no-ext-diff", "--no-textconv", "-M", "--no-color", sha, "--", ...specs], { timeoutMs: 60_000 });
+    const piece = { ...(await this.binaryOr(diff, sha, null, nameThen, repoPath)) };
+    const r = capDiffs([piece], offset, maxChars);
+    const thenVault = this.fromRepo(nameThen);
+    return { path, since_sha: sha, ...(thenVault && thenVault !== path ? { path_then: thenVault } : {}), ...r };
+  }
+
+  /** Cwd-relative pathspec of a repository path (git runs in the vault folder). */
+  private relToCwd(repoPath: string): string {
+    // Only visible (so in-vault) names are ever followed.
+    return this.fromRepo(repoPath) ?? repoPath;
+  }
+
+  /** A binary file's diff becomes its sizes. */
+  private async binaryOr(diff: string, before: string, after: string | null, nameThen: string, nameNow = nameThen): Promise<{ diff: string; binary?: { size_before: number | null; size_after: number | null } }> {
+    if (!/^Binary files .* differ$/m.test(diff)) return { diff: this.vaultRelativeDiff(diff) };
+    const size = async (rev: string, p: string) => {
+      const r = await this.git.raw(["cat-file", "-s", `${rev}:${p}`]);
+      return r.code === 0 ? Number(r.stdout.trim()) : null;
+    };
+    const sizeBefore = await size(before, nameThen);
+    let sizeAfter: number | null;
+    if (after) sizeAfter = await size(after, nameNow);
+    else {
+      const v = this.fromRepo(nameNow);
+      sizeAfter = v !== null ? (this.deps.port.stat(v)?.size ?? null) : null;
+    }
+    const what = `Binary file: ${sizeBefore ?? "absent"} → ${sizeAfter ?? "absent"} bytes`;
+    return { diff: what, binary: { size_before: sizeBefore, size_after: sizeAfter } };
+  }
+
+  /** Diff headers name repository paths; shown vault-relative. */
+  private vaultRelativeDiff(diff: string): string {
+    if (!this.prefix) return diff;
+    const p = escapeRe(this.prefix);
+    return diff
+      .replace(new RegExp(`^diff --git a/${p}(.*) b/${p}(.*)$`, "gm"), "diff --git a/$1 b/$2")
+      .replace(new RegExp(`^--- a/${p}`, "gm"), "--- a/")
+      .replace(new RegExp(`^\\+\\+\\+ b/${p}`, "gm"), "+++ b/")
+      .replace(new RegExp(`^(rename (?:from|to)|copy (?:from|to)) ${p}`, "gm"), "$1 ");
+  }
+
+  // ------------------------------------------------------------------ a commit per change
+
+  /**
+   * Commits one change made through the server: only the paths it touched (the owner's other
+   * uncommitted work stays uncommitted, staged or not), with a message naming the tool, the path
+   * and the client; then pushes when asked. Never throws: the outcome says what happened.
+   */
+  commit(change: CommittedChange): Promise<CommitOutcome | null> {
+    if (!this.options.commitChanges) return Promise.resolve(null);
+    return this.git.exclusive(() => this.commitNow(change));
+  }
+
+  private async commitNow(change: CommittedChange): Promise<CommitOutcome> {
+    const message = commitMessage(change);
+    try {
+      const paths = [...new Set(change.paths)].filter((p) => p !== "");
+      const exists = (p: string) => this.deps.port.stat(p) !== null || this.deps.port.isFolder(p);
+      const present = paths.filter(exists);
+      const gone = paths.filter((p) => !exists(p));
+      // Files that are gone are committed only when git knew them (deleting an untracked file is no change).
+      const trackedGone = gone.length ? parsePathList(await this.git.out(["ls-files", "-z", "--", ...gone])).map((p) => this.fromRepo(p) ?? p) : [];
+      const goneSpecs = gone.filter((g) => trackedGone.some((t) => t === g || isUnder(t, g)));
+      const identity = this.deps.identity ? [] : ["-c", "user.name=Vault MCP", "-c", "user.email=vault-mcp@localhost"];
+      const specs = [...present, ...goneSpecs];
+      if (specs.length === 0) return { committed: false, skipped: "nothing git tracks was changed" };
+      if (present.length) {
+        const add = await this.git.change(["add", "-A", "--", ...present]);
+        if (add.code !== 0) {
+          if (/ignored by one of your \.gitignore/i.test(add.stderr)) return { committed: false, skipped: "the file is ignored by .gitignore" };
+          throw new GitCommandError("add", add.stderr);
+        }
+      }
+      const r = await this.git.change([...identity, "commit", "-q", "--no-verify", "--no-status", "--untracked-files=no", "-m", message, "--only", "--", ...specs]);
+      if (r.code !== 0) {
+        if (/nothing to commit|no changes added to commit|nothing added to commit/i.test(r.stderr + r.stdout)) return { committed: false, skipped: "no change to commit" };
+        throw new GitCommandError("commit", r.stderr || r.stdout);
+      }
+      const sha = (await this.git.headSha()) ?? undefined;
+      this.statusCache = null;
+      const outcome: CommitOutcome = { committed: true, ...(sha ? { sha } : {}), message };
+      this.emit({ committed: sha });
+      if (this.options.pushAfterCommit) Object.assign(outcome, await this.pushQuietly());
+      return outcome;
+    } catch (e) {
+      const error = e instanceof GitLockedError || e instanceof GitCommandError ? e.message : e instanceof Error ? cleanGitMessage(e.message) : String(e);
+      this.options.log?.("warn", `git commit after ${change.tool} of ${change.path} failed: ${error}`);
+      return { committed: false, error: `The change was made but not committed: ${error}` };
+    }
+  }
+
+  /** Pushes the current branch to its remote; the outcome carries a failure instead of throwing. */
+  private async pushQuietly(): Promise<Pick<CommitOutcome, "pushed" | "push_error">> {
+    const up = await this.upstream();
+    if (!up) return this.pushFailed("the repository has no remote to push to");
+    const r = await this.git.change(["push", "--porcelain", up.remote, `HEAD:refs/heads/${up.branch}`], { timeoutMs: GIT_NETWORK_TIMEOUT_MS });
+    if (r.code === 0) {
+      this.lastPushError = undefined;
+      this.emit({});
+      return { pushed: true };
+    }
+    const rejected = /\[rejected\]|non-fast-forward|fetch first/i.test(r.stdout + r.stderr);
+    return this.pushFailed(rejected ? `the remote has commits this vault does not have; run git_sync with direction "both" to pull them first` : r.timedOut ? "the push took too long and was stopped" : cleanGitMessage(r.stderr || r.stdout));
+  }
+
+  private pushFailed(why: string): Pick<CommitOutcome, "pushed" | "push_error"> {
+    this.lastPushError = why;
+    this.emit({ pushError: why });
+    this.options.log?.("warn", `git push failed: ${why}`);
+    return { pushed: false, push_error: `Committed but not pushed: ${why}.` };
+  }
+
+  private emit(e: { pushError?: string; committed?: string }): void {
+    for (const l of this.listeners) {
+      try {
+        l(e);
+      } catch {
+        /* a listener's failure is not the commit's */
+      }
+    }
+  }
+
+  // ------------------------------------------------------------------ sync
+
+  sync(req: SyncRequest): Promise<SyncResult> {
+    return this.git.exclusive(async () => {
+      try {
+        return await syncWithRemote(this, this.deps.port, req, this.options.now?.() ?? new Date());
+      } finally {
+        this.statusCache = null;
+      }
+    });
+  }
+
+  /** The git identity arguments for our own commits when the repository has none configured. */
+  identityArgs(): string[] {
+    return this.deps.identity ? [] : ["-c", "user.name=Vault MCP", "-c", "user.email=vault-mcp@localhost"];
+  }
+
+  get policy(): AccessPolicy {
+    return this.deps.policy;
+  }
+
+  /** Called by sync after it pushed (clears a push failure shown in the status bar). */
+  pushSucceeded(): void {
+    this.lastPushError = undefined;
+    this.emit({});
+  }
+}
+
+function notInHistory(path: string): VaultError {
+  return new VaultError("not_found", `No note, file or folder at "${path}" in the vault or its git history. Paths are vault-relative; use list_documents or get_history without a path.`);
+}
+
+function iso(sec: number): string {
+  return new Date(sec * 1000).toISOString();
+}
+
+function escapeRe(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}
+
+/** `vault-mcp: edit Projects/Plan.md (claude-code)` */
+export function commitMessage(change: CommittedChange): string {
+  const client = change.client.replace(/[\r\n\t]+/g, " ").trim().slice(0, 60) || "unknown client";
+  const target = change.newPath !== undefined ? `${change.path} → ${change.newPath}` : change.path;
+  return `vault-mcp: ${change.tool} ${target} (${client})`;
+}
+
+/** Diffs cut at `maxChars` characters in all, from `offset` (the text of every diff, one after another). */
+function capDiffs(pieces: DiffResult["diffs"], offset: number, maxChars: number): Pick<DiffResult, "diffs" | "truncated" | "next_offset" | "total_chars"> {
+  const total = pieces.reduce((n, p) => n + p.diff.length, 0);
+  let skip = offset;
+  let room = maxChars;
+  const out: DiffResult["diffs"] = [];
+  for (const p of pieces) {
+    if (skip >= p.diff.length) {
+      skip -= p.diff.length;
+      if (p.diff.length === 0 && skip === 0 && room > 0) out.push(p);
+      continue;
+    }
+    if (room <= 0) break;
+    const text = p.diff.slice(skip, skip + room);
+    room -= text.length;
+    skip = 0;
+    out.push({ ...p, diff: text });
+  }
+  const shownEnd = Math.min(total, offset + maxChars);
+  return { diffs: out, truncated: shownEnd < total, ...(shownEnd < total ? { next_offset: shownEnd } : {}), total_chars: total };
+}
+
+export type { RepoChange };

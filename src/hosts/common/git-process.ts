@@ -1,0 +1,133 @@
+import { spawn } from "node:child_process";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { GitMissingError, GIT_TIMEOUT_MS, type GitRunner, type GitRunOptions, type GitRunResult } from "../../core/git/runner";
+
+export interface GitProcessOptions {
+  /** The vault's folder (absolute): git runs there and finds the repository from it. */
+  cwd: string;
+  /** The git program (default `git`, found on the PATH). */
+  program?: string;
+  /** Run the repository's hooks on our commits (default: no hooks). */
+  allowHooks?: boolean;
+}
+
+/** Environment variables that would point git at another repository, work tree, index or configuration. */
+const DROPPED_ENV = [
+  "GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY", "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+  "GIT_NAMESPACE", "GIT_COMMON_DIR", "GIT_CONFIG", "GIT_CONFIG_PARAMETERS", "GIT_CONFIG_COUNT",
+  "GIT_EXTERNAL_DIFF", "GIT_PAGER", "GIT_EDITOR", "GIT_SEQUENCE_EDITOR", "GIT_TRACE", "GIT_CEILING_DIRECTORIES",
+  "GIT_DISCOVERY_ACROSS_FILESYSTEM", "GIT_QUARANTINE_PATH",
+];
+
+let emptyHooksDir: string | null = null;
+/** An empty folder of our own (mode 0700) as `core.hooksPath`: no hook of the vault's repository runs. */
+function noHooksDir(): string {
+  emptyHooksDir ??= mkdtempSync(join(tmpdir(), "vault-mcp-no-hooks-"));
+  return emptyHooksDir;
+}
+
+/**
+ * The git runner on `child_process.spawn`: arguments as an array (no shell), stdout streamed and
+ * decoded in chunks (a long log never blocks the event loop in one piece), a time limit, and
+ * `GitMissingError` when the program is not there.
+ */
+export function createGitRunner(opts: GitProcessOptions): GitRunner {
+  const program = opts.program?.trim() || "git";
+  const baseEnv: Record<string, string> = {};
+  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !DROPPED_ENV.includes(k)) baseEnv[k] = v;
+  Object.assign(baseEnv, {
+    GIT_TERMINAL_PROMPT: "0",
+    GIT_LITERAL_PATHSPECS: "1",
+    GIT_EDITOR: ":",
+    GIT_SEQUENCE_EDITOR: ":",
+    GIT_MERGE_AUTOEDIT: "no",
+    LC_ALL: "C",
+    LANGUAGE: "C",
+  });
+  const globalArgs = [
+    "-c", "core.fsmonitor=false",
+    "-c", "core.quotepath=off",
+    "-c", "color.ui=false",
+    "-c", "log.showSignature=false",
+    "-c", "i18n.logOutputEncoding=UTF-8",
+    "-c", "advice.detachedHead=false",
+    ...(opts.allowHooks ? [] : ["-c", `core.hooksPath=${noHooksDir()}`]),
+  ];
+  return {
+    run(args: readonly string[], o: GitRunOptions = {}): Promise<GitRunResult> {
+      return new Promise((resolve, reject) => {
+        let child;
+        try {
+          child = spawn(program, [...globalArgs, ...args], {
+            cwd: opts.cwd,
+            env: o.env ? { ...baseEnv, ...o.env } : baseEnv,
+            shell: false,
+            windowsHide: true,
+            stdio: ["pipe", "pipe", "pipe"],
+          });
+        } catch (e) {
+          reject((e as NodeJS.ErrnoException).code === "ENOENT" ? new GitMissingError(program) : e instanceof Error ? e : new Error(String(e)));
+          return;
+        }
+        const decoder = new TextDecoder();
+        let stdout = "";
+        const bytes: Buffer[] = [];
+        let stderr = "";
+        let stopped = false;
+        let timedOut = false;
+        let settled = false;
+        const timer = setTimeout(() => {
+          timedOut = true;
+          child.kill("SIGKILL");
+        }, o.timeoutMs ?? GIT_TIMEOUT_MS);
+        child.stdout.on("data", (b: Buffer) => {
+          if (stopped) return;
+          if (o.binary) {
+            bytes.push(b);
+            return;
+          }
+          const text = decoder.decode(b, { stream: true });
+          if (o.onStdout) {
+            if (o.onStdout(text) === false) {
+              stopped = true;
+              child.kill("SIGTERM");
+            }
+          } else stdout += text;
+        });
+        child.stderr.on("data", (b: Buffer) => {
+          if (stderr.length < 64_000) stderr += b.toString("utf8");
+        });
+        child.on("error", (e: NodeJS.ErrnoException) => {
+          clearTimeout(timer);
+          if (settled) return;
+          settled = true;
+          reject(e.code === "ENOENT" ? new GitMissingError(program) : e);
+        });
+        child.on("close", (code) => {
+          clearTimeout(timer);
+          if (settled) return;
+          settled = true;
+          if (!stopped && !o.binary) {
+            const tail = decoder.decode();
+            if (o.onStdout) {
+              if (tail) o.onStdout(tail);
+            } else stdout += tail;
+          }
+          resolve({
+            code: stopped || timedOut ? -1 : (code ?? -1),
+            stdout,
+            ...(o.binary ? { stdoutBytes: new Uint8Array(Buffer.concat(bytes)) } : {}),
+            stderr,
+            stopped,
+            timedOut,
+          });
+        });
+        child.stdin.on("error", () => undefined);
+        if (o.input !== undefined) child.stdin.end(o.input);
+        else child.stdin.end();
+      });
+    },
+  };
+}

@@ -1,0 +1,216 @@
+import { z } from "zod";
+import { VaultError } from "../../core/errors";
+import type { GitService, HistoryCommit } from "../../core/git/service";
+import type { CoreServices } from "../../core/services";
+import { defineTool, READ_ONLY, type ToolDef } from "../tool";
+
+/** The git service, or the error that says this vault is not git-backed. */
+export function gitOf(services: CoreServices): GitService {
+  if (!services.git) {
+    throw new VaultError("unavailable", services.gitUnavailable ?? "This vault is not in a git repository, so it has no history to show.");
+  }
+  return services.git;
+}
+
+/** What `stats` and `config://vault` say about git. */
+export const gitSummaryShape = z.object({
+  git_backed: z.boolean(),
+  branch: z.string().nullable().optional(),
+  head: z.string().nullable().optional(),
+  upstream: z.string().nullable().optional(),
+  remotes: z.array(z.string()).optional(),
+  clean: z.boolean().optional(),
+  commit_changes: z.boolean().optional(),
+  push_after_commit: z.boolean().optional(),
+  last_push_error: z.string().optional(),
+  unavailable: z.string().optional(),
+});
+
+export async function gitSummary(services: CoreServices): Promise<z.infer<typeof gitSummaryShape>> {
+  if (!services.git) return { git_backed: false, ...(services.gitUnavailable ? { unavailable: services.gitUnavailable } : {}) };
+  try {
+    return await services.git.status();
+  } catch (e) {
+    return { git_backed: true, unavailable: e instanceof Error ? e.message : String(e) };
+  }
+}
+
+const changeShape = z.object({ status: z.string(), path: z.string(), from: z.string().optional() });
+const commitShape = z.object({
+  sha: z.string(),
+  short_sha: z.string(),
+  time: z.string(),
+  author: z.string(),
+  email: z.string(),
+  message: z.string(),
+  changes: z.array(changeShape),
+  changes_total: z.number(),
+});
+
+const when = (what: string) => z.string().optional().describe(`${what}: an ISO date/time ("2026-11-24") or a git date expression ("2 weeks ago", "yesterday").`);
+
+function commitLines(commits: HistoryCommit[], focus?: string): string[] {
+  return commits.map((c) => {
+    const first = c.message.split("\n")[0];
+    const own = focus ? c.changes.find((ch) => ch.path === focus || ch.from === focus) : undefined;
+    const files = focus
+      ? own?.from
+        ? ` (renamed from ${own.from})`
+        : ""
+      : `: ${c.changes.map((ch) => `${ch.status} ${ch.path}${ch.from ? ` (from ${ch.from})` : ""}`).join(", ")}${c.changes_total > c.changes.length ? `, … ${c.changes_total - c.changes.length} more` : ""}`;
+    return `${c.short_sha} ${c.time.slice(0, 16).replace("T", " ")} ${c.author}: ${first}${files}`;
+  });
+}
+
+export const getHistoryTool = defineTool({
+  name: "get_history",
+  title: "Git history",
+  description:
+    "Commits that touched a note, file or folder (following renames), or the whole vault without a path, newest first: sha, time, author, message, changed paths. Git-backed vaults only.",
+  input: {
+    path: z.string().optional().describe('A note, file or folder; omit for the whole vault.'),
+    since: when("Only commits from"),
+    until: when("Only commits up to"),
+    limit: z.number().int().min(1).max(500).default(20),
+  },
+  output: {
+    path: z.string(),
+    target: z.enum(["file", "folder", "vault"]),
+    commits: z.array(commitShape),
+    has_more: z.boolean(),
+    previous_paths: z.array(z.string()).optional(),
+    since: z.string().optional(),
+    until: z.string().optional(),
+  },
+  annotations: READ_ONLY,
+  access: "read",
+  needs: "git",
+  example: { path: "Projects/Plan.md", since: "2 weeks ago", limit: 10 },
+  handler: async (args, { services }) => {
+    const r = await gitOf(services).getHistory(args);
+    const what = r.target === "vault" ? "the vault" : `"${r.path}"`;
+    const head = `${r.commits.length}${r.has_more ? "+" : ""} commit${r.commits.length === 1 ? "" : "s"} touched ${what}${r.previous_paths?.length ? ` (earlier names: ${r.previous_paths.join(", ")})` : ""}:`;
+    const more = r.has_more ? "\nMore commits exist: raise limit or narrow with since/until." : "";
+    return { structured: r, text: [head, ...commitLines(r.commits, r.target === "file" ? r.path : undefined)].join("\n") + more };
+  },
+});
+
+export const getDiffTool = defineTool({
+  name: "get_diff",
+  title: "Git diff of a note",
+  description:
+    "A note's unified diff from a commit (since_sha) or a date (since_timestamp: the last commit then) to its current text (uncommitted edits included), or per_commit: one diff per commit. Git-backed vaults only.",
+  input: {
+    path: z.string().describe("The note or file."),
+    since_sha: z.string().optional().describe("A commit (4–40 hex digits), e.g. a short_sha from get_history."),
+    since_timestamp: when("Compare with the note as it was committed at"),
+    per_commit: z.boolean().optional().describe("One diff per commit that changed the note, newest first (up to limit)."),
+    limit: z.number().int().min(1).max(50).default(10).describe("Commits for per_commit."),
+    offset: z.number().int().min(0).default(0).describe("Start at this character of the diff text (next_offset of a cut answer)."),
+    max_chars: z.number().int().min(1000).max(200_000).default(40_000),
+  },
+  output: {
+    path: z.string(),
+    since_sha: z.string().optional(),
+    path_then: z.string().optional(),
+    diffs: z.array(
+      z.object({
+        sha: z.string().optional(),
+        short_sha: z.string().optional(),
+        time: z.string().optional(),
+        message: z.string().optional(),
+        diff: z.string(),
+        binary: z.object({ size_before: z.number().nullable(), size_after: z.number().nullable() }).optional(),
+      }),
+    ),
+    truncated: z.boolean(),
+    next_offset: z.number().optional(),
+    total_chars: z.number(),
+  },
+  annotations: READ_ONLY,
+  access: "read",
+  needs: "git",
+  example: { path: "Projects/Plan.md", since_timestamp: "1 week ago" },
+  handler: async (args, { services }) => {
+    const r = await gitOf(services).getDiff(args);
+    const parts: string[] = [];
+    if (r.since_sha) {
+      const d = r.diffs[0]?.diff ?? "";
+      parts.push(`"${r.path}" since ${r.since_sha.slice(0, 7)}${r.path_then ? ` (then "${r.path_then}")` : ""}: ${d ? "" : "no change."}`, ...(d ? [d] : []));
+    } else {
+      if (r.diffs.length === 0) parts.push(`No commit changed "${r.path}".`);
+      for (const d of r.diffs) parts.push(`── ${d.short_sha} ${d.time?.slice(0, 16).replace("T", " ")} ${d.message}`, d.diff || "(no textual change)");
+    }
+    if (r.truncated) parts.push(`[diff cut at ${r.next_offset} of ${r.total_chars} characters: call again with offset ${r.next_offset} for the rest, or narrow it (a later since_sha, per_commit with a smaller limit)]`);
+    return { structured: r, text: parts.join("\n") };
+  },
+});
+
+export const getRecentChangesTool = defineTool({
+  name: "get_recent_changes",
+  title: "Recent changes (git)",
+  description:
+    "What changed in the vault lately: commits grouped with their files (newest first, in a time window), plus uncommitted changes in the working tree. Git-backed vaults only.",
+  input: {
+    since: when("From"),
+    until: when("Up to"),
+    folder: z.string().optional().describe("Only this folder."),
+    limit: z.number().int().min(1).max(200).default(20).describe("Commits at most."),
+    include_uncommitted: z.boolean().default(true),
+  },
+  output: {
+    commits: z.array(commitShape),
+    has_more: z.boolean(),
+    uncommitted: z.array(z.object({ status: z.string(), path: z.string(), from: z.string().optional(), staged: z.boolean() })),
+    uncommitted_total: z.number(),
+    since: z.string().optional(),
+    until: z.string().optional(),
+  },
+  annotations: READ_ONLY,
+  access: "read",
+  needs: "git",
+  example: { since: "3 days ago" },
+  handler: async (args, { services }) => {
+    const r = await gitOf(services).recentChanges(args);
+    const lines = [`${r.commits.length}${r.has_more ? "+" : ""} commit${r.commits.length === 1 ? "" : "s"}${r.since ? ` since ${r.since.slice(0, 16).replace("T", " ")}` : ""}:`, ...commitLines(r.commits)];
+    if (args.include_uncommitted !== false) {
+      lines.push(r.uncommitted_total ? `Uncommitted (${r.uncommitted_total}):` : "No uncommitted changes.");
+      for (const u of r.uncommitted) lines.push(`  ${u.status}${u.staged ? " (staged)" : ""} ${u.path}${u.from ? ` (from ${u.from})` : ""}`);
+      if (r.uncommitted_total > r.uncommitted.length) lines.push(`  … ${r.uncommitted_total - r.uncommitted.length} more`);
+    }
+    return { structured: r, text: lines.join("\n") };
+  },
+});
+
+export const gitSyncTool = defineTool({
+  name: "git_sync",
+  title: "Sync with the git remote",
+  description:
+    "Pulls (fast-forward, or rebase when clean; a file changed on both sides keeps the local version and gets the remote's beside it) and/or pushes. dry_run only fetches and tells what would happen.",
+  input: {
+    direction: z.enum(["pull", "push", "both"]).default("both"),
+    dry_run: z.boolean().default(false),
+  },
+  output: {
+    status: z.enum(["up_to_date", "pulled", "pushed", "pulled_and_pushed", "kept_both", "push_rejected", "would_change", "no_remote", "blocked", "failed"]),
+    direction: z.enum(["pull", "push", "both"]),
+    dry_run: z.boolean(),
+    remote: z.string().nullable(),
+    branch: z.string().nullable(),
+    pull: z.object({ action: z.enum(["none", "fast_forward", "rebase", "merge_keeping_both"]), commits: z.number(), files: z.array(z.string()), files_total: z.number() }).optional(),
+    push: z.object({ commits: z.number(), pushed: z.boolean() }).optional(),
+    conflicts: z.array(z.object({ path: z.string(), remote_copy: z.string().nullable(), kind: z.enum(["both_changed", "deleted_here", "deleted_on_remote"]) })),
+    message: z.string(),
+  },
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+  access: "write",
+  needs: "git",
+  example: { direction: "both", dry_run: true },
+  handler: async (args, { services }) => {
+    const r = await gitOf(services).sync(args);
+    const conflicts = r.conflicts.map((c) => `  ${c.path}: kept the local version${c.remote_copy ? `; the remote's is in "${c.remote_copy}"` : ` (${c.kind.replace(/_/g, " ")})`}`);
+    return { structured: r, text: [`${r.status}: ${r.message}`, ...conflicts].join("\n") };
+  },
+});
+
+export const gitTools = [getHistoryTool, getDiffTool, getRecentChangesTool, gitSyncTool];

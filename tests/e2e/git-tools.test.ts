@@ -1,0 +1,451 @@
+import { afterAll, beforeAll, describe, expect, test } from "@jest/globals";
+import { chmodSync, existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { call, fails, makeTempVault, ok, removeTree, startTestServer, textOf, type TestServer } from "../support/harness";
+import { bareRemote, cloneOf, commitAll, git, initRepo, put } from "../support/git-repo";
+
+/**
+ * The git tools over MCP on real repositories made with git: history across renames, diffs by sha,
+ * by time and per commit, recent changes, a commit per change holding only the touched files,
+ * push, and git_sync (fast-forward, rebase, a real conflict keeping both sides). Hidden paths never
+ * show. Runs on both adapters (the obsidian-adapter project runs it again).
+ */
+
+/** Lines that never change, so git sees the moved note as a rename. */
+const KEEP = Array.from({ length: 12 }, (_, i) => `kept line ${i}\n`).join("");
+
+const GIT_TOOLS = ["get_history", "get_diff", "get_recent_changes"];
+
+function disk(root: string, p: string): string {
+  return readFileSync(path.join(root, ...p.split("/")), "utf8");
+}
+
+async function serve(root: string, opts: Parameters<typeof startTestServer>[1] = {}): Promise<{ s: TestServer; client: Client }> {
+  const s = await startTestServer(root, { git: {}, ...opts });
+  return { s, client: await s.connect() };
+}
+
+describe("a vault that is not a repository", () => {
+  test("has no git tools, and stats says so", async () => {
+    const root = makeTempVault({ "A.md": "# A\n" });
+    const { s, client } = await serve(root);
+    try {
+      const names = (await client.listTools()).tools.map((t) => t.name);
+      for (const n of [...GIT_TOOLS, "git_sync"]) expect(names).not.toContain(n);
+      const stats = await ok(client, "stats");
+      expect(stats.git).toEqual({ git_backed: false });
+      expect(textOf(await call(client, "get_history", {}))).toMatch(/not found|unknown tool/i);
+    } finally {
+      await s.close();
+      removeTree(root);
+    }
+  });
+
+  test("a missing git program gives a clear message, never a crash", async () => {
+    const root = initRepo(makeTempVault({ "A.md": "# A\n" }));
+    commitAll(root, "first", "2026-01-01T10:00:00Z");
+    const { s, client } = await serve(root, { git: { program: path.join(root, "no-such-git") } });
+    try {
+      const stats = await ok(client, "stats");
+      expect(stats.git.git_backed).toBe(false);
+      expect(stats.git.unavailable).toMatch(/could not be started: it is not installed or not on the PATH/);
+      expect(stats.git.unavailable).not.toContain(root);
+      expect((await client.listTools()).tools.map((t) => t.name)).not.toContain("get_history");
+    } finally {
+      await s.close();
+      removeTree(root);
+    }
+  });
+});
+
+describe("history, diffs and recent changes", () => {
+  let root: string;
+  let s: TestServer;
+  let client: Client;
+  const sha: Record<string, string> = {};
+
+  beforeAll(async () => {
+    root = initRepo(makeTempVault({}));
+    sha.c1 = commitAll(root, "Start the notes", "2026-01-01T10:00:00Z", {
+      "Notes/A.md": "# A\n\nline one\nline two\n" + KEEP,
+      "Notes/B.md": "# B\n\nSee [[A]].\n",
+      ".obsidian/app.json": "{}\n",
+      "Private/Secret.md": "secret one\n",
+      "img.png": new Uint8Array([137, 80, 78, 71, 0, 2, 3]),
+    });
+    sha.c2 = commitAll(root, "Second line changed", "2026-02-01T10:00:00Z", { "Notes/A.md": "# A\n\nline one\nline 2\n" + KEEP });
+    // A rename (with the hidden config changing in the same commit).
+    put(root, { "Archive/.keep": "" });
+    git(root, ["mv", "Notes/A.md", "Archive/A2.md"]);
+    sha.c3 = commitAll(root, "Archive A", "2026-03-01T10:00:00Z", { ".obsidian/app.json": '{"a":1}\n' });
+    sha.c4 = commitAll(root, "More on A, and the secret", "2026-04-01T10:00:00Z", {
+      "Archive/A2.md": "# A\n\nline one\nline 2\nline three\n" + KEEP,
+      "Private/Secret.md": "secret two\n",
+      "img.png": new Uint8Array([137, 80, 78, 71, 0, 9, 9, 9, 9]),
+    });
+    sha.c5 = commitAll(root, "Only the config", "2026-05-01T10:00:00Z", { ".obsidian/app.json": '{"a":2}\n' });
+    // Uncommitted: a modified note, a new note, a new hidden file.
+    put(root, { "Archive/A2.md": "# A\n\nline one\nline 2\nline three\nuncommitted four\n" + KEEP, "Notes/New.md": "new\n", "Private/Draft.md": "x\n" });
+    ({ s, client } = await serve(root, { hidden: ["Private"] }));
+  });
+  afterAll(async () => {
+    await s.close();
+    removeTree(root);
+  });
+
+  test("the git tools are listed (read-only), git_sync not without write mode", async () => {
+    const tools = (await client.listTools()).tools;
+    const names = tools.map((t) => t.name);
+    for (const n of GIT_TOOLS) expect(names).toContain(n);
+    expect(names).not.toContain("git_sync");
+    expect(tools.find((t) => t.name === "get_history")!.annotations).toMatchObject({ readOnlyHint: true });
+  });
+
+  test("stats and config://vault say the vault is git-backed: branch, no remote, not clean", async () => {
+    const stats = await ok(client, "stats");
+    expect(stats.git).toMatchObject({ git_backed: true, branch: "main", upstream: null, remotes: [], clean: false, head: sha.c5, commit_changes: false });
+    const res = await client.readResource({ uri: "config://vault" });
+    const cfg = JSON.parse((res.contents[0] as { text: string }).text);
+    expect(cfg.git).toMatchObject({ git_backed: true, branch: "main" });
+  });
+
+  test("a note's history follows it across the rename, newest first, with no hidden path anywhere", async () => {
+    const r = await ok(client, "get_history", { path: "Archive/A2.md" });
+    expect(r.target).toBe("file");
+    expect(r.commits.map((c: { sha: string }) => c.sha)).toEqual([sha.c4, sha.c3, sha.c2, sha.c1]);
+    expect(r.previous_paths).toEqual(["Notes/A.md"]);
+    const rename = r.commits[1];
+    expect(rename.changes).toContainEqual({ status: "renamed", path: "Archive/A2.md", from: "Notes/A.md" });
+    expect(rename).toMatchObject({ short_sha: sha.c3.slice(0, 7), author: "Test Author", email: "author@example.com", message: "Archive A", time: "2026-03-01T10:00:00.000Z" });
+    const json = JSON.stringify(r);
+    expect(json).not.toMatch(/\.obsidian|Private|Secret|\.keep/);
+  });
+
+  test("the whole vault's history leaves out commits that only touched hidden files", async () => {
+    const r = await ok(client, "get_history", {});
+    expect(r.target).toBe("vault");
+    expect(r.commits.map((c: { sha: string }) => c.sha)).toEqual([sha.c4, sha.c3, sha.c2, sha.c1]);
+    expect(JSON.stringify(r)).not.toMatch(/\.obsidian|Private|Secret/);
+    expect(r.commits[3].changes.map((c: { path: string }) => c.path).sort()).toEqual(["Notes/A.md", "Notes/B.md", "img.png"]);
+  });
+
+  test("since/until (ISO dates and git expressions), limit and has_more; a folder's history", async () => {
+    const r = await ok(client, "get_history", { path: "Archive/A2.md", since: "2026-02-15", until: "2026-03-15T00:00:00Z" });
+    expect(r.commits.map((c: { sha: string }) => c.sha)).toEqual([sha.c3]);
+    expect(r.since).toMatch(/^2026-02-1[45]T/);
+    const old = await ok(client, "get_history", { path: "Archive/A2.md", until: "100 years ago" });
+    expect(old.commits).toEqual([]);
+    const lim = await ok(client, "get_history", { path: "Archive/A2.md", limit: 2 });
+    expect(lim.commits).toHaveLength(2);
+    expect(lim.has_more).toBe(true);
+    const folder = await ok(client, "get_history", { path: "Notes" });
+    expect(folder.target).toBe("folder");
+    expect(folder.commits.map((c: { sha: string }) => c.sha)).toEqual([sha.c3, sha.c2, sha.c1]);
+  });
+
+  test("hidden paths look missing; a client's path or date can never become a git option", async () => {
+    expect(await fails(client, "get_history", { path: "Private/Secret.md" })).toMatch(/No note, file or folder at "Private\/Secret.md"/);
+    expect(await fails(client, "get_history", { path: ".obsidian/app.json" })).toMatch(/No note, file or folder/);
+    expect(await fails(client, "get_history", { path: "Private" })).toMatch(/No note, file or folder/);
+    expect(await fails(client, "get_history", { path: "--output=x.txt" })).toMatch(/No note, file or folder at "--output=x.txt"/);
+    expect(await fails(client, "get_history", { since: "--all" })).toMatch(/not a date/);
+    expect(await fails(client, "get_diff", { path: "Archive/A2.md", since_sha: "--help" })).toMatch(/not a commit id/);
+    expect(existsSync(path.join(root, "x.txt"))).toBe(false);
+  });
+
+  test("get_diff since a commit compares with the current text (uncommitted included), naming the old path", async () => {
+    const r = await ok(client, "get_diff", { path: "Archive/A2.md", since_sha: sha.c1.slice(0, 7) });
+    expect(r.since_sha).toBe(sha.c1);
+    expect(r.path_then).toBe("Notes/A.md");
+    const d = r.diffs[0].diff as string;
+    expect(d).toContain("-line two");
+    expect(d).toContain("+line 2");
+    expect(d).toContain("+uncommitted four");
+    expect(d).toContain("rename from Notes/A.md");
+  });
+
+  test("get_diff since a time takes the last commit at or before it", async () => {
+    const r = await ok(client, "get_diff", { path: "Archive/A2.md", since_timestamp: "2026-02-15T00:00:00Z" });
+    expect(r.since_sha).toBe(sha.c2);
+    const d = r.diffs[0].diff as string;
+    expect(d).not.toContain("-line two");
+    expect(d).toContain("+line three");
+    expect(await fails(client, "get_diff", { path: "Archive/A2.md", since_timestamp: "2020-01-01" })).toMatch(/No commit at or before/);
+    expect(await fails(client, "get_diff", { path: "Archive/A2.md", since_sha: "deadbeef" })).toMatch(/No commit "deadbeef"/);
+    expect(await fails(client, "get_diff", { path: "Archive/A2.md" })).toMatch(/exactly one of since_sha/);
+  });
+
+  test("per_commit gives one diff per commit, newest first, capped by limit", async () => {
+    const r = await ok(client, "get_diff", { path: "Archive/A2.md", per_commit: true, limit: 3 });
+    expect(r.diffs.map((d: { sha: string }) => d.sha)).toEqual([sha.c4, sha.c3, sha.c2]);
+    expect(r.diffs[0].diff).toContain("+line three");
+    expect(r.diffs[2].diff).toContain("-line two");
+    expect(r.diffs[2].diff).toContain("Notes/A.md");
+  });
+
+  test("a binary attachment's diff is a size summary", async () => {
+    const r = await ok(client, "get_diff", { path: "img.png", since_sha: sha.c1 });
+    expect(r.diffs[0].binary).toEqual({ size_before: 7, size_after: 9 });
+    expect(r.diffs[0].diff).toMatch(/Binary file: 7 → 9 bytes/);
+  });
+
+  test("a long diff is cut with a notice, and offset gets the rest", async () => {
+    const long = Array.from({ length: 400 }, (_, i) => `long line number ${i} with some words in it`).join("\n");
+    writeFileSync(path.join(root, "Notes", "B.md"), long);
+    const first = await call(client, "get_diff", { path: "Notes/B.md", since_sha: sha.c1, max_chars: 2000 });
+    const r1 = first.structuredContent as Record<string, any>;
+    expect(r1.truncated).toBe(true);
+    expect(r1.diffs[0].diff.length).toBe(2000);
+    expect(textOf(first)).toMatch(/call again with offset 2000/);
+    const r2 = await ok(client, "get_diff", { path: "Notes/B.md", since_sha: sha.c1, offset: r1.next_offset, max_chars: 200_000 });
+    expect(r2.truncated).toBe(false);
+    expect(r1.diffs[0].diff + r2.diffs[0].diff).toHaveLength(r1.total_chars);
+    git(root, ["checkout", "--", "Notes/B.md"]);
+  });
+
+  test("get_recent_changes: commits in the window with their files, plus visible uncommitted changes", async () => {
+    const r = await ok(client, "get_recent_changes", { since: "2026-02-15" });
+    expect(r.commits.map((c: { sha: string }) => c.sha)).toEqual([sha.c4, sha.c3]);
+    const un = r.uncommitted.map((u: { status: string; path: string }) => `${u.status} ${u.path}`).sort();
+    expect(un).toEqual(["modified Archive/A2.md", "untracked Notes/New.md"]);
+    expect(JSON.stringify(r)).not.toMatch(/Private|\.obsidian/);
+    const none = await ok(client, "get_recent_changes", { include_uncommitted: false, limit: 1 });
+    expect(none.commits).toHaveLength(1);
+    expect(none.has_more).toBe(true);
+    expect(none.uncommitted).toEqual([]);
+  });
+
+  test("new commits made outside the server show up at the next call", async () => {
+    const c6 = commitAll(root, "Outside commit", "2026-06-01T10:00:00Z", { "Notes/B.md": "# B\n\nchanged outside\n" });
+    const r = await ok(client, "get_history", { path: "Notes/B.md" });
+    expect(r.commits[0].sha).toBe(c6);
+    // A rewrite of history (amend) is noticed too.
+    git(root, ["commit", "-q", "--amend", "-m", "Outside commit, amended"], { date: "2026-06-01T10:00:00Z" });
+    const r2 = await ok(client, "get_history", { path: "Notes/B.md" });
+    expect(r2.commits[0].message).toBe("Outside commit, amended");
+    expect(r2.commits.map((c: { sha: string }) => c.sha)).not.toContain(c6);
+  });
+});
+
+describe("a commit per change made through the server", () => {
+  let root: string;
+  let remote: string;
+  let s: TestServer;
+  let client: Client;
+
+  beforeAll(async () => {
+    remote = bareRemote();
+    root = initRepo(makeTempVault({}));
+    commitAll(root, "first", "2026-01-01T10:00:00Z", {
+      "Notes/B.md": "# B\n\nbody\n",
+      "Notes/Linker.md": "See [[Target]].\n",
+      "Target.md": "# Target\n",
+      "Other.md": "other\n",
+      "Staged.md": "staged\n",
+      "Gone.md": "bye\n",
+    });
+    git(root, ["remote", "add", "origin", remote]);
+    git(root, ["push", "-q", "-u", "origin", "main"]);
+    // The owner's own uncommitted work: one modified file, one staged change.
+    put(root, { "Other.md": "other, edited by the owner\n", "Staged.md": "staged by the owner\n" });
+    git(root, ["add", "Staged.md"]);
+    // A hook that must not run on our commits.
+    put(root, { ".git/hooks/pre-commit": "#!/bin/sh\ntouch hook-ran\n" });
+    chmodSync(path.join(root, ".git", "hooks", "pre-commit"), 0o755);
+    ({ s, client } = await serve(root, { write: true, git: { commit: true, push: true } }));
+  });
+  afterAll(async () => {
+    await s.close();
+    removeTree(root);
+    removeTree(remote);
+  });
+
+  const head = () => git(root, ["rev-parse", "HEAD"]).trim();
+  const files = (rev = "HEAD") => git(root, ["show", "--name-status", "--format=", rev]).trim().split("\n").sort();
+
+  test("an edit is committed alone, named after tool, path and client, and pushed; the owner's work stays uncommitted", async () => {
+    const r = await ok(client, "read", { path: "Notes/B.md" });
+    const e = await ok(client, "edit", { path: "Notes/B.md", old_text: "body", new_text: "body, edited", if_match: r.etag });
+    expect(e.commit).toMatchObject({ committed: true, sha: head(), pushed: true, message: "vault-mcp: edit Notes/B.md (vault-mcp-tests)" });
+    expect(git(root, ["log", "-1", "--format=%s"]).trim()).toBe("vault-mcp: edit Notes/B.md (vault-mcp-tests)");
+    expect(files()).toEqual(["M\tNotes/B.md"]);
+    const status = git(root, ["status", "--porcelain"]);
+    expect(status).toContain(" M Other.md");
+    expect(status).toContain("M  Staged.md");
+    expect(git(root, ["rev-parse", "origin/main"]).trim()).toBe(head());
+    expect(git(remote, ["rev-parse", "main"]).trim()).toBe(head());
+    expect(existsSync(path.join(root, "hook-ran"))).toBe(false);
+    const log = await ok(client, "get_activity_log", { limit: 1 });
+    expect(log.entries[0]).toMatchObject({ tool: "edit", path: "Notes/B.md", commit: head() });
+  });
+
+  test("a new note, a frontmatter change and a delete are each their own commit", async () => {
+    const w = await ok(client, "write", { path: "Inbox/Idea.md", content: "idea\n" });
+    expect(w.commit.committed).toBe(true);
+    expect(files()).toEqual(["A\tInbox/Idea.md"]);
+    await ok(client, "update_frontmatter", { path: "Inbox/Idea.md", set: { status: "new" } });
+    expect(files()).toEqual(["M\tInbox/Idea.md"]);
+    const d = await ok(client, "delete", { path: "Gone.md", confirm_path: "Gone.md" });
+    expect(d.commit.committed).toBe(true);
+    expect(files()).toEqual(["D\tGone.md"]);
+    expect(git(root, ["log", "-1", "--format=%s"]).trim()).toBe("vault-mcp: delete Gone.md (vault-mcp-tests)");
+  });
+
+  test("a rename commits both ends and the notes whose links it rewrote", async () => {
+    const r = await ok(client, "rename", { path: "Target.md", new_path: "Moved/Goal.md" });
+    expect(r.links_updated).toBe(1);
+    expect(r.commit.committed).toBe(true);
+    expect(disk(root, "Notes/Linker.md")).toBe("See [[Goal]].\n");
+    expect(files()).toEqual(["M\tNotes/Linker.md", "R100\tTarget.md\tMoved/Goal.md"]);
+    expect(git(root, ["log", "-1", "--format=%s"]).trim()).toBe("vault-mcp: rename Target.md → Moved/Goal.md (vault-mcp-tests)");
+    const h = await ok(client, "get_history", { path: "Moved/Goal.md" });
+    expect(h.previous_paths).toEqual(["Target.md"]);
+    const status = git(root, ["status", "--porcelain"]);
+    expect(status).toContain(" M Other.md");
+    expect(status).toContain("M  Staged.md");
+  });
+
+  test("a push the remote refuses is reported in the result and in stats, the commit kept", async () => {
+    const other = cloneOf(remote);
+    try {
+      commitAll(other, "elsewhere", "2026-07-01T10:00:00Z", { "Elsewhere.md": "x\n" });
+      git(other, ["push", "-q", "origin", "main"]);
+      const w = await call(client, "write", { path: "Inbox/Second.md", content: "two\n" });
+      const sc = w.structuredContent as Record<string, any>;
+      expect(sc.commit).toMatchObject({ committed: true, pushed: false });
+      expect(sc.commit.push_error).toMatch(/git_sync/);
+      expect(textOf(w)).toMatch(/Committed [0-9a-f]{7}\. Committed but not pushed/);
+      expect((await ok(client, "stats")).git.last_push_error).toMatch(/git_sync/);
+    } finally {
+      removeTree(other);
+    }
+  });
+
+  test("a held index.lock is waited for; one held too long fails the commit, not the change", async () => {
+    const lock = path.join(root, ".git", "index.lock");
+    writeFileSync(lock, "");
+    setTimeout(() => rmSync(lock, { force: true }), 250);
+    const a = await ok(client, "write", { path: "Inbox/Locked1.md", content: "one\n" });
+    expect(a.commit.committed).toBe(true);
+    writeFileSync(lock, "");
+    try {
+      const b = await ok(client, "write", { path: "Inbox/Locked2.md", content: "two\n" });
+      expect(b.commit.committed).toBe(false);
+      expect(b.commit.error).toMatch(/held the repository's lock/);
+      expect(disk(root, "Inbox/Locked2.md")).toBe("two\n");
+    } finally {
+      rmSync(lock, { force: true });
+    }
+  }, 20_000);
+});
+
+describe("git_sync", () => {
+  let remote: string;
+  let other: string;
+  let root: string;
+  let s: TestServer;
+  let client: Client;
+  const today = new Date().toISOString().slice(0, 10);
+
+  beforeAll(async () => {
+    remote = bareRemote();
+    const seed = cloneOf(remote);
+    commitAll(seed, "seed", "2026-01-01T10:00:00Z", { "X.md": "x1\n", "C.md": "c base\n", "D.md": "d base\n", "E.md": "e base\n" });
+    git(seed, ["push", "-q", "origin", "main"]);
+    removeTree(seed);
+    root = cloneOf(remote);
+    other = cloneOf(remote);
+    // Watching, as headless servers do: git changes files behind the server's back.
+    ({ s, client } = await serve(root, { write: true, watch: true, git: { commit: true } }));
+  });
+  afterAll(async () => {
+    await s.close();
+    for (const d of [root, other, remote]) removeTree(d);
+  });
+
+  const otherCommits = (files: Record<string, string>, msg: string) => {
+    git(other, ["pull", "-q", "--rebase", "origin", "main"]);
+    commitAll(other, msg, "2026-02-01T10:00:00Z", files);
+    git(other, ["push", "-q", "origin", "main"]);
+  };
+
+  test("dry_run fetches and says what would happen, changing nothing", async () => {
+    otherCommits({ "X.md": "x2\n" }, "x2 elsewhere");
+    const before = git(root, ["rev-parse", "HEAD"]);
+    const r = await ok(client, "git_sync", { direction: "both", dry_run: true });
+    expect(r).toMatchObject({ status: "would_change", remote: "origin/main", branch: "main", pull: { action: "fast_forward", commits: 1, files: ["X.md"] } });
+    expect(git(root, ["rev-parse", "HEAD"])).toBe(before);
+    expect(disk(root, "X.md")).toBe("x1\n");
+  });
+
+  test("pull fast-forwards", async () => {
+    const r = await ok(client, "git_sync", { direction: "pull" });
+    expect(r).toMatchObject({ status: "pulled", pull: { action: "fast_forward", commits: 1 }, conflicts: [] });
+    expect(disk(root, "X.md")).toBe("x2\n");
+    expect((await ok(client, "git_sync", { direction: "pull" })).status).toBe("up_to_date");
+  });
+
+  test("local commits are rebased when no file changed on both sides, then pushed", async () => {
+    const r0 = await ok(client, "read", { path: "D.md" });
+    await ok(client, "edit", { path: "D.md", old_text: "d base", new_text: "d local", if_match: r0.etag });
+    otherCommits({ "E.md": "e remote\n" }, "e elsewhere");
+    const r = await ok(client, "git_sync", { direction: "both" });
+    expect(r).toMatchObject({ status: "pulled_and_pushed", pull: { action: "rebase", commits: 1 }, push: { commits: 1, pushed: true } });
+    expect(git(root, ["log", "--format=%s", "-2"]).trim().split("\n")).toEqual(["vault-mcp: edit D.md (vault-mcp-tests)", "e elsewhere"]);
+    expect(git(remote, ["rev-parse", "main"])).toBe(git(root, ["rev-parse", "HEAD"]));
+    expect(disk(root, "E.md")).toBe("e remote\n");
+  });
+
+  test("push refused because the remote moved says to pull first", async () => {
+    const r0 = await ok(client, "read", { path: "D.md" });
+    await ok(client, "edit", { path: "D.md", old_text: "d local", new_text: "d local 2", if_match: r0.etag });
+    otherCommits({ "X.md": "x3\n" }, "x3 elsewhere");
+    const r = await call(client, "git_sync", { direction: "push" });
+    expect((r.structuredContent as Record<string, unknown>).status).toBe("push_rejected");
+    expect(textOf(r)).toMatch(/pull first/);
+    expect((await ok(client, "git_sync", { direction: "both" })).status).toBe("pulled_and_pushed");
+  });
+
+  test("an uncommitted local edit and a remote change to the same note: both kept, byte for byte", async () => {
+    otherCommits({ "C.md": "c from the other machine\n" }, "c elsewhere");
+    put(root, { "C.md": "c edited here, not committed\n" });
+    const r = await ok(client, "git_sync", { direction: "pull" });
+    const copy = `C (conflict ${today} from origin).md`;
+    expect(r).toMatchObject({ status: "kept_both", pull: { action: "fast_forward" }, conflicts: [{ path: "C.md", remote_copy: copy, kind: "both_changed" }] });
+    expect(disk(root, "C.md")).toBe("c edited here, not committed\n");
+    expect(disk(root, copy)).toBe("c from the other machine\n");
+    expect(git(root, ["show", "HEAD:C.md"])).toBe("c from the other machine\n");
+    git(root, ["checkout", "--", "C.md"]);
+    await ok(client, "delete", { path: copy, confirm_path: copy });
+  });
+
+  test("a local commit and a remote commit to the same note: a merge keeps the local version, the remote's beside it, and pushes", async () => {
+    const r0 = await ok(client, "read", { path: "C.md" });
+    await ok(client, "edit", { path: "C.md", old_text: "c from the other machine", new_text: "c committed here", if_match: r0.etag });
+    otherCommits({ "C.md": "c committed there\n", "X.md": "x4\n" }, "c and x elsewhere");
+    const r = await ok(client, "git_sync", { direction: "both" });
+    const copy = `C (conflict ${today} from origin).md`;
+    expect(r).toMatchObject({ status: "kept_both", pull: { action: "merge_keeping_both" }, push: { pushed: true }, conflicts: [{ path: "C.md", remote_copy: copy }] });
+    expect(disk(root, "C.md")).toBe("c committed here\n");
+    expect(disk(root, copy)).toBe("c committed there\n");
+    expect(disk(root, "X.md")).toBe("x4\n");
+    expect(git(root, ["show", "HEAD:C.md"])).toBe("c committed here\n");
+    expect(git(root, ["rev-list", "--parents", "-1", "HEAD"]).trim().split(" ")).toHaveLength(3);
+    expect(git(remote, ["rev-parse", "main"])).toBe(git(root, ["rev-parse", "HEAD"]));
+  });
+
+  test("a repository without a remote says so", async () => {
+    const lone = initRepo(makeTempVault({ "A.md": "a\n" }));
+    commitAll(lone, "a", "2026-01-01T10:00:00Z");
+    const { s: s2, client: c2 } = await serve(lone, { write: true });
+    try {
+      const r = await ok(c2, "git_sync", {});
+      expect(r.status).toBe("no_remote");
+      expect(r.message).toMatch(/git remote add/);
+    } finally {
+      await s2.close();
+      removeTree(lone);
+    }
+  });
+});
