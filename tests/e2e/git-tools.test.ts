@@ -312,7 +312,7 @@ describe("a commit per change made through the server", () => {
       commitAll(other, "elsewhere", "2026-07-01T10:00:00Z", { "Elsewhere.md": "x\n" });
       git(other, ["push", "-q", "origin", "main"]);
       const w = await call(client, "write", { path: "Inbox/Second.md", content: "two\n" });
-      const sc = w.structuredContent as Record<string, any>;
+      const sc = w.structuredContent as { commit: { committed: boolean; pushed: boolean; push_error: string } };
       expect(sc.commit).toMatchObject({ committed: true, pushed: false });
       expect(sc.commit.push_error).toMatch(/git_sync/);
       expect(textOf(w)).toMatch(/Committed [0-9a-f]{7}\. Committed but not pushed/);
@@ -448,4 +448,62 @@ describe("git_sync", () => {
       removeTree(lone);
     }
   });
+});
+
+describe("a vault in a folder of a larger repository", () => {
+  let top: string;
+  let root: string;
+  let s: TestServer;
+  let client: Client;
+
+  beforeAll(async () => {
+    top = initRepo(makeTempVault({}));
+    commitAll(top, "both", "2026-01-01T10:00:00Z", { "vault/Notes/A.md": "# A\n\none\n", "code/main.c": "int main;\n", "README.md": "top\n" });
+    commitAll(top, "code only", "2026-02-01T10:00:00Z", { "code/main.c": "int main(void);\n" });
+    commitAll(top, "note", "2026-03-01T10:00:00Z", { "vault/Notes/A.md": "# A\n\ntwo\n", "README.md": "top 2\n" });
+    root = path.join(top, "vault");
+    ({ s, client } = await serve(root, { write: true, git: { commit: true } }));
+  });
+  afterAll(async () => {
+    await s.close();
+    removeTree(top);
+  });
+
+  test("history and diffs speak vault paths; files outside the vault never show", async () => {
+    const h = await ok(client, "get_history", {});
+    expect(h.commits.map((c: { message: string }) => c.message)).toEqual(["note", "both"]);
+    expect(JSON.stringify(h)).not.toMatch(/main\.c|README|vault\//);
+    const n = await ok(client, "get_history", { path: "Notes/A.md" });
+    expect(n.commits).toHaveLength(2);
+    put(root, { "Notes/A.md": "# A\n\nthree\n" });
+    const d = await ok(client, "get_diff", { path: "Notes/A.md", per_commit: true });
+    expect(d.diffs[0].diff).toContain("--- a/Notes/A.md");
+    expect(d.diffs[0].diff).not.toContain("vault/");
+    const since = await ok(client, "get_diff", { path: "Notes/A.md", since_sha: n.commits[1].sha });
+    expect(since.diffs[0].diff).toContain("+++ b/Notes/A.md");
+    expect(since.diffs[0].diff).toContain("+three");
+    const recent = await ok(client, "get_recent_changes", {});
+    expect(recent.uncommitted).toEqual([{ status: "modified", path: "Notes/A.md", staged: false }]);
+  });
+
+  test("a change is committed under the vault's folder, nothing else", async () => {
+    put(top, { "code/main.c": "dirty outside the vault\n" });
+    const w = await ok(client, "write", { path: "Notes/B.md", content: "b\n" });
+    expect(w.commit.committed).toBe(true);
+    expect(git(top, ["show", "--name-only", "--format=", "HEAD"]).trim()).toBe("vault/Notes/B.md");
+    expect(git(top, ["status", "--porcelain"])).toContain(" M code/main.c");
+  });
+});
+
+test("a repository above the vault that tracks none of its files (a home folder in git) does not make it git-backed", async () => {
+  const top = initRepo(makeTempVault({}));
+  commitAll(top, "dotfiles", "2026-01-01T10:00:00Z", { ".bashrc": "x\n" });
+  put(top, { "Documents/Vault/A.md": "# A\n" });
+  const { s, client } = await serve(path.join(top, "Documents", "Vault"));
+  try {
+    expect((await ok(client, "stats")).git).toEqual({ git_backed: false });
+  } finally {
+    await s.close();
+    removeTree(top);
+  }
 });

@@ -25,14 +25,14 @@ async function clickIn(modal: Modal, label: string): Promise<void> {
 }
 
 describe("the built plugin: settings, confirmations, tools, activity, progress", () => {
-  test("v1 settings are migrated to v4 and saved; the tab shows the new settings", async () => {
+  test("v1 settings are migrated to v5 and saved; the tab shows the new settings", async () => {
     const port = await freePort();
     const v1 = { version: 1, enabled: true, port, token: TOKEN, writeMode: true, allowedOrigins: [], hiddenFolders: ["Private"], protectedFolders: [] };
     const root = makeVault({ "A.md": "alpha\n" }, v1);
     const { plugin, status } = await loadPlugin(root);
     const expected = {
       ...v1,
-      version: 4,
+      version: 5,
       confirmDestructive: true,
       toolProfile: "full",
       enabledTools: [],
@@ -44,6 +44,11 @@ describe("the built plugin: settings, confirmations, tools, activity, progress",
       embeddingsUrl: "",
       embeddingsModel: "",
       embeddingsApiKey: "",
+      gitEnabled: true,
+      gitCommit: false,
+      gitPush: false,
+      gitProgram: "",
+      gitHooks: false,
     };
     expect(plugin.settings).toEqual(expected);
     expect(readData(root)).toEqual(expected);

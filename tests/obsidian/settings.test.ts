@@ -14,13 +14,18 @@ const V1 = {
 };
 
 describe("settings", () => {
-  test("defaults are frozen, version 4", () => {
-    expect(SETTINGS_VERSION).toBe(4);
+  test("defaults are frozen, version 5", () => {
+    expect(SETTINGS_VERSION).toBe(5);
     expect(Object.isFrozen(DEFAULT_SETTINGS)).toBe(true);
     expect(Object.isFrozen(DEFAULT_SETTINGS.enabledTools)).toBe(true);
     expect(Object.isFrozen(DEFAULT_SETTINGS.hiddenFolders)).toBe(true);
     expect(DEFAULT_SETTINGS).toMatchObject({
-      version: 4,
+      version: 5,
+      gitEnabled: true,
+      gitCommit: false,
+      gitPush: false,
+      gitProgram: "",
+      gitHooks: false,
       semanticProvider: "off",
       embeddingsUrl: "",
       embeddingsModel: "",
@@ -35,12 +40,17 @@ describe("settings", () => {
     });
   });
 
-  test("v1 → v4 keeps every v1 value and adds the new defaults; the result is saved", () => {
+  test("v1 → v5 keeps every v1 value and adds the new defaults; the result is saved", () => {
     const { settings, changed } = migrateSettings(V1);
     expect(changed).toBe(true);
     expect(settings).toEqual({
       ...V1,
-      version: 4,
+      version: 5,
+      gitEnabled: true,
+      gitCommit: false,
+      gitPush: false,
+      gitProgram: "",
+      gitHooks: false,
       semanticProvider: "off",
       embeddingsUrl: "",
       embeddingsModel: "",
@@ -86,6 +96,15 @@ describe("settings", () => {
     expect(on).toMatchObject({ semanticProvider: "openai", embeddingsUrl: "http://localhost:1234/v1", embeddingsModel: "nomic", embeddingsApiKey: "sk-1" });
     const bad = migrateSettings({ ...v3, semanticProvider: "gpt", embeddingsUrl: "file:///etc/passwd", embeddingsModel: 7, embeddingsApiKey: null }).settings;
     expect(bad).toMatchObject({ semanticProvider: "off", embeddingsUrl: "", embeddingsModel: "", embeddingsApiKey: "" });
+  });
+
+  test("v4 → v5: git tools on, committing off; git settings are checked and kept", () => {
+    const v4 = { ...V1, version: 4 };
+    expect(migrateSettings(v4).settings).toMatchObject({ gitEnabled: true, gitCommit: false, gitPush: false, gitProgram: "", gitHooks: false });
+    const on = migrateSettings({ ...v4, gitEnabled: false, gitCommit: true, gitPush: "true", gitProgram: " /opt/homebrew/bin/git ", gitHooks: true }).settings;
+    expect(on).toMatchObject({ gitEnabled: false, gitCommit: true, gitPush: true, gitProgram: "/opt/homebrew/bin/git", gitHooks: true });
+    const bad = migrateSettings({ ...v4, gitEnabled: "maybe", gitCommit: 1, gitProgram: 7 }).settings;
+    expect(bad).toMatchObject({ gitEnabled: true, gitCommit: false, gitProgram: "" });
   });
 
   test("a first run (no data) gets the defaults and a new token", () => {

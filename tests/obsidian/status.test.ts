@@ -4,6 +4,14 @@ import { statusDescription, statusText } from "../../src/hosts/obsidian/status";
 describe("status bar", () => {
   const listening = { kind: "listening" as const, listenPort: 28765, url: "http://127.0.0.1:28765/mcp" };
 
+  test("a failed push shows until a push succeeds (after indexing and embedding progress)", () => {
+    const base = { kind: "listening" as const, listenPort: 28765, url: "http://127.0.0.1:28765/mcp" };
+    expect(statusText({ ...base, pushError: "the remote moved" })).toBe("MCP: push failed");
+    expect(statusDescription({ ...base, pushError: "the remote moved" })).toMatch(/was not pushed: the remote moved/);
+    expect(statusText({ ...base, pushError: "x", indexing: { indexed: 1, total: 2 } })).toBe("MCP: indexing 1/2");
+    expect(statusText(base)).toBe("MCP: listening on :28765");
+  });
+
   test("indexing comes first, then embedding progress, then listening", () => {
     expect(statusText({ ...listening, indexing: { indexed: 5, total: 10 }, embedding: { indexed: 1, total: 40 } })).toBe("MCP: indexing 5/10");
     expect(statusText({ ...listening, embedding: { indexed: 12, total: 40 } })).toBe("MCP: embedding 12/40");

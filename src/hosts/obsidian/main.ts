@@ -2,6 +2,7 @@ import { debounce, Notice, Plugin } from "obsidian";
 import type { ActivityEntry } from "../../core/write";
 import { registerCommands } from "./commands";
 import { ServerController } from "./server";
+import { obsidianGitInfo, type ObsidianGitInfo } from "./obsidian-git";
 import { migrateSettings, type VaultMcpSettings } from "./settings";
 import { VaultMcpSettingTab } from "./settings-tab";
 import { StatusBar, type ServerState } from "./status";
@@ -80,6 +81,16 @@ export default class VaultMcpPlugin extends Plugin {
 
   serverState(): ServerState {
     return this.server.state;
+  }
+
+  /** Whether the running server found a git repository (null while stopped). */
+  gitBacked(): boolean | null {
+    const services = this.server.services;
+    return services ? services.git !== null : null;
+  }
+
+  obsidianGit(): Promise<ObsidianGitInfo> {
+    return obsidianGitInfo(this.app);
   }
 
   bridgePath(): string | null {

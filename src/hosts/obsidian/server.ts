@@ -1,4 +1,4 @@
-import { Notice, normalizePath, type App, type EventRef, type PluginManifest } from "obsidian";
+import { FileSystemAdapter, Notice, normalizePath, type App, type EventRef, type PluginManifest } from "obsidian";
 import wasm from "sql.js/dist/sql-wasm.wasm";
 import type { CoreServices } from "../../core/services";
 import type { IndexStatus } from "../../core/search";
@@ -9,6 +9,8 @@ import { useHostTimers } from "../../core/timers";
 import { ActivityLog, AutoApprove, type ActivityEntry, type Confirmer } from "../../core/write";
 import { PortInUseError, startRuntime, type LogLevel, type Runtime } from "../common/runtime";
 import { ObsidianVault } from "./adapter";
+import { createGitRunner } from "../common/git-process";
+import { obsidianGitInfo } from "./obsidian-git";
 import { installBridge } from "./bridge-file";
 import { ModalConfirmer } from "./confirm";
 import { obsidianHttp } from "./http";
@@ -40,6 +42,8 @@ export class ServerController {
   private stopProgress: (() => void) | null = null;
   private queue: Promise<void> = Promise.resolve();
   private current: ServerState = { kind: "stopped" };
+  /** The last push failure of a commit made through the server (cleared by a successful push). */
+  private pushError: string | undefined;
 
   constructor(private readonly host: ServerHost) {}
 
@@ -121,6 +125,9 @@ export class ServerController {
     const { app } = this.host;
     useHostTimers(mainWindowTimers(app));
     const vault = new ObsidianVault(app, (ref) => this.host.registerEvent(ref));
+    const basePath = app.vault.adapter instanceof FileSystemAdapter ? app.vault.adapter.getBasePath() : null;
+    // Our own git program setting, else Obsidian Git's (people who set one there need it here too).
+    const gitProgram = settings.gitProgram || (settings.gitEnabled && basePath ? (await obsidianGitInfo(app)).gitPath : "");
     try {
       this.runtime = await startRuntime({
         port: vault,
@@ -142,6 +149,8 @@ export class ServerController {
         confirmer: this.confirmer(),
         workspace: new ObsidianWorkspace(app),
         embedder: embedderOf(settings),
+        ...(settings.gitEnabled && basePath ? { gitRunner: createGitRunner({ cwd: basePath, program: gitProgram, allowHooks: settings.gitHooks }) } : {}),
+        gitOptions: { commitChanges: settings.writeMode && settings.gitCommit, pushAfterCommit: settings.writeMode && settings.gitCommit && settings.gitPush },
       });
       this.vault = vault;
       try {
@@ -149,13 +158,21 @@ export class ServerController {
       } catch (e) {
         console.error("[vault-mcp] could not write bridge.js for stdio clients", e);
       }
-      const { search, semantic } = this.runtime.services;
+      const { search, semantic, git } = this.runtime.services;
       this.showListening(search.status());
       const stopSearch = search.onProgress((status) => this.showListening(status));
       const stopSemantic = semantic?.onProgress((status) => this.showEmbedding(status));
+      // A failed push shows in the status bar until a push succeeds.
+      const stopGit = git?.onEvent((e) => {
+        if (e.committed !== undefined) return;
+        this.pushError = e.pushError;
+        if (e.pushError) new Notice(`Vault MCP: a commit was not pushed: ${e.pushError}`, 8000);
+        this.showProgress({ indexing: this.current.kind === "listening" ? this.current.indexing : undefined, embedding: this.current.kind === "listening" ? this.current.embedding : undefined });
+      });
       this.stopProgress = () => {
         stopSearch();
         stopSemantic?.();
+        stopGit?.();
       };
       if (this.runtime.listenPort !== settings.port) {
         // Another program (often another vault's server) holds the port; the runtime took the next free one.
@@ -190,8 +207,15 @@ export class ServerController {
     if (!runtime) return;
     const cur = this.current;
     const same = (a?: IndexProgress, b?: IndexProgress) => a?.indexed === b?.indexed && a?.total === b?.total;
-    if (cur.kind === "listening" && cur.listenPort === runtime.listenPort && same(cur.indexing, p.indexing) && same(cur.embedding, p.embedding)) return;
-    this.setState({ kind: "listening", listenPort: runtime.listenPort, url: runtime.url, ...(p.indexing ? { indexing: p.indexing } : {}), ...(p.embedding ? { embedding: p.embedding } : {}) });
+    if (cur.kind === "listening" && cur.listenPort === runtime.listenPort && same(cur.indexing, p.indexing) && same(cur.embedding, p.embedding) && cur.pushError === this.pushError) return;
+    this.setState({
+      kind: "listening",
+      listenPort: runtime.listenPort,
+      url: runtime.url,
+      ...(p.indexing ? { indexing: p.indexing } : {}),
+      ...(p.embedding ? { embedding: p.embedding } : {}),
+      ...(this.pushError ? { pushError: this.pushError } : {}),
+    });
   }
 
   private async doStop(): Promise<void> {
@@ -201,6 +225,7 @@ export class ServerController {
     this.stopProgress = null;
     this.runtime = null;
     this.vault = null;
+    this.pushError = undefined;
     try {
       await runtime?.close();
     } catch (e) {

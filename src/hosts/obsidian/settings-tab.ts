@@ -20,6 +20,7 @@ import {
   type VaultMcpSettings,
 } from "./settings";
 import { statusDescription, type ServerState } from "./status";
+import { autoCommits, type ObsidianGitInfo } from "./obsidian-git";
 
 /** What the settings tab needs from the plugin. */
 export interface SettingsHost extends Plugin {
@@ -35,6 +36,10 @@ export interface SettingsHost extends Plugin {
   /** Applies "Ask before destructive changes" to the running server. */
   applyConfirmations(): void;
   copyToClipboard(text: string, what: string): Promise<void>;
+  /** Whether the running server found a git repository (null while stopped). */
+  gitBacked(): boolean | null;
+  /** The Obsidian Git plugin's state, so our commits and its commits do not both happen unasked. */
+  obsidianGit(): Promise<ObsidianGitInfo>;
 }
 
 export class VaultMcpSettingTab extends PluginSettingTab {
@@ -189,6 +194,7 @@ export class VaultMcpSettingTab extends PluginSettingTab {
     this.displayTools(containerEl);
     this.displayLimits(containerEl);
     this.displaySemantic(containerEl);
+    this.displayGit(containerEl);
 
     new Setting(containerEl).setName("Connect a client").setHeading();
     containerEl.createEl("p", {
@@ -282,6 +288,79 @@ export class VaultMcpSettingTab extends PluginSettingTab {
           .onChange(async (v) => {
             s.searchLanguage = v as SearchLanguage;
             await this.host.applyAndRestart();
+          }),
+      );
+  }
+
+  private displayGit(containerEl: HTMLElement): void {
+    const s = this.host.settings;
+    new Setting(containerEl).setName("Git").setHeading();
+    const backed = this.host.gitBacked();
+    new Setting(containerEl)
+      .setName("Git tools")
+      .setDesc(
+        `When the vault is in a git repository, assistants can read its history (get_history, get_diff, get_recent_changes) and, in write mode, sync it (git_sync). Needs the git program. ${
+          backed === null ? "" : backed ? "This vault is git-backed." : "This vault is not in a git repository (or git was not found)."
+        }`,
+      )
+      .addToggle((t) =>
+        t.setValue(s.gitEnabled).onChange(async (v) => {
+          s.gitEnabled = v;
+          await this.host.applyAndRestart();
+          this.redraw();
+        }),
+      );
+    if (!s.gitEnabled) return;
+    const commit = new Setting(containerEl)
+      .setName("Commit changes made through the server")
+      .setDesc("Each change an assistant makes becomes its own commit, holding only the files it touched (your other uncommitted work stays uncommitted). Needs write mode.")
+      .addToggle((t) =>
+        t.setValue(s.gitCommit).onChange(async (v) => {
+          s.gitCommit = v;
+          await this.host.applyAndRestart();
+          this.redraw();
+        }),
+      );
+    // Obsidian Git committing by itself: say so, and leave the committing to it unless the owner insists.
+    void this.host.obsidianGit().then((info) => {
+      if (!autoCommits(info)) return;
+      const when = info.autoCommitMinutes > 0 ? `every ${info.autoCommitMinutes} minute${info.autoCommitMinutes === 1 ? "" : "s"}` : "after every change";
+      commit.descEl.createEl("div", {
+        text: `Obsidian Git is enabled and commits ${when}: leave this off and let it do the committing. If both are on, neither fights over the repository's lock (ours waits and retries).`,
+        cls: "mod-warning",
+      });
+    });
+    if (s.gitCommit) {
+      new Setting(containerEl)
+        .setName("Push after committing")
+        .setDesc("Pushes each of those commits to the branch's remote. A failed push is shown in the status bar and in the assistant's result; git_sync pulls and pushes again.")
+        .addToggle((t) =>
+          t.setValue(s.gitPush).onChange(async (v) => {
+            s.gitPush = v;
+            await this.host.applyAndRestart();
+          }),
+        );
+      new Setting(containerEl)
+        .setName("Run the repository's hooks")
+        .setDesc("Off: our commits skip the repository's hooks (pre-commit and the rest), which could run any program. Turn on only for hooks you trust.")
+        .addToggle((t) =>
+          t.setValue(s.gitHooks).onChange(async (v) => {
+            s.gitHooks = v;
+            await this.host.applyAndRestart();
+          }),
+        );
+    }
+    new Setting(containerEl)
+      .setName("Git program")
+      .setDesc("Leave empty to use git from the PATH (or Obsidian Git's setting). On macOS, Obsidian may not see a git installed with Homebrew: give its full path, e.g. /opt/homebrew/bin/git.")
+      .addText((t) =>
+        t
+          .setPlaceholder("git")
+          .setValue(s.gitProgram)
+          .onChange(async (v) => {
+            s.gitProgram = v.trim();
+            await this.host.saveSettings();
+            this.host.restartSoon();
           }),
       );
   }

@@ -40,6 +40,16 @@ export interface VaultMcpSettings {
   embeddingsModel: string;
   /** The API key of an OpenAI-compatible endpoint (kept here only; never logged or sent to a client). */
   embeddingsApiKey: string;
+  /** Git tools (history, diffs, sync) when the vault is in a git repository. */
+  gitEnabled: boolean;
+  /** Commit each change made through the server (git-backed vaults). */
+  gitCommit: boolean;
+  /** Push after each of those commits. */
+  gitPush: boolean;
+  /** The git program ("": `git` on the PATH). */
+  gitProgram: string;
+  /** Let the repository's hooks run on our commits. */
+  gitHooks: boolean;
 }
 
 export type SemanticProvider = "off" | "ollama" | "openai";
@@ -47,8 +57,8 @@ export type SemanticProvider = "off" | "ollama" | "openai";
 export type ToolProfileName = "full" | "core" | "custom";
 export type SearchLanguage = "en" | "none";
 
-/** 1: the first release. 2: confirmations, tool profiles, read limits, search language. 3: tool call time limit. 4: semantic search. */
-export const SETTINGS_VERSION = 4;
+/** 1: the first release. 2: confirmations, tool profiles, read limits, search language. 3: tool call time limit. 4: semantic search. 5: git. */
+export const SETTINGS_VERSION = 5;
 
 /**
  * 28765: no well-known Obsidian plugin uses it (Local REST API uses 27123/27124; others 3000/3001/22360/8080).
@@ -77,6 +87,11 @@ export const DEFAULT_SETTINGS: Readonly<VaultMcpSettings> = Object.freeze({
   embeddingsUrl: "",
   embeddingsModel: "",
   embeddingsApiKey: "",
+  gitEnabled: true,
+  gitCommit: false,
+  gitPush: false,
+  gitProgram: "",
+  gitHooks: false,
 });
 
 /** Bounds of the size settings (KB). */
@@ -193,6 +208,11 @@ export function migrateSettings(raw: unknown): { settings: VaultMcpSettings; cha
     embeddingsUrl: parseHttpUrl(data.embeddingsUrl),
     embeddingsModel: typeof data.embeddingsModel === "string" ? data.embeddingsModel.trim() : "",
     embeddingsApiKey: typeof data.embeddingsApiKey === "string" ? data.embeddingsApiKey.trim() : "",
+    gitEnabled: parseBool(data.gitEnabled, DEFAULT_SETTINGS.gitEnabled),
+    gitCommit: parseBool(data.gitCommit, DEFAULT_SETTINGS.gitCommit),
+    gitPush: parseBool(data.gitPush, DEFAULT_SETTINGS.gitPush),
+    gitProgram: typeof data.gitProgram === "string" ? data.gitProgram.trim() : "",
+    gitHooks: parseBool(data.gitHooks, DEFAULT_SETTINGS.gitHooks),
   };
   const changed = JSON.stringify(sortKeys(settings)) !== JSON.stringify(sortKeys(data));
   return { settings, changed };

@@ -2,7 +2,7 @@
 export type ServerState =
   | { kind: "stopped" }
   | { kind: "starting" }
-  | { kind: "listening"; listenPort: number; url: string; indexing?: IndexProgress; embedding?: IndexProgress }
+  | { kind: "listening"; listenPort: number; url: string; indexing?: IndexProgress; embedding?: IndexProgress; pushError?: string }
   | { kind: "error"; message: string };
 
 /** How far the first build of the search index (or the embedding of sections) has come, while it runs. */
@@ -20,6 +20,7 @@ export function statusText(state: ServerState): string {
         return state.indexing.total > 0 ? `MCP: indexing ${state.indexing.indexed}/${state.indexing.total}` : "MCP: indexing";
       }
       if (state.embedding && state.embedding.total > 0) return `MCP: embedding ${state.embedding.indexed}/${state.embedding.total}`;
+      if (state.pushError) return "MCP: push failed";
       return `MCP: listening on :${state.listenPort}`;
     case "starting":
       return "MCP: starting";
@@ -36,6 +37,7 @@ export function statusDescription(state: ServerState): string {
     case "listening":
       if (state.indexing) return `The server is listening at ${state.url}. The search index is being built${state.indexing.total > 0 ? ` (${state.indexing.indexed} of ${state.indexing.total} notes)` : ""}; search answers once it is done.`;
       if (state.embedding) return `The server is listening at ${state.url}. Sections are being embedded for semantic search (${state.embedding.indexed} of ${state.embedding.total}); semantic answers cover what is embedded so far.`;
+      if (state.pushError) return `The server is listening at ${state.url}. The last commit made through it was not pushed: ${state.pushError}`;
       return `The server is listening at ${state.url}.`;
     case "starting":
       return "The server is starting.";
@@ -55,6 +57,6 @@ export class StatusBar {
   show(state: ServerState): void {
     this.el.setText(statusText(state));
     this.el.setAttr("aria-label", statusDescription(state));
-    this.el.toggleClass("mod-error", state.kind === "error");
+    this.el.toggleClass("mod-error", state.kind === "error" || (state.kind === "listening" && state.pushError !== undefined));
   }
 }

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { VaultError } from "../../core/errors";
 import type { GitService, HistoryCommit } from "../../core/git/service";
 import type { CoreServices } from "../../core/services";
-import { defineTool, READ_ONLY, type ToolDef } from "../tool";
+import { defineTool, READ_ONLY } from "../tool";
 
 /** The git service, or the error that says this vault is not git-backed. */
 export function gitOf(services: CoreServices): GitService {
