@@ -22,6 +22,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import sqlWasm from "sql.js/dist/sql-wasm.wasm";
 import { benchGraph, type GraphBenchResult } from "../src/core/graph/bench";
 import { benchSemantic, type SemanticBenchResult } from "./semantic";
+import { benchGit, generateRepo, GIT_TARGETS, gitTable, type GitBenchResult } from "./git";
 import { createLookupService } from "../src/core/lookup";
 import { AccessPolicy } from "../src/core/policy";
 import { chunkNote, createSearchService, FIELD_WEIGHTS, tokenize, type SearchService } from "../src/core/search";
@@ -46,10 +47,13 @@ interface Args {
   queries: number;
   http: boolean;
   keep: boolean;
+  /** The git section: a generated repository of this many notes and commits (null: skipped). */
+  git: { notes: number; commits: number } | null;
+  gitOnly: boolean;
 }
 
 function parseArgs(argv: string[]): Args {
-  const a: Args = { hostileOnly: false, sizes: [1000, 10000], vault: null, out: "bench-results", queries: 300, http: true, keep: false };
+  const a: Args = { hostileOnly: false, sizes: [1000, 10000], vault: null, out: "bench-results", queries: 300, http: true, keep: false, git: { notes: 10000, commits: 20000 }, gitOnly: false };
   for (let i = 0; i < argv.length; i++) {
     const k = argv[i];
     if (k === "--sizes") a.sizes = argv[++i].split(",").map((s) => Math.round(Number(s.replace(/k$/i, "")) * (/k$/i.test(s) ? 1000 : 1)));
@@ -60,8 +64,14 @@ function parseArgs(argv: string[]): Args {
     else if (k === "--no-http") a.http = false;
     else if (k === "--keep") a.keep = true;
     else if (k === "--hostile") a.hostileOnly = true;
+    else if (k === "--no-git") a.git = null;
+    else if (k === "--git-only") a.gitOnly = true;
+    else if (k === "--git-repo") {
+      const [n, c] = argv[++i].split("/").map(Number);
+      a.git = { notes: n, commits: c };
+    }
     else if (k === "--help" || k === "-h") {
-      process.stdout.write("node --expose-gc dist/bench.js [--sizes 1000,10000] [--50k] [--vault <dir>] [--out bench-results/] [--queries 300] [--no-http] [--keep] [--hostile]\n");
+      process.stdout.write("node --expose-gc dist/bench.js [--sizes 1000,10000] [--50k] [--vault <dir>] [--out bench-results/] [--queries 300] [--no-http] [--keep] [--hostile] [--no-git | --git-only] [--git-repo 10000/20000]\n");
       process.exit(0);
     } else throw new Error(`Unknown argument ${k}`);
   }
@@ -700,10 +710,11 @@ async function main(): Promise<void> {
   if (loadavg()[0] > cpus().length) log(`warning: load average ${loadavg()[0].toFixed(1)} on ${cpus().length} CPUs — wall-clock numbers will be inflated; compare the CPU-time rows and the ratios.`);
   const work = mkdtempSync(path.join(tmpdir(), "vault-mcp-bench-"));
   const results: SizeResult[] = [];
+  const gitResults: GitBenchResult[] = [];
   let hostile: HostileResult | null = null;
   const started = performance.now();
   try {
-    for (const n of [...args.sizes].sort((a, b) => a - b)) {
+    for (const n of args.gitOnly ? [] : [...args.sizes].sort((a, b) => a - b)) {
       const label = n % 1000 === 0 ? `${n / 1000}k` : String(n);
       const t = performance.now();
       const v = generateVault(path.join(work, `vault-${label}`), n, 42);
@@ -716,7 +727,22 @@ async function main(): Promise<void> {
       }
       if (!args.keep) rmSync(v.root, { recursive: true, force: true });
     }
-    if (args.vault) {
+    if (args.git) {
+      const { notes, commits } = args.git;
+      log(`\n== git: a generated repository of ${notes} notes and ${commits} commits`);
+      // Kept between runs (generating it takes a while); reset to its generated tip each time.
+      const repo = path.join(tmpdir(), `vault-mcp-bench-git-${notes}-${commits}`);
+      const t = performance.now();
+      await generateRepo(repo, notes, commits);
+      log(`  repository ready in ${(performance.now() - t).toFixed(0)} ms`);
+      const r = await benchGit(repo, `${notes / 1000}k notes, ${commits / 1000}k commits`, { writes: true, log });
+      if (r) gitResults.push(r);
+      if (args.vault) {
+        const rv = await benchGit(args.vault, path.basename(args.vault), { writes: false, log });
+        if (rv) gitResults.push(rv);
+      }
+    }
+    if (args.vault && !args.gitOnly) {
       const vault = await FsVault.open(args.vault, { watch: false });
       const paths = vault
         .listFiles()
@@ -735,14 +761,23 @@ async function main(): Promise<void> {
 
   const mainJs = path.resolve("main.js");
   const mainJsBytes = existsSync(mainJs) ? statSync(mainJs).size : null;
-  const md = [results.length ? table(results, mainJsBytes) : "", hostile ? hostileTable(hostile) : ""].filter(Boolean).join("\n\n");
+  const md = [results.length ? table(results, mainJsBytes) : "", hostile ? hostileTable(hostile) : "", gitResults.length ? gitTable(gitResults) : ""].filter(Boolean).join("\n\n");
   const v = verdicts(results);
+  if (gitResults.length) {
+    v.lines.push("", `Git targets (${gitResults[0].label}):`, "");
+    for (const t of GIT_TARGETS) {
+      const value = t.value(gitResults[0]);
+      const pass = value === null ? null : value <= t.limit;
+      v.checks.push({ target: `git: ${t.name}`, limit: t.limit, value, pass });
+      v.lines.push(`- ${pass === null ? "SKIP" : pass ? "PASS" : "FAIL"} ${t.name}: ${f(value, 2)} (target ≤ ${t.limit})`);
+    }
+  }
   const totalS = (performance.now() - started) / 1000;
   const busy = loadavg()[0] > cpus().length ? `\n\nWARNING: the machine was busy (load average ${loadavg()[0].toFixed(1)} on ${cpus().length} CPUs): wall-clock times and pass/fail are inflated; the CPU-time rows and the ratios to FTS5 are the fairer comparison.` : "";
   process.stdout.write(`\n${md}\n\n${v.lines.join("\n")}${busy}\n\nNode ${process.version}, ${process.platform}/${process.arch}, ${cpus().length} CPUs, load average ${loadavg()[0].toFixed(1)} at the end; bench took ${totalS.toFixed(0)} s.\n`);
 
   mkdirSync(args.out, { recursive: true });
-  const json = { date: new Date().toISOString(), node: process.version, cpus: cpus().length, loadAverage: loadavg(), platform: `${process.platform}/${process.arch}`, seconds: totalS, mainJsBytes, results, hostile, targets: v.checks };
+  const json = { date: new Date().toISOString(), node: process.version, cpus: cpus().length, loadAverage: loadavg(), platform: `${process.platform}/${process.arch}`, seconds: totalS, mainJsBytes, results, hostile, git: gitResults, targets: v.checks };
   writeFileSync(path.join(args.out, "bench.json"), JSON.stringify(json, null, 2));
   const synthetic = results.filter((r) => /^\d+k?$/.test(r.label));
   const svg = scalingSvg(

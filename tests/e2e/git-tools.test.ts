@@ -248,7 +248,7 @@ describe("a commit per change made through the server", () => {
     git(root, ["remote", "add", "origin", remote]);
     git(root, ["push", "-q", "-u", "origin", "main"]);
     // The owner's own uncommitted work: one modified file, one staged change.
-    put(root, { "Other.md": "other, edited by the owner\n", "Staged.md": "staged by the owner\n" });
+    put(root, { "Other.md": "other, edited by the owner\n", "Staged.md": "staged by the owner\n", "Loose.md": "never committed\n" });
     git(root, ["add", "Staged.md"]);
     // A hook that must not run on our commits.
     put(root, { ".git/hooks/pre-commit": "#!/bin/sh\ntouch hook-ran\n" });
@@ -290,6 +290,13 @@ describe("a commit per change made through the server", () => {
     expect(d.commit.committed).toBe(true);
     expect(files()).toEqual(["D\tGone.md"]);
     expect(git(root, ["log", "-1", "--format=%s"]).trim()).toBe("vault-mcp: delete Gone.md (vault-mcp-tests)");
+  });
+
+  test("a note git never knew, edited through the server, is added and committed", async () => {
+    const r = await ok(client, "read", { path: "Loose.md" });
+    const e = await ok(client, "edit", { path: "Loose.md", old_text: "never", new_text: "now", if_match: r.etag });
+    expect(e.commit.committed).toBe(true);
+    expect(files()).toEqual(["A\tLoose.md"]);
   });
 
   test("a rename commits both ends and the notes whose links it rewrote", async () => {

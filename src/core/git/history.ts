@@ -1,5 +1,6 @@
 import { LOG_FORMAT, LogStreamParser, type RepoChange, type RepoCommit } from "./parse";
 import { GitCommandError, type Git } from "./git";
+import { SLICE_MS, TimeSlice } from "../time-slice";
 
 /**
  * The repository's history in memory: every commit reachable from HEAD with the paths it changed
@@ -46,10 +47,11 @@ export class HistoryIndex {
     }
     if (this.head && (await this.git.isAncestor(this.head, head))) {
       const added = await this.readLog([`${this.head}..${head}`]);
-      this.append(added);
+      await this.append(added);
     } else {
+      const all = await this.readLog([head]);
       this.reset();
-      this.append(await this.readLog([head]));
+      await this.append(all);
     }
     this.head = head;
   }
@@ -76,8 +78,11 @@ export class HistoryIndex {
     return newestFirst;
   }
 
-  private append(newestFirst: RepoCommit[]): void {
+  /** Adds commits (given newest first) in time slices: 20k commits are ~30 ms of work. */
+  private async append(newestFirst: RepoCommit[]): Promise<void> {
+    const slice = new TimeSlice(SLICE_MS, 256);
     for (let i = newestFirst.length - 1; i >= 0; i--) {
+      if (slice.due()) await slice.next();
       const c = newestFirst[i];
       if (this.bySha.has(c.sha)) continue;
       const pos = this.commits.length;
@@ -145,9 +150,14 @@ export class HistoryIndex {
     }
   }
 
-  /** Every commit, newest first, from position `from` down (default: all); `visit` returns false to stop. */
-  walk(visit: (commit: RepoCommit, pos: number) => boolean | void, from = this.commits.length - 1): void {
-    for (let pos = from; pos >= 0; pos--) if (visit(this.commits[pos], pos) === false) return;
+  /** Every commit, newest first; `visit` returns false to stop. Yields every few milliseconds. */
+  async walk(visit: (commit: RepoCommit, pos: number) => boolean | void): Promise<void> {
+    const slice = new TimeSlice(SLICE_MS, 256);
+    const commits = this.commits;
+    for (let pos = commits.length - 1; pos >= 0; pos--) {
+      if (visit(commits[pos], pos) === false) return;
+      if (slice.due()) await slice.next();
+    }
   }
 }
 

@@ -322,7 +322,7 @@ export class GitService implements ChangeCommitter {
       if (commits.length === 0 && !this.deps.port.stat(path) && !this.history.hasPath(repoPath)) throw notInHistory(path);
     } else {
       if (path && !this.deps.port.isFolder(path) && !this.history.hasPathUnder(repoPath)) throw notInHistory(path);
-      this.history.walk((c) => {
+      await this.history.walk((c) => {
         if (!inWindow(c)) return;
         const shown = this.shown(c, path);
         if (!shown) return;
@@ -354,7 +354,7 @@ export class GitService implements ChangeCommitter {
     const [, dirty] = await Promise.all([this.history.refresh(), req.include_uncommitted === false ? null : this.uncommitted(MAX_UNCOMMITTED, folder)]);
     const commits: HistoryCommit[] = [];
     let hasMore = false;
-    this.history.walk((c) => {
+    await this.history.walk((c) => {
       if (c.commitTime > to) return;
       if (c.commitTime < from) return;
       const shown = this.shown(c, folder);
@@ -528,17 +528,30 @@ export class GitService implements ChangeCommitter {
       // Files that are gone are committed only when git knew them (deleting an untracked file is no change).
       const trackedGone = gone.length ? parsePathList(await this.git.out(["ls-files", "-z", "--", ...gone])).map((p) => this.fromRepo(p) ?? p) : [];
       const goneSpecs = gone.filter((g) => trackedGone.some((t) => t === g || isUnder(t, g)));
-      const identity = this.deps.identity ? [] : ["-c", "user.name=Vault MCP", "-c", "user.email=vault-mcp@localhost"];
+      const identity = this.identityArgs();
       const specs = [...present, ...goneSpecs];
       if (specs.length === 0) return { committed: false, skipped: "nothing git tracks was changed" };
-      if (present.length) {
-        const add = await this.git.change(["add", "-A", "--", ...present]);
-        if (add.code !== 0) {
-          if (/ignored by one of your \.gitignore/i.test(add.stderr)) return { committed: false, skipped: "the file is ignored by .gitignore" };
-          throw new GitCommandError("add", add.stderr);
-        }
+      // New files must be added first; a changed tracked file needs no `add` (`commit --only` takes
+      // its working-tree content), which saves a git call on every edit.
+      const add = async (paths: string[]): Promise<CommitOutcome | null> => {
+        if (!paths.length) return null;
+        const r = await this.git.change(["add", "-A", "--", ...paths]);
+        if (r.code === 0) return null;
+        if (/ignored by one of your \.gitignore/i.test(r.stderr)) return { committed: false, skipped: "the file is ignored by .gitignore" };
+        throw new GitCommandError("add", r.stderr);
+      };
+      const created = new Set(change.created);
+      const skipped = await add(present.filter((p) => created.has(p) || this.deps.port.isFolder(p)));
+      if (skipped) return skipped;
+      // Without `gc --auto`/maintenance after our commit: it may start a long job; the owner's own git commands still run it.
+      const commit = () => this.git.change([...identity, "-c", "maintenance.auto=false", "commit", "-q", "--no-verify", "--no-status", "--untracked-files=no", "-m", message, "--only", "--", ...specs]);
+      let r = await commit();
+      if (r.code !== 0 && /did not match any file\(s\) known to git/i.test(r.stderr)) {
+        // A file git never knew (the owner never committed it): add it, then commit.
+        const again = await add(present);
+        if (again) return again;
+        r = await commit();
       }
-      const r = await this.git.change([...identity, "commit", "-q", "--no-verify", "--no-status", "--untracked-files=no", "-m", message, "--only", "--", ...specs]);
       if (r.code !== 0) {
         if (/nothing to commit|no changes added to commit|nothing added to commit/i.test(r.stderr + r.stdout)) return { committed: false, skipped: "no change to commit" };
         throw new GitCommandError("commit", r.stderr || r.stdout);

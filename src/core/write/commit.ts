@@ -13,6 +13,8 @@ export interface CommittedChange {
   newPath?: string;
   /** Every vault path the change touched: the file, a rename's both ends, notes whose links were rewritten. */
   paths: string[];
+  /** Those of `paths` that did not exist before the change (git must be told about them). */
+  created: string[];
 }
 
 export interface CommitOutcome {

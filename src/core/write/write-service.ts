@@ -709,6 +709,7 @@ class WriteServiceImpl implements WriteService {
         path,
         ...(newPath !== undefined ? { newPath } : {}),
         paths: [path, ...(newPath !== undefined ? [newPath] : []), ...alsoTouched],
+        created: newPath !== undefined ? [newPath] : before === null && after !== null ? [path] : [],
       })) ?? undefined;
     const entry: ActivityEntry = {
       time: this.now().toISOString(),
