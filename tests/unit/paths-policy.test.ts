@@ -150,6 +150,14 @@ describe("CLI arguments", () => {
     expect(() => parseArgs(["--embeddings", "builtin"])).toThrow(/needs --embeddings-model-dir/);
     expect(() => parseArgs(["--embeddings", "ollama", "--embeddings-url", "localhost:11434"])).toThrow(/http:\/\//);
   });
+  test("git flags: commits need write mode, a push needs commits, --no-git excludes the rest", () => {
+    expect(parseArgs([])).toMatchObject({ gitCommit: false, gitPush: false, noGit: false, gitHooks: false });
+    expect(parseArgs(["--write", "--git-commit", "--git-push", "--git-hooks", "--git-program", "/usr/local/bin/git"])).toMatchObject({ gitCommit: true, gitPush: true, gitHooks: true, gitProgram: "/usr/local/bin/git" });
+    expect(parseArgs(["--no-git"])).toMatchObject({ noGit: true });
+    expect(() => parseArgs(["--git-commit"])).toThrow(/add --write/);
+    expect(() => parseArgs(["--write", "--git-push"])).toThrow(/give both/);
+    expect(() => parseArgs(["--no-git", "--write", "--git-commit"])).toThrow(/--no-git turns git off/);
+  });
 });
 
 describe("client configurations", () => {
