@@ -363,6 +363,9 @@ export function describeVaultPortContract(
         expect(onDisk("Archive/Beta2.md")).toBe("Beta body\n");
         if (res.linksUpdated > 0) {
           expect(res.notesUpdated).toBeGreaterThan(0);
+          // The notes whose links changed, by path (a git commit of the rename holds them too).
+          expect(res.updatedPaths).toContain("Home.md");
+          expect(res.updatedPaths).toHaveLength(res.notesUpdated);
           expect(vault.resolvedLinks()["Home.md"]["Archive/Beta2.md"]).toBe(1);
           expect(onDisk("Home.md")).not.toContain("[[Beta|");
         } else {

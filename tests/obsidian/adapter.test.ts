@@ -93,7 +93,7 @@ describe("ObsidianVault", () => {
     });
     await vault.ready();
     const res = await vault.rename("Target.md", "Moved/Renamed.md");
-    expect(res).toEqual({ path: "Moved/Renamed.md", linksUpdated: 5, notesUpdated: 2 });
+    expect(res).toEqual({ path: "Moved/Renamed.md", linksUpdated: 5, notesUpdated: 2, updatedPaths: ["One.md", "Two.md"] });
     expect(fs.readFileSync(path.join(root, "One.md"), "utf8")).toBe("[[Renamed]] and [[Renamed|again]] and ![[Renamed#Part]]\n");
     expect(vault.resolvedLinks()["Two.md"]).toEqual({ "Moved/Renamed.md": 2 });
   });

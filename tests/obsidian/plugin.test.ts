@@ -139,7 +139,7 @@ describe("the built plugin under the Obsidian stand-in", () => {
     const first = await loadPlugin(root);
     const token = first.plugin.settings.token;
     expect(token).toMatch(/^[A-Za-z0-9_-]{43}$/);
-    expect(readData(root)).toMatchObject({ version: 4, token, port: 28765, enabled: true, writeMode: false, confirmDestructive: true, toolProfile: "full" });
+    expect(readData(root)).toMatchObject({ version: 5, token, port: 28765, enabled: true, writeMode: false, confirmDestructive: true, toolProfile: "full" });
     // Do not actually start on the default port here.
     void first.plugin.unload();
     await first.plugin.shutdown();
@@ -158,7 +158,7 @@ describe("the built plugin under the Obsidian stand-in", () => {
     );
     const { plugin, status } = await loadPlugin(root);
     expect(plugin.settings).toMatchObject({
-      version: 4,
+      version: 5,
       enabled: false,
       port: 31999,
       writeMode: true,

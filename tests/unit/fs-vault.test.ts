@@ -340,7 +340,7 @@ describe("FsVault: rename updates links", () => {
     put(root, "Projects/Alpha.md", "# Top\n[up](../Home.md) and [[Beta]]\n");
     const v = await open(root, { watch: false });
     const r1 = await v.rename("Beta.md", "Archive/Gamma.md");
-    expect(r1).toEqual({ path: "Archive/Gamma.md", linksUpdated: 2, notesUpdated: 2 });
+    expect(r1).toEqual({ path: "Archive/Gamma.md", linksUpdated: 2, notesUpdated: 2, updatedPaths: ["Home.md", "Projects/Alpha.md"] });
     expect(fs.readFileSync(path.join(root, "Home.md"), "utf8")).toBe("See [[Gamma|the beta]], [[Projects/Alpha#Top]] and [x](Projects/Alpha.md).\n");
     expect(v.resolvedLinks()["Home.md"]["Archive/Gamma.md"]).toBe(1);
     const r2 = await v.rename("Projects", "Work/Now");

@@ -14,7 +14,7 @@ const documentEntry = z.object({
 export const statsTool = defineTool({
   name: "stats",
   title: "Vault statistics",
-  description: "Counts of notes, attachments, folders, links and tags; whether writing is on; git (branch, remote, clean) when the vault is in a repository.",
+  description: "Counts of notes, attachments, folders, links and tags; whether writing is on; git state.",
   input: {},
   output: {
     vault: z.string(),
