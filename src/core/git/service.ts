@@ -309,7 +309,8 @@ export class GitService implements ChangeCommitter {
         (c, name) => {
           const v = this.fromRepo(name);
           if (v !== null && v !== path && previous[previous.length - 1] !== v) previous.push(v);
-          if (!inWindow(c)) return c.commitTime >= from;
+          // Commit times are not strictly ordered (rebases, merges): skip, never stop, outside the window.
+          if (!inWindow(c)) return;
           const shown = this.shown(c);
           if (!shown) return;
           if (commits.length >= limit) {
