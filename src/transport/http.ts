@@ -22,6 +22,14 @@ export interface HttpServerOptions {
   log?: (level: "debug" | "info" | "warn" | "error", message: string) => void;
   /** Largest request body accepted (writes of attachments are base64). */
   maxBodyBytes?: number;
+  /** One-time transfer links (`/transfer/<token>`): the token is their only credential. */
+  transfer?: TransferEndpoint;
+}
+
+/** What the `/transfer/<token>` routes need (the core's `TransferLinks`). */
+export interface TransferEndpoint {
+  openDownload(token: string): Promise<{ path: string; bytes: Uint8Array; contentType: string; done(): void; release(): void } | null>;
+  openUpload(token: string): { path: string; maxBytes: number; commit(bytes: Uint8Array): Promise<{ path: string; etag: string; size: number; created: boolean }>; release(): void } | null;
 }
 
 export interface RunningHttpServer {
@@ -204,6 +212,8 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
     res.json({ status: "ok" });
   });
 
+  if (opts.transfer) mountTransfer(app, opts.transfer, log);
+
   const auth = (req: Request, res: Response, next: NextFunction) => {
     const header = req.headers.authorization ?? "";
     const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
@@ -311,4 +321,123 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
       });
     },
   };
+}
+
+/** Every transfer refusal looks the same: nothing says whether the token ever existed. */
+function transferNotFound(res: Response): void {
+  res.status(404).json({ error: "Not found: this transfer link is unknown, used or expired. Ask for a new one." });
+}
+
+/**
+ * `/transfer/<token>`: GET serves a download link's bytes; PUT or POST stores an upload link's body.
+ * No bearer token (the link's token is the credential); the Host and Origin checks above still apply.
+ */
+function mountTransfer(app: express.Express, transfer: TransferEndpoint, log: (level: "debug" | "info" | "warn" | "error", message: string) => void): void {
+  // HEAD would run GET's handler and use the link up without sending it.
+  app.head("/transfer/:token", (_req, res) => {
+    res.status(405).setHeader("Allow", "GET, PUT, POST").end();
+  });
+  app.get("/transfer/:token", async (req, res) => {
+    const ticket = await transfer.openDownload(String(req.params.token));
+    if (!ticket) {
+      transferNotFound(res);
+      return;
+    }
+    const name = ticket.path.slice(ticket.path.lastIndexOf("/") + 1);
+    res.status(200);
+    res.setHeader("Content-Type", ticket.contentType);
+    res.setHeader("Content-Length", String(ticket.bytes.byteLength));
+    res.setHeader("Content-Disposition", `attachment; filename*=UTF-8''${encodeURIComponent(name)}`);
+    res.setHeader("X-Content-Type-Options", "nosniff");
+    res.setHeader("Cache-Control", "no-store");
+    // Sent in pieces as the client reads them: the link is used up only when every byte went out
+    // ('finish'); a client that hangs up half-way ('close' first) leaves it usable.
+    let finished = false;
+    res.on("finish", () => {
+      finished = true;
+      ticket.done();
+    });
+    res.on("close", () => {
+      if (!finished) ticket.release();
+    });
+    const all = Buffer.from(ticket.bytes.buffer, ticket.bytes.byteOffset, ticket.bytes.byteLength);
+    const PIECE = 256 * 1024;
+    let at = 0;
+    const pump = () => {
+      while (at < all.length && !res.destroyed) {
+        const piece = all.subarray(at, Math.min(all.length, at + PIECE));
+        at += piece.length;
+        if (!res.write(piece)) {
+          res.once("drain", pump);
+          return;
+        }
+      }
+      if (!res.destroyed) res.end();
+    };
+    pump();
+  });
+  const upload = (req: Request, res: Response) => {
+    const ticket = transfer.openUpload(String(req.params.token));
+    if (!ticket) {
+      transferNotFound(res);
+      req.resume();
+      return;
+    }
+    if (/^multipart\//i.test(req.headers["content-type"] ?? "")) {
+      ticket.release();
+      res.status(415).json({ error: "Send the file's raw bytes as the body (curl -T file URL, or --data-binary @file), not a multipart form." });
+      req.resume();
+      return;
+    }
+    const declared = Number(req.headers["content-length"]);
+    const tooLarge = () => {
+      ticket.release();
+      res.status(413).setHeader("Connection", "close");
+      res.json({ error: `The file is larger than the upload limit of ${ticket.maxBytes} bytes; nothing was written. The owner can raise the limit in the settings.` });
+    };
+    if (Number.isFinite(declared) && declared > ticket.maxBytes) {
+      tooLarge();
+      req.resume();
+      return;
+    }
+    const chunks: Buffer[] = [];
+    let total = 0;
+    let over = false;
+    let ended = false;
+    req.on("data", (c: Buffer) => {
+      if (over) return;
+      total += c.length;
+      if (total > ticket.maxBytes) {
+        over = true;
+        chunks.length = 0;
+        tooLarge();
+        return;
+      }
+      chunks.push(c);
+    });
+    req.on("aborted", () => {
+      if (!ended && !over) ticket.release();
+    });
+    req.on("error", () => {
+      if (!ended && !over) ticket.release();
+    });
+    req.on("end", () => {
+      ended = true;
+      if (over) return;
+      const bytes = new Uint8Array(Buffer.concat(chunks));
+      ticket.commit(bytes).then(
+        (r) => {
+          res.status(r.created ? 201 : 200).json({ path: r.path, etag: r.etag, size: r.size, created: r.created });
+        },
+        (e: unknown) => {
+          const code = typeof e === "object" && e && "code" in e ? String((e as { code: unknown }).code) : "";
+          const message = e instanceof Error && e.name === "VaultError" ? e.message : "The upload could not be written; nothing was changed. Try again.";
+          if (!(e instanceof Error && e.name === "VaultError")) log("error", `upload to a transfer link failed: ${e instanceof Error ? e.message : String(e)}`);
+          res.status(code === "exists" || code === "conflict" ? 409 : code === "declined" || code === "read_only" ? 403 : code === "too_large" || code === "invalid_argument" || code === "invalid_path" ? 400 : 500).json({ error: message });
+        },
+      );
+    });
+  };
+  app.put("/transfer/:token", upload);
+  app.post("/transfer/:token", upload);
 }

@@ -69,6 +69,8 @@ export interface TestServerOptions {
   toolTimeoutMs?: number;
   /** Semantic search's embedding provider (default: none, semantic search off). */
   embedder?: Embedder;
+  /** Transfer links' lifetime and upload cap (default 10 min, 50 MB). */
+  transfer?: { ttlMs?: number; maxUploadBytes?: number };
   /** Run git in the vault (the git tools appear when it is a repository), with these settings. */
   git?: { commit?: boolean; push?: boolean; program?: string; hooks?: boolean };
 }
@@ -105,6 +107,7 @@ export async function startTestServer(root: string, opts: TestServerOptions = {}
       sqlWasm,
       version: "0.0.0-test",
       embedder: opts.embedder,
+      ...(opts.transfer ? { transfer: opts.transfer } : {}),
       ...(opts.git ? { gitRunner: createGitRunner({ cwd: root, program: opts.git.program, allowHooks: opts.git.hooks }), gitOptions: { commitChanges: opts.git.commit ?? false, pushAfterCommit: opts.git.push ?? false } } : {}),
     });
   } catch (e) {

@@ -13,6 +13,7 @@ import type { WorkspacePort } from "../workspace";
 import type { VaultPort } from "../vault";
 import { VaultService, type ReadLimits } from "./vault-service";
 import { GitService, type GitDetection, type GitOptions } from "../git/service";
+import { DEFAULT_TRANSFER_OPTIONS, TransferLinks, type TransferOptions } from "../transfer/links";
 
 export type HostKind = "obsidian" | "node";
 
@@ -39,6 +40,8 @@ export interface CoreOptions {
   workspace?: WorkspacePort;
   /** What `detectGitRepo` found (absent: git features off), and the owner's commit settings. */
   git?: { detection: GitDetection; options: GitOptions };
+  /** Transfer links: lifetime and upload size cap. */
+  transfer?: Partial<TransferOptions>;
 }
 
 /**
@@ -71,6 +74,8 @@ export interface CoreServices {
   readonly git: GitService | null;
   /** Why the git features are off although they were asked for (e.g. the git program is missing). */
   readonly gitUnavailable?: string;
+  /** One-time download and upload links on the server's port. */
+  readonly transfer: TransferLinks;
   /** The owner's read-only folders (shown to clients so they do not try). */
   readonly protectedFolders: readonly string[];
   /** True while any index (search, names, graph) has work queued: answers may be stale. */
@@ -132,6 +137,7 @@ export function createCoreServices(port: VaultPort, opts: CoreOptions): CoreServ
     graph,
     workspace: opts.workspace,
     git,
+    transfer: new TransferLinks({ port, policy, writer }, { ...DEFAULT_TRANSFER_OPTIONS, ...opts.transfer }),
     ...(detection?.kind === "none" && detection.reason === "git_missing" ? { gitUnavailable: detection.message } : {}),
     protectedFolders: opts.protectedFolders ?? [],
     pendingWork: () => lookup.hasPendingWork() || search.hasPendingWork() || graph.hasPendingWork(),

@@ -6,6 +6,7 @@ export type {
   EditResult,
   FrontmatterRequest,
   FrontmatterResult,
+  PutBytesRequest,
   RenameRequest,
   RenameResultOut,
   TagsRequest,

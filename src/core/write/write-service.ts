@@ -165,6 +165,16 @@ export interface RenameResultOut {
   replaced_target_trashed_to?: string;
 }
 
+/** Bytes that arrive from outside the conversation (an upload link, a fetched URL). */
+export interface PutBytesRequest {
+  path: string;
+  bytes: Uint8Array;
+  /** Replace an existing file (asks the owner first where confirmations are on). */
+  overwrite: boolean;
+  /** For the activity log, e.g. `upload (2.1 MB)`, `fetch https://…`. */
+  detail: string;
+}
+
 export interface WriteServiceDeps {
   port: VaultPort;
   policy: AccessPolicy;
@@ -182,6 +192,10 @@ export interface WriteService {
   updateFrontmatter(req: FrontmatterRequest, actor: Actor): Promise<FrontmatterResult>;
   manageTags(req: TagsRequest, actor: Actor): Promise<TagsResult>;
   delete(req: { path: string; confirm_path: string }, actor: Actor): Promise<DeleteResult>;
+  /** Writes bytes from outside the conversation to a vault path (atomic, checked, logged, committed). */
+  putBytes(req: PutBytesRequest, actor: Actor): Promise<WriteResult>;
+  /** Throws unless a client may write to `path` (valid, visible, not protected, not a folder; existing only with overwrite). Returns the normalised path. */
+  checkWritable(path: string, overwrite: boolean): string;
   rename(req: RenameRequest, actor: Actor, onProgress?: RenameProgress): Promise<RenameResultOut>;
   /** Newest first. */
   activity(limit: number): Promise<ActivityEntry[]>;
@@ -312,6 +326,38 @@ class WriteServiceImpl implements WriteService {
     const etag = await etagOf(bytes);
     const commit = await this.record(actor, "write", path, before, etag, "overwrite (binary)");
     return { path, created: false, mode, etag, size: bytes.length, ...withCommit(commit) };
+  }
+
+  checkWritable(input: string, overwrite: boolean): string {
+    const path = this.targetPath(input);
+    this.assertTargetWritable(path);
+    if (this.port.isFolder(path)) throw new VaultError("invalid_argument", `"${path}" is a folder; give a file path inside it.`);
+    if (!overwrite && this.port.stat(path)) {
+      throw new VaultError("exists", `"${path}" already exists; choose another path, or pass overwrite: true to replace it.`);
+    }
+    return path;
+  }
+
+  async putBytes(req: PutBytesRequest, actor: Actor): Promise<WriteResult> {
+    const path = this.checkWritable(req.path, req.overwrite);
+    return this.locks.run([path], async () => {
+      await this.port.ready();
+      const existing = this.port.stat(path);
+      const tool = actor.tool ?? "write";
+      if (!existing) {
+        await this.port.create(path, req.bytes);
+        const etag = await etagOf(req.bytes);
+        const commit = await this.record(actor, tool, path, null, etag, req.detail);
+        return { path, created: true, mode: "overwrite", etag, size: req.bytes.length, ...withCommit(commit) };
+      }
+      if (!req.overwrite) throw new VaultError("exists", `"${path}" appeared in the meantime; nothing was written. Ask again with overwrite: true to replace it.`);
+      const before = await etagOf(await this.port.readBinary(path));
+      await this.ask({ action: "overwrite", path, summary: `Overwrite "${path}" with ${formatBytes(req.bytes.length)} (${req.detail})` });
+      await this.port.writeBinary(path, req.bytes);
+      const etag = await etagOf(req.bytes);
+      const commit = await this.record(actor, tool, path, before, etag, req.detail);
+      return { path, created: false, mode: "overwrite", etag, size: req.bytes.length, ...withCommit(commit) };
+    });
   }
 
   // ------------------------------------------------------------------ edit

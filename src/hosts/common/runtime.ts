@@ -98,6 +98,7 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime & { se
         opts.host === "obsidian"
           ? "copy the token from Obsidian → Settings → Vault MCP."
           : "the headless server printed the token when it started (or pass your own with --token).",
+      transfer: services.transfer,
       createServer: () =>
         createMcpServer(services, allTools, { name: `vault-mcp (${opts.port.name})`, version: opts.version, instructions, log, tools: opts.tools, toolTimeoutMs: opts.toolTimeoutMs }),
       log,
@@ -107,6 +108,8 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime & { se
     if (e instanceof AddressInUseError) throw new PortInUseError(e.port);
     throw e;
   }
+  // Transfer links point at the port actually listened on.
+  services.transfer.baseUrl = http.url.replace(/\/mcp$/, "");
   await services.start();
   return {
     url: http.url,
