@@ -54,6 +54,8 @@ export default defineConfig([
       "obsidianmd/ui/sentence-case": "off",
       "obsidianmd/hardcoded-config-path": "off",
       "obsidianmd/prefer-file-manager-trash-file": "off",
+      // Tests act as HTTP clients of the server (transfer links, fetch's test server): Node's fetch, not Obsidian's requestUrl.
+      "no-restricted-globals": "off",
     },
   },
 ]);

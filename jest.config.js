@@ -20,7 +20,7 @@ module.exports = {
       // The tool suites again, on the Obsidian adapter over the stand-in App: one behaviour, two adapters.
       ...common,
       displayName: "obsidian-adapter",
-      testMatch: ["<rootDir>/tests/e2e/{write-tools,read-tools,graph-wired,surface,yaml-values,git-tools,transfer}.test.ts"],
+      testMatch: ["<rootDir>/tests/e2e/{write-tools,read-tools,graph-wired,surface,yaml-values,git-tools,transfer,fetch}.test.ts"],
       setupFiles: ["<rootDir>/tests/support/host-timers.ts", "<rootDir>/tests/support/use-obsidian-adapter.js"],
     },
   ],

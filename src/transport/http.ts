@@ -430,7 +430,7 @@ function mountTransfer(app: express.Express, transfer: TransferEndpoint, log: (l
           res.status(r.created ? 201 : 200).json({ path: r.path, etag: r.etag, size: r.size, created: r.created });
         },
         (e: unknown) => {
-          const code = typeof e === "object" && e && "code" in e ? String((e as { code: unknown }).code) : "";
+          const code = typeof e === "object" && e && "code" in e ? String(e.code) : "";
           const message = e instanceof Error && e.name === "VaultError" ? e.message : "The upload could not be written; nothing was changed. Try again.";
           if (!(e instanceof Error && e.name === "VaultError")) log("error", `upload to a transfer link failed: ${e instanceof Error ? e.message : String(e)}`);
           res.status(code === "exists" || code === "conflict" ? 409 : code === "declined" || code === "read_only" ? 403 : code === "too_large" || code === "invalid_argument" || code === "invalid_path" ? 400 : 500).json({ error: message });

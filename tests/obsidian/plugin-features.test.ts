@@ -49,6 +49,11 @@ describe("the built plugin: settings, confirmations, tools, activity, progress",
       gitPush: false,
       gitProgram: "",
       gitHooks: false,
+      transferTtlMinutes: 10,
+      uploadMaxMB: 50,
+      fetchMaxMB: 20,
+      fetchAllowHosts: [],
+      fetchContentTypes: ["text/*", "application/pdf", "application/json", "application/xml", "application/xhtml+xml", "image/*", "audio/*", "video/*"],
     };
     expect(plugin.settings).toEqual(expected);
     expect(readData(root)).toEqual(expected);

@@ -26,6 +26,11 @@ describe("settings", () => {
       gitPush: false,
       gitProgram: "",
       gitHooks: false,
+      transferTtlMinutes: 10,
+      uploadMaxMB: 50,
+      fetchMaxMB: 20,
+      fetchAllowHosts: [],
+      fetchContentTypes: ["text/*", "application/pdf", "application/json", "application/xml", "application/xhtml+xml", "image/*", "audio/*", "video/*"],
       semanticProvider: "off",
       embeddingsUrl: "",
       embeddingsModel: "",
@@ -51,6 +56,11 @@ describe("settings", () => {
       gitPush: false,
       gitProgram: "",
       gitHooks: false,
+      transferTtlMinutes: 10,
+      uploadMaxMB: 50,
+      fetchMaxMB: 20,
+      fetchAllowHosts: [],
+      fetchContentTypes: ["text/*", "application/pdf", "application/json", "application/xml", "application/xhtml+xml", "image/*", "audio/*", "video/*"],
       semanticProvider: "off",
       embeddingsUrl: "",
       embeddingsModel: "",
@@ -105,6 +115,12 @@ describe("settings", () => {
     expect(on).toMatchObject({ gitEnabled: false, gitCommit: true, gitPush: true, gitProgram: "/opt/homebrew/bin/git", gitHooks: true });
     const bad = migrateSettings({ ...v4, gitEnabled: "maybe", gitCommit: 1, gitProgram: 7 }).settings;
     expect(bad).toMatchObject({ gitEnabled: true, gitCommit: false, gitProgram: "" });
+  });
+
+  test("v5 transfer and fetch settings are checked: numbers in range, host names and content types parsed", () => {
+    const v = migrateSettings({ ...V1, version: 5, transferTtlMinutes: "30", uploadMaxMB: 0, fetchMaxMB: 100, fetchAllowHosts: "NAS.local\nhttp://wiki.lan:8080/x, bad host!, [fd00::1]:80", fetchContentTypes: ["text/*", "application/pdf", "nonsense", 3] }).settings;
+    expect(v).toMatchObject({ transferTtlMinutes: 30, uploadMaxMB: 50, fetchMaxMB: 100, fetchAllowHosts: ["nas.local", "wiki.lan:8080", "[fd00::1]:80"], fetchContentTypes: ["text/*", "application/pdf"] });
+    expect(migrateSettings({ ...V1, version: 5, fetchContentTypes: [] }).settings.fetchContentTypes).toEqual([]);
   });
 
   test("a first run (no data) gets the defaults and a new token", () => {

@@ -10,6 +10,7 @@ import sqlWasm from "sql.js/dist/sql-wasm.wasm";
 import { MemoryStateStore, type StateStore } from "../../src/core/state";
 import { startRuntime } from "../../src/hosts/common/runtime";
 import { createGitRunner } from "../../src/hosts/common/git-process";
+import { createNodeNet } from "../../src/hosts/common/net";
 import type { App as ObsidianApp } from "obsidian";
 import type { VaultPort } from "../../src/core/vault";
 import { ObsidianVault } from "../../src/hosts/obsidian/adapter";
@@ -69,6 +70,8 @@ export interface TestServerOptions {
   toolTimeoutMs?: number;
   /** Semantic search's embedding provider (default: none, semantic search off). */
   embedder?: Embedder;
+  /** fetch: its limits and allow-list, and the name resolver (tests never use real DNS). */
+  fetch?: { allowHosts?: string[]; maxBytes?: number; timeoutMs?: number; contentTypes?: string[]; resolve?: Record<string, string[]> };
   /** Transfer links' lifetime and upload cap (default 10 min, 50 MB). */
   transfer?: { ttlMs?: number; maxUploadBytes?: number };
   /** Run git in the vault (the git tools appear when it is a repository), with these settings. */
@@ -108,6 +111,16 @@ export async function startTestServer(root: string, opts: TestServerOptions = {}
       version: "0.0.0-test",
       embedder: opts.embedder,
       ...(opts.transfer ? { transfer: opts.transfer } : {}),
+      // Every name resolves through the test's table (an unknown name fails): no real DNS in tests.
+      net: createNodeNet({
+        resolve: async (host) => {
+          const table = opts.fetch?.resolve ?? {};
+          const addrs = table[host];
+          if (!addrs) throw new Error(`ENOTFOUND ${host}`);
+          return addrs.map((address) => ({ address, family: address.includes(":") ? (6 as const) : (4 as const) }));
+        },
+      }),
+      ...(opts.fetch ? { fetch: { ...(opts.fetch.allowHosts ? { allowHosts: opts.fetch.allowHosts } : {}), ...(opts.fetch.maxBytes ? { maxBytes: opts.fetch.maxBytes } : {}), ...(opts.fetch.timeoutMs ? { timeoutMs: opts.fetch.timeoutMs } : {}), ...(opts.fetch.contentTypes ? { contentTypes: opts.fetch.contentTypes } : {}) } } : {}),
       ...(opts.git ? { gitRunner: createGitRunner({ cwd: root, program: opts.git.program, allowHooks: opts.git.hooks }), gitOptions: { commitChanges: opts.git.commit ?? false, pushAfterCommit: opts.git.push ?? false } } : {}),
     });
   } catch (e) {

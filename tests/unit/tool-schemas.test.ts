@@ -79,7 +79,8 @@ describe("tool schemas", () => {
       // The idempotent hint is meaningful only for tools that change something (spec).
       const hints = t.annotations!.readOnlyHint
         ? { readOnlyHint: true, destructiveHint: false, openWorldHint: false }
-        : { readOnlyHint: false, destructiveHint: expect.any(Boolean), idempotentHint: expect.any(Boolean), openWorldHint: false };
+        : // Only tools that reach beyond the vault (fetch: the web) say openWorld.
+          { readOnlyHint: false, destructiveHint: expect.any(Boolean), idempotentHint: expect.any(Boolean), openWorldHint: t.name === "fetch" };
       expect(t.annotations).toEqual(hints);
       expect(t.outputSchema?.type).toBe("object");
       expect(t.description!.length).toBeLessThanOrEqual(320);

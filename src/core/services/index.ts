@@ -14,6 +14,7 @@ import type { VaultPort } from "../vault";
 import { VaultService, type ReadLimits } from "./vault-service";
 import { GitService, type GitDetection, type GitOptions } from "../git/service";
 import { DEFAULT_TRANSFER_OPTIONS, TransferLinks, type TransferOptions } from "../transfer/links";
+import { DEFAULT_FETCH_OPTIONS, FetchService, type FetchOptions, type NetPort } from "../fetch/fetch-service";
 
 export type HostKind = "obsidian" | "node";
 
@@ -42,6 +43,9 @@ export interface CoreOptions {
   git?: { detection: GitDetection; options: GitOptions };
   /** Transfer links: lifetime and upload size cap. */
   transfer?: Partial<TransferOptions>;
+  /** The network for `fetch` (absent: no fetch tool), and its limits and allow-list. */
+  net?: NetPort;
+  fetch?: Partial<FetchOptions>;
 }
 
 /**
@@ -76,6 +80,8 @@ export interface CoreServices {
   readonly gitUnavailable?: string;
   /** One-time download and upload links on the server's port. */
   readonly transfer: TransferLinks;
+  /** `fetch` into the vault; null without a network port. */
+  readonly fetcher: FetchService | null;
   /** The owner's read-only folders (shown to clients so they do not try). */
   readonly protectedFolders: readonly string[];
   /** True while any index (search, names, graph) has work queued: answers may be stale. */
@@ -138,6 +144,7 @@ export function createCoreServices(port: VaultPort, opts: CoreOptions): CoreServ
     workspace: opts.workspace,
     git,
     transfer: new TransferLinks({ port, policy, writer }, { ...DEFAULT_TRANSFER_OPTIONS, ...opts.transfer }),
+    fetcher: opts.net ? new FetchService({ net: opts.net, writer }, { ...DEFAULT_FETCH_OPTIONS, ...opts.fetch }) : null,
     ...(detection?.kind === "none" && detection.reason === "git_missing" ? { gitUnavailable: detection.message } : {}),
     protectedFolders: opts.protectedFolders ?? [],
     pendingWork: () => lookup.hasPendingWork() || search.hasPendingWork() || graph.hasPendingWork(),

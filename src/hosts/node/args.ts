@@ -36,6 +36,12 @@ export interface CliArgs {
   gitProgram?: string;
   /** Let the repository's hooks run on our commits. */
   gitHooks: boolean;
+  /** Transfer links: minutes a link lives; largest upload in MB. */
+  transferTtlMinutes?: number;
+  uploadMaxMB?: number;
+  /** fetch: hosts allowed even on a private address; largest download in MB. */
+  fetchAllowHosts: string[];
+  fetchMaxMB?: number;
 }
 
 /** Each provider's defaults when --embeddings-url / --embeddings-model are not given. */
@@ -74,12 +80,16 @@ Options:
   --git-hooks         let the repository's hooks run on those commits (off by default)
   --git-program P     the git program (default: git on the PATH)
   --no-git            no git tools, even when the vault is in a git repository
+  --transfer-ttl M    minutes a download/upload link lives (default 10)
+  --upload-max-mb N   largest upload through an upload link (default 50)
+  --fetch-allow-host H  let fetch reach H (host or host:port) even on a private address (repeatable)
+  --fetch-max-mb N    largest download of fetch (default 20)
   --verbose           debug logging
   -h, --help          this text`;
 }
 
 export function parseArgs(argv: string[]): CliArgs {
-  const a: CliArgs = { write: false, allowOrigins: [], hidden: [], protected: [], verbose: false, help: false, gitCommit: false, gitPush: false, noGit: false, gitHooks: false };
+  const a: CliArgs = { write: false, allowOrigins: [], hidden: [], protected: [], verbose: false, help: false, gitCommit: false, gitPush: false, noGit: false, gitHooks: false, fetchAllowHosts: [] };
   const value = (i: number, flag: string): string => {
     const v = argv[i + 1];
     if (v === undefined || v.startsWith("--")) throw new Error(`${flag} needs a value.`);
@@ -130,6 +140,10 @@ export function parseArgs(argv: string[]): CliArgs {
       case "--git-hooks": a.gitHooks = true; break;
       case "--git-program": a.gitProgram = take(); break;
       case "--no-git": a.noGit = true; break;
+      case "--transfer-ttl": a.transferTtlMinutes = wholeNumber(flag, take(), 1, 1440); break;
+      case "--upload-max-mb": a.uploadMaxMB = wholeNumber(flag, take(), 1, 4096); break;
+      case "--fetch-allow-host": a.fetchAllowHosts.push(take()); break;
+      case "--fetch-max-mb": a.fetchMaxMB = wholeNumber(flag, take(), 1, 4096); break;
       case "--verbose": a.verbose = true; break;
       case "-h":
       case "--help": a.help = true; break;
@@ -147,4 +161,10 @@ export function parseArgs(argv: string[]): CliArgs {
   if ((a.gitCommit || a.gitHooks || a.gitProgram) && a.noGit) throw new Error("--no-git turns git off; drop it or the other --git options.");
   if (a.token !== undefined && a.token.length < 16) throw new Error("--token must be at least 16 characters; use a long random token.");
   return a;
+}
+
+function wholeNumber(flag: string, v: string, min: number, max: number): number {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < min || n > max) throw new Error(`${flag} takes a whole number from ${min} to ${max}.`);
+  return n;
 }

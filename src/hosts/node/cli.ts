@@ -5,6 +5,7 @@ import sqlWasm from "sql.js/dist/sql-wasm.wasm";
 import { clientConfigs } from "../common/client-config";
 import { PortInUseError, startRuntime, type LogLevel } from "../common/runtime";
 import { createGitRunner } from "../common/git-process";
+import { createNodeNet } from "../common/net";
 import { FsVault } from "./fs-vault";
 import { resolveStateDir } from "./state-dir";
 import { FsStateStore } from "./state-store";
@@ -69,6 +70,12 @@ async function run(args: ReturnType<typeof parseArgs>): Promise<void> {
       embedder: embedderOf(args),
       ...(args.noGit ? {} : { gitRunner: createGitRunner({ cwd: root, program: args.gitProgram, allowHooks: args.gitHooks }) }),
       gitOptions: { commitChanges: args.gitCommit && args.write, pushAfterCommit: args.gitPush && args.write },
+      transfer: {
+        ...(args.transferTtlMinutes ? { ttlMs: args.transferTtlMinutes * 60_000 } : {}),
+        ...(args.uploadMaxMB ? { maxUploadBytes: args.uploadMaxMB * 1024 * 1024 } : {}),
+      },
+      net: createNodeNet(),
+      fetch: { allowHosts: args.fetchAllowHosts, ...(args.fetchMaxMB ? { maxBytes: args.fetchMaxMB * 1024 * 1024 } : {}) },
     });
   } catch (e) {
     await vault.close();

@@ -10,6 +10,7 @@ import { ActivityLog, AutoApprove, type ActivityEntry, type Confirmer } from "..
 import { PortInUseError, startRuntime, type LogLevel, type Runtime } from "../common/runtime";
 import { ObsidianVault } from "./adapter";
 import { createGitRunner } from "../common/git-process";
+import { createNodeNet } from "../common/net";
 import { obsidianGitInfo } from "./obsidian-git";
 import { installBridge } from "./bridge-file";
 import { ModalConfirmer } from "./confirm";
@@ -151,6 +152,10 @@ export class ServerController {
         embedder: embedderOf(settings),
         ...(settings.gitEnabled && basePath ? { gitRunner: createGitRunner({ cwd: basePath, program: gitProgram, allowHooks: settings.gitHooks }) } : {}),
         gitOptions: { commitChanges: settings.writeMode && settings.gitCommit, pushAfterCommit: settings.writeMode && settings.gitCommit && settings.gitPush },
+        transfer: { ttlMs: settings.transferTtlMinutes * 60_000, maxUploadBytes: settings.uploadMaxMB * 1024 * 1024 },
+        // Node's http/https, not requestUrl: each redirect hop and the connected address must be checked (see net.ts).
+        net: createNodeNet(),
+        fetch: { allowHosts: settings.fetchAllowHosts, maxBytes: settings.fetchMaxMB * 1024 * 1024, contentTypes: settings.fetchContentTypes },
       });
       this.vault = vault;
       try {

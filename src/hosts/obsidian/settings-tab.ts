@@ -11,6 +11,10 @@ import {
   parseHttpUrl,
   parseKB,
   parseOriginList,
+  parseContentTypes,
+  parseHostList,
+  TRANSFER_MB_RANGE,
+  TRANSFER_TTL_RANGE,
   parsePort,
   READ_KB_RANGE,
   TOOL_TIMEOUT_RANGE,
@@ -195,6 +199,7 @@ export class VaultMcpSettingTab extends PluginSettingTab {
     this.displayLimits(containerEl);
     this.displaySemantic(containerEl);
     this.displayGit(containerEl);
+    this.displayFiles(containerEl);
 
     new Setting(containerEl).setName("Connect a client").setHeading();
     containerEl.createEl("p", {
@@ -292,6 +297,37 @@ export class VaultMcpSettingTab extends PluginSettingTab {
       );
   }
 
+  private displayFiles(containerEl: HTMLElement): void {
+    const s = this.host.settings;
+    new Setting(containerEl).setName("Files in and out").setHeading();
+    this.wholeNumberSetting(containerEl, "Transfer link lifetime (minutes)", "How long a one-time download or upload link works (it works once either way).", TRANSFER_TTL_RANGE, "10", () => s.transferTtlMinutes, (v) => (s.transferTtlMinutes = v));
+    this.wholeNumberSetting(containerEl, "Largest upload (MB)", "Uploads through an upload link above this size are refused; nothing is written.", TRANSFER_MB_RANGE, "50", () => s.uploadMaxMB, (v) => (s.uploadMaxMB = v));
+    this.wholeNumberSetting(containerEl, "Largest fetch (MB)", "Downloads by fetch above this size are stopped; nothing is written.", TRANSFER_MB_RANGE, "20", () => s.fetchMaxMB, (v) => (s.fetchMaxMB = v));
+    new Setting(containerEl)
+      .setName("Fetch: allowed hosts")
+      .setDesc("One host (or host:port) per line that fetch may reach although it is on your own network (a NAS, a local wiki). Everything private is refused otherwise.")
+      .addTextArea((t) =>
+        t
+          .setPlaceholder("nas.local")
+          .setValue(s.fetchAllowHosts.join("\n"))
+          .onChange(async (v) => {
+            s.fetchAllowHosts = parseHostList(v);
+            await this.host.saveSettings();
+            this.host.restartSoon();
+          }),
+      );
+    new Setting(containerEl)
+      .setName("Fetch: content types")
+      .setDesc("One per line; type/* allows a whole family. Other types are refused.")
+      .addTextArea((t) =>
+        t.setValue(s.fetchContentTypes.join("\n")).onChange(async (v) => {
+          s.fetchContentTypes = parseContentTypes(v);
+          await this.host.saveSettings();
+          this.host.restartSoon();
+        }),
+      );
+  }
+
   private displayGit(containerEl: HTMLElement): void {
     const s = this.host.settings;
     new Setting(containerEl).setName("Git").setHeading();
@@ -325,7 +361,7 @@ export class VaultMcpSettingTab extends PluginSettingTab {
     void this.host.obsidianGit().then((info) => {
       if (!autoCommits(info)) return;
       const when = info.autoCommitMinutes > 0 ? `every ${info.autoCommitMinutes} minute${info.autoCommitMinutes === 1 ? "" : "s"}` : "after every change";
-      commit.descEl.createEl("div", {
+      commit.descEl.createDiv({
         text: `Obsidian Git is enabled and commits ${when}: leave this off and let it do the committing. If both are on, neither fights over the repository's lock (ours waits and retries).`,
         cls: "mod-warning",
       });

@@ -50,6 +50,16 @@ export interface VaultMcpSettings {
   gitProgram: string;
   /** Let the repository's hooks run on our commits. */
   gitHooks: boolean;
+  /** Minutes a transfer link lives. */
+  transferTtlMinutes: number;
+  /** Largest upload through an upload link, in MB. */
+  uploadMaxMB: number;
+  /** Largest download of fetch, in MB. */
+  fetchMaxMB: number;
+  /** Hosts (or host:port) fetch may reach even on a private address (none by default). */
+  fetchAllowHosts: string[];
+  /** Content types fetch saves (`type/*` allowed). */
+  fetchContentTypes: string[];
 }
 
 export type SemanticProvider = "off" | "ollama" | "openai";
@@ -57,7 +67,7 @@ export type SemanticProvider = "off" | "ollama" | "openai";
 export type ToolProfileName = "full" | "core" | "custom";
 export type SearchLanguage = "en" | "none";
 
-/** 1: the first release. 2: confirmations, tool profiles, read limits, search language. 3: tool call time limit. 4: semantic search. 5: git. */
+/** 1: the first release. 2: confirmations, tool profiles, read limits, search language. 3: tool call time limit. 4: semantic search. 5: git, transfer links, fetch. */
 export const SETTINGS_VERSION = 5;
 
 /**
@@ -92,7 +102,16 @@ export const DEFAULT_SETTINGS: Readonly<VaultMcpSettings> = Object.freeze({
   gitPush: false,
   gitProgram: "",
   gitHooks: false,
+  transferTtlMinutes: 10,
+  uploadMaxMB: 50,
+  fetchMaxMB: 20,
+  fetchAllowHosts: Object.freeze([]) as unknown as string[],
+  fetchContentTypes: Object.freeze(["text/*", "application/pdf", "application/json", "application/xml", "application/xhtml+xml", "image/*", "audio/*", "video/*"]) as unknown as string[],
 });
+
+/** Bounds of the transfer and fetch settings. */
+export const TRANSFER_TTL_RANGE = { min: 1, max: 1440 } as const;
+export const TRANSFER_MB_RANGE = { min: 1, max: 4096 } as const;
 
 /** Bounds of the size settings (KB). */
 export const READ_KB_RANGE = { min: 1, max: 10 * 1024 } as const;
@@ -169,6 +188,30 @@ export function parseHttpUrl(v: unknown): string {
   return /^https?:\/\/[^\s/]+/.test(t) ? t : "";
 }
 
+/** Host names or `host:port`, one per line (commas and spaces accepted): lower-cased, no scheme or path. */
+export function parseHostList(input: unknown): string[] {
+  const items = Array.isArray(input) ? input : typeof input === "string" ? input.split(/[\n,\s]+/) : [];
+  const out: string[] = [];
+  for (const item of items) {
+    if (typeof item !== "string") continue;
+    const h = item.trim().toLowerCase().replace(/^[a-z]+:\/\//, "").replace(/\/.*$/, "");
+    if (/^(\[[0-9a-f:.]+\]|[a-z0-9.-]+)(:\d{1,5})?$/.test(h) && !out.includes(h)) out.push(h);
+  }
+  return out;
+}
+
+/** Content types (`type/subtype` or `type/*`), one per line. */
+export function parseContentTypes(input: unknown): string[] {
+  const items = Array.isArray(input) ? input : typeof input === "string" ? input.split(/[\n,\s]+/) : [];
+  const out: string[] = [];
+  for (const item of items) {
+    if (typeof item !== "string") continue;
+    const t = item.trim().toLowerCase();
+    if (/^[a-z0-9.+-]+\/(\*|[a-z0-9.+-]+)$/.test(t) && !out.includes(t)) out.push(t);
+  }
+  return out;
+}
+
 function parseBool(v: unknown, fallback: boolean): boolean {
   if (typeof v === "boolean") return v;
   if (v === "true") return true;
@@ -213,6 +256,11 @@ export function migrateSettings(raw: unknown): { settings: VaultMcpSettings; cha
     gitPush: parseBool(data.gitPush, DEFAULT_SETTINGS.gitPush),
     gitProgram: typeof data.gitProgram === "string" ? data.gitProgram.trim() : "",
     gitHooks: parseBool(data.gitHooks, DEFAULT_SETTINGS.gitHooks),
+    transferTtlMinutes: parseKB(data.transferTtlMinutes, TRANSFER_TTL_RANGE) ?? DEFAULT_SETTINGS.transferTtlMinutes,
+    uploadMaxMB: parseKB(data.uploadMaxMB, TRANSFER_MB_RANGE) ?? DEFAULT_SETTINGS.uploadMaxMB,
+    fetchMaxMB: parseKB(data.fetchMaxMB, TRANSFER_MB_RANGE) ?? DEFAULT_SETTINGS.fetchMaxMB,
+    fetchAllowHosts: parseHostList(data.fetchAllowHosts),
+    fetchContentTypes: data.fetchContentTypes === undefined ? [...DEFAULT_SETTINGS.fetchContentTypes] : parseContentTypes(data.fetchContentTypes),
   };
   const changed = JSON.stringify(sortKeys(settings)) !== JSON.stringify(sortKeys(data));
   return { settings, changed };

@@ -1,0 +1,228 @@
+import { afterAll, beforeAll, describe, expect, test } from "@jest/globals";
+import { existsSync, readFileSync } from "node:fs";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import path from "node:path";
+import zlib from "node:zlib";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { fails, makeTempVault, ok, removeTree, startTestServer, type TestServer } from "../support/harness";
+import { forbiddenAddress } from "../../src/core/fetch/address-guard";
+
+/**
+ * fetch over MCP against a loopback test server reached through the owner's allow-list (never by
+ * switching the guard off), with every name resolved through the test's own table (no real DNS):
+ * pages as Markdown, attachments as bytes, and refusals for each forbidden address class, a redirect
+ * into a private address, an oversized body (nothing written), a time-out, and content types.
+ */
+
+let web: http.Server;
+let base: string;
+const PAGE = `<!doctype html><html><head><title>Garden notes</title><script>alert(1)</script><style>p{}</style></head>
+<body><h2>Tomatoes</h2><p>Water <strong>deeply</strong>, not often. See <a href="/more">more</a>.</p><ul><li>sun</li><li>soil</li></ul></body></html>`;
+
+beforeAll(async () => {
+  web = http.createServer((req, res) => {
+    const u = req.url ?? "/";
+    if (u === "/page") {
+      res.writeHead(200, { "Content-Type": "text/html; charset=utf-8" });
+      res.end(PAGE);
+    } else if (u === "/gz") {
+      res.writeHead(200, { "Content-Type": "text/plain", "Content-Encoding": "gzip" });
+      res.end(zlib.gzipSync("compressed text\n"));
+    } else if (u === "/bomb") {
+      // 64 KB compressed, 64 MB unpacked.
+      res.writeHead(200, { "Content-Type": "text/plain", "Content-Encoding": "gzip" });
+      res.end(zlib.gzipSync(Buffer.alloc(64 * 1024 * 1024)));
+    } else if (u === "/doc.pdf") {
+      res.writeHead(200, { "Content-Type": "application/pdf" });
+      res.end(Buffer.from("%PDF-1.4 test"));
+    } else if (u === "/big") {
+      res.writeHead(200, { "Content-Type": "application/pdf" });
+      res.end(Buffer.alloc(3000));
+    } else if (u === "/big-chunked") {
+      res.writeHead(200, { "Content-Type": "application/pdf" });
+      for (let i = 0; i < 10; i++) res.write(Buffer.alloc(500));
+      res.end();
+    } else if (u === "/slow") {
+      res.writeHead(200, { "Content-Type": "text/plain" });
+      res.write("start…");
+      // never ends
+    } else if (u === "/exe") {
+      res.writeHead(200, { "Content-Type": "application/x-msdownload" });
+      res.end("MZ");
+    } else if (u === "/to-private") {
+      res.writeHead(302, { Location: "http://internal.test/secret" });
+      res.end();
+    } else if (u === "/to-metadata") {
+      res.writeHead(301, { Location: "http://169.254.169.254/latest/meta-data/" });
+      res.end();
+    } else if (u === "/hop1") {
+      res.writeHead(302, { Location: "/hop2" });
+      res.end();
+    } else if (u === "/hop2") {
+      res.writeHead(307, { Location: "/doc.pdf" });
+      res.end();
+    } else if (u.startsWith("/loop")) {
+      const n = Number(u.slice(5) || 0);
+      res.writeHead(302, { Location: `/loop${n + 1}` });
+      res.end();
+    } else if (u === "/404") {
+      res.writeHead(404, { "Content-Type": "text/plain" });
+      res.end("no");
+    } else {
+      res.writeHead(200, { "Content-Type": "text/plain" });
+      res.end("hello\n");
+    }
+  });
+  await new Promise<void>((r) => web.listen(0, "127.0.0.1", r));
+  base = `http://127.0.0.1:${(web.address() as AddressInfo).port}`;
+});
+afterAll(async () => {
+  web.closeAllConnections();
+  await new Promise((r) => web.close(r));
+});
+
+describe("fetch", () => {
+  let root: string;
+  let s: TestServer;
+  let client: Client;
+
+  beforeAll(async () => {
+    root = makeTempVault({ "Home.md": "# Home\n", "Private/x.md": "x\n" });
+    s = await startTestServer(root, {
+      write: true,
+      hidden: ["Private"],
+      fetch: {
+        allowHosts: ["127.0.0.1"],
+        maxBytes: 2048,
+        timeoutMs: 1500,
+        resolve: {
+          "internal.test": ["10.0.0.5"],
+          "metadata.test": ["169.254.169.254"],
+          "loop.test": ["127.0.0.1"],
+          "v6local.test": ["fd00::1"],
+          "mapped.test": ["::ffff:192.168.1.1"],
+          "mixed.test": ["93.184.216.34", "10.1.2.3"],
+          "cgnat.test": ["100.64.0.1"],
+          "multicast.test": ["224.0.0.1"],
+          "zero.test": ["0.0.0.0"],
+        },
+      },
+    });
+    client = await s.connect();
+  });
+  afterAll(async () => {
+    await s.close();
+    removeTree(root);
+  });
+
+  test("a web page becomes a Markdown note (scripts and styles dropped, the source recorded)", async () => {
+    const r = await ok(client, "fetch", { url: `${base}/page`, path: "Clippings/Garden" });
+    expect(r).toMatchObject({ path: "Clippings/Garden.md", status: 200, content_type: "text/html", converted: true, created: true, redirects: 0 });
+    const md = readFileSync(path.join(root, "Clippings", "Garden.md"), "utf8");
+    expect(md).toContain(`source: "${base}/page"`);
+    expect(md).toContain("# Garden notes");
+    expect(md).toContain("## Tomatoes");
+    expect(md).toContain("Water **deeply**, not often.");
+    expect(md).toMatch(/-\s+sun/);
+    expect(md).not.toMatch(/alert|p\{\}/);
+    expect((await ok(client, "read", { path: "Clippings/Garden.md" })).etag).toBe(r.etag);
+  });
+
+  test("format html keeps the page; attachments keep their bytes; compressed bodies are unpacked", async () => {
+    await ok(client, "fetch", { url: `${base}/page`, path: "Clippings/raw.html", format: "html" });
+    expect(readFileSync(path.join(root, "Clippings", "raw.html"), "utf8")).toBe(PAGE);
+    const pdf = await ok(client, "fetch", { url: `${base}/doc.pdf`, path: "Attachments/doc" });
+    expect(pdf).toMatchObject({ path: "Attachments/doc.pdf", content_type: "application/pdf", converted: false });
+    expect(readFileSync(path.join(root, "Attachments", "doc.pdf"), "utf8")).toBe("%PDF-1.4 test");
+    await ok(client, "fetch", { url: `${base}/gz`, path: "Attachments/gz.txt" });
+    expect(readFileSync(path.join(root, "Attachments", "gz.txt"), "utf8")).toBe("compressed text\n");
+  });
+
+  test("redirects are followed one hop at a time, at most 5", async () => {
+    const r = await ok(client, "fetch", { url: `${base}/hop1`, path: "Attachments/hop.pdf" });
+    expect(r).toMatchObject({ redirects: 2, url: `${base}/doc.pdf` });
+    expect(await fails(client, "fetch", { url: `${base}/loop0`, path: "Attachments/loop.txt" })).toMatch(/More than 5 redirects/);
+    expect(existsSync(path.join(root, "Attachments", "loop.txt"))).toBe(false);
+  });
+
+  test("every forbidden address class is refused before any connection", async () => {
+    const cases: [string, RegExp][] = [
+      ["http://internal.test/", /10\.0\.0\.5, which is a private address/],
+      ["http://metadata.test/latest/meta-data/", /169\.254\.169\.254, which is a link-local \(cloud metadata\) address/],
+      ["http://169.254.169.254/latest/meta-data/", /"169\.254\.169\.254" is a link-local/],
+      ["http://loop.test:1/", /127\.0\.0\.1, which is a loopback address/],
+      ["http://[::1]/", /loopback/],
+      ["http://v6local.test/", /unique-local/],
+      ["http://mapped.test/", /::ffff:192\.168\.1\.1, which is a private address/],
+      ["http://mixed.test/", /10\.1\.2\.3, which is a private address/],
+      ["http://cgnat.test/", /shared \(carrier-grade NAT\)/],
+      ["http://multicast.test/", /multicast/],
+      ["http://zero.test/", /unspecified/],
+      ["http://[fe80::1]/", /link-local/],
+      ["http://localhost/", /could not be resolved/],
+    ];
+    for (const [url, why] of cases) expect(await fails(client, "fetch", { url, path: "Attachments/x.txt" })).toMatch(why);
+    expect(await fails(client, "fetch", { url: "http://internal.test/", path: "Attachments/x.txt" })).toMatch(/allow a host on their own network in the settings/);
+    expect(existsSync(path.join(root, "Attachments", "x.txt"))).toBe(false);
+  });
+
+  test("a redirect into a private or metadata address is refused (each hop is checked again)", async () => {
+    expect(await fails(client, "fetch", { url: `${base}/to-private`, path: "Attachments/p.txt" })).toMatch(/10\.0\.0\.5, which is a private address/);
+    expect(await fails(client, "fetch", { url: `${base}/to-metadata`, path: "Attachments/m.txt" })).toMatch(/169\.254\.169\.254" is a link-local/);
+    expect(existsSync(path.join(root, "Attachments", "p.txt"))).toBe(false);
+  });
+
+  test("an oversized body (declared, chunked, or a compression bomb) writes nothing", async () => {
+    expect(await fails(client, "fetch", { url: `${base}/big`, path: "Attachments/big.pdf" })).toMatch(/larger than the fetch limit.*nothing was written/);
+    expect(await fails(client, "fetch", { url: `${base}/big-chunked`, path: "Attachments/big.pdf" })).toMatch(/larger than the fetch limit/);
+    expect(await fails(client, "fetch", { url: `${base}/bomb`, path: "Attachments/bomb.txt" })).toMatch(/larger than the fetch limit/);
+    expect(existsSync(path.join(root, "Attachments", "big.pdf"))).toBe(false);
+    expect(existsSync(path.join(root, "Attachments", "bomb.txt"))).toBe(false);
+  });
+
+  test("a server that never finishes is cut off at the time limit", async () => {
+    expect(await fails(client, "fetch", { url: `${base}/slow`, path: "Attachments/slow.txt" })).toMatch(/longer than 2 s and was stopped; nothing was written/);
+    expect(existsSync(path.join(root, "Attachments", "slow.txt"))).toBe(false);
+  });
+
+  test("content types, URL schemes, credentials, HTTP errors and destinations are checked", async () => {
+    expect(await fails(client, "fetch", { url: `${base}/exe`, path: "Attachments/a.exe" })).toMatch(/application\/x-msdownload, which fetch does not save/);
+    expect(await fails(client, "fetch", { url: "file:///etc/passwd", path: "Attachments/p.txt" })).toMatch(/Only http and https/);
+    expect(await fails(client, "fetch", { url: "ftp://example.com/x", path: "Attachments/p.txt" })).toMatch(/Only http and https/);
+    expect(await fails(client, "fetch", { url: `http://user:pw@127.0.0.1:1/`, path: "Attachments/p.txt" })).toMatch(/without credentials/);
+    expect(await fails(client, "fetch", { url: `${base}/404`, path: "Attachments/404.txt" })).toMatch(/answered HTTP 404/);
+    expect(await fails(client, "fetch", { url: `${base}/doc.pdf`, path: "Private/doc.pdf" })).toMatch(/not a place this server can write to/);
+    expect(await fails(client, "fetch", { url: `${base}/doc.pdf`, path: "Home.md" })).toMatch(/already exists/);
+    expect(await fails(client, "fetch", { url: "not a url", path: "x.md" })).toMatch(/is not a URL/);
+  });
+
+  test("the allow-list names hosts (and ports) exactly; a read-only server has no fetch", async () => {
+    const s2 = await startTestServer(root, { write: true, fetch: { allowHosts: [`127.0.0.1:1`], resolve: {} } });
+    try {
+      const c2 = await s2.connect();
+      expect(await fails(c2, "fetch", { url: `${base}/doc.pdf`, path: "Attachments/y.pdf" })).toMatch(/"127\.0\.0\.1" is a loopback address/);
+    } finally {
+      await s2.close();
+    }
+    const s3 = await startTestServer(root, {});
+    try {
+      const c3 = await s3.connect();
+      expect((await c3.listTools()).tools.map((t) => t.name)).not.toContain("fetch");
+    } finally {
+      await s3.close();
+    }
+  });
+});
+
+test("the address guard: public addresses pass, every reserved class is named", () => {
+  for (const a of ["93.184.216.34", "8.8.8.8", "2606:4700:4700::1111", "::ffff:8.8.8.8"]) expect(forbiddenAddress(a)).toBeNull();
+  const named: [string, string][] = [
+    ["127.0.0.1", "loopback"], ["10.1.1.1", "private"], ["172.31.0.1", "private"], ["192.168.0.1", "private"], ["169.254.169.254", "link-local (cloud metadata)"],
+    ["100.100.1.1", "shared (carrier-grade NAT)"], ["0.0.0.0", "unspecified"], ["255.255.255.255", "reserved or broadcast"], ["224.0.0.251", "multicast"],
+    ["::1", "loopback"], ["::", "unspecified"], ["fc00::1", "unique-local"], ["fe80::1%eth0", "link-local"], ["ff02::1", "multicast"],
+    ["::ffff:127.0.0.1", "loopback"], ["::ffff:7f00:1", "loopback"], ["64:ff9b::a00:1", "private"], ["2002:c0a8:101::1", "private"], ["2001:db8::1", "documentation"],
+  ];
+  for (const [a, why] of named) expect([a, forbiddenAddress(a)]).toEqual([a, why]);
+  expect(forbiddenAddress("not-an-ip")).toBe("not an IP address");
+});
