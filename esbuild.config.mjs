@@ -13,7 +13,8 @@ const common = {
   format: "cjs",
   // An explicit target: without it esbuild 0.28 emits Uint8Array.fromBase64 for inlined WASM, which Node 20 lacks.
   target: "node20",
-  loader: { ".wasm": "binary" },
+  // The MCP Apps view (src/mcp/apps/*.html) is inlined as text.
+  loader: { ".wasm": "binary", ".html": "text" },
   logLevel: "warning",
   sourcemap: production ? false : "inline",
   minify: production,

@@ -1,6 +1,6 @@
 /** @type {import('jest').Config} */
 const common = {
-  transform: { "^.+\\.ts$": "<rootDir>/tests/support/esbuild-jest.js" },
+  transform: { "^.+\\.ts$": "<rootDir>/tests/support/esbuild-jest.js", "^.+\\.html$": "<rootDir>/tests/support/text-module.js" },
   // The `obsidian` package ships types only; at run time tests use our stand-in of its API.
   moduleNameMapper: {
     "^obsidian$": "<rootDir>/tests/stand-in/obsidian.ts",

@@ -8,3 +8,9 @@ declare module "virtual:bridge-source" {
   const source: string;
   export default source;
 }
+
+/** An MCP Apps view (src/mcp/apps/*.html), inlined as text by esbuild (tests: tests/support/text-module.js). */
+declare module "*.html" {
+  const html: string;
+  export default html;
+}

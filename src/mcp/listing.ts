@@ -29,6 +29,7 @@ function listing(def: ToolDef): Tool {
     inputSchema: input as Tool["inputSchema"],
     outputSchema: output as Tool["outputSchema"],
     annotations: hints(def),
+    ...(def.meta ? { _meta: def.meta } : {}),
   };
 }
 

@@ -5,6 +5,7 @@ import type { CoreServices } from "../core/services";
 import { basenameOf, isNotePath, type VaultEvent } from "../core/vault";
 import { clearTimer, setTimer, type TimerHandle } from "../core/timers";
 import { gitSummary } from "./tools/git-tools";
+import { APP_MIME_TYPE, EXPLORER_HTML, EXPLORER_UI_META, EXPLORER_URI } from "./apps/explorer";
 
 /** How many notes `resources/list` shows through the note template (most recently modified first). */
 export const NOTE_RESOURCE_LIST_CAP = 500;
@@ -56,6 +57,13 @@ export function registerResources(server: McpServer, services: CoreServices): ()
       protected_folders: services.protectedFolders,
     });
   });
+  // The vault explorer (MCP Apps): browse_vault and show_context point to it.
+  server.registerResource(
+    "explorer",
+    EXPLORER_URI,
+    { title: "Vault explorer", description: "An interactive view of the vault (folders, search, note preview, links) for clients that show MCP Apps.", mimeType: APP_MIME_TYPE, _meta: EXPLORER_UI_META },
+    (uri) => ({ contents: [{ uri: uri.href, mimeType: APP_MIME_TYPE, text: EXPLORER_HTML, _meta: EXPLORER_UI_META }] }),
+  );
   server.registerResource("stats", "stats://vault", { title: "Vault statistics", mimeType: "application/json" }, async (uri) => {
     await port.ready();
     return json(uri.href, await vault.stats());

@@ -72,6 +72,7 @@ export function createMcpServer(services: CoreServices, tools: readonly ToolDef[
         inputSchema: def.input,
         outputSchema: def.output,
         annotations: def.annotations,
+        ...(def.meta ? { _meta: def.meta } : {}),
       },
       async (args: Record<string, unknown>, extra): Promise<CallToolResult> => {
         const limitMs = info.toolTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS;

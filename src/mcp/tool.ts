@@ -49,6 +49,8 @@ export interface ToolDef<I extends z.ZodRawShape = z.ZodRawShape, O extends z.Zo
   example: Record<string, unknown>;
   /** Tools that need a live Obsidian workspace (active note…) are registered only there. */
   hosts?: ReadonlyArray<"obsidian" | "node">;
+  /** `_meta` of the tool in tools/list, e.g. the MCP Apps view it opens (`ui.resourceUri`). */
+  meta?: Record<string, unknown>;
   /** Tools that need semantic search (or a git-backed vault) are registered only when it is on. */
   needs?: "semantic" | "git";
   handler(args: z.infer<z.ZodObject<I>>, ctx: ToolContext): Promise<ToolResult<z.infer<z.ZodObject<O>>>>;
