@@ -72,7 +72,7 @@ describe("the built plugin under the Obsidian stand-in", () => {
     const settings = settingsIn(tab.containerEl);
     const names = settings.map((s) => s.nameEl.getText());
     expect(names).toEqual(expect.arrayContaining(["Server", "Port", "Access token", "Write mode", "Hidden folders", "Protected folders", "Allowed origins", "Connect a client"]));
-    expect(settings.filter((s) => s.isHeading).map((s) => s.nameEl.getText())).toEqual(["Server", "Access", "Tools", "Reading and search", "Semantic search", "Git", "Connect a client"]);
+    expect(settings.filter((s) => s.isHeading).map((s) => s.nameEl.getText())).toEqual(["Server", "Access", "Tools", "Reading and search", "Semantic search", "Git", "Files in and out", "Connect a client"]);
     // The token is masked everywhere in the tab.
     expect(tab.containerEl.getText()).not.toContain(oldToken);
 

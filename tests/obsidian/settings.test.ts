@@ -118,7 +118,7 @@ describe("settings", () => {
   });
 
   test("v5 transfer and fetch settings are checked: numbers in range, host names and content types parsed", () => {
-    const v = migrateSettings({ ...V1, version: 5, transferTtlMinutes: "30", uploadMaxMB: 0, fetchMaxMB: 100, fetchAllowHosts: "NAS.local\nhttp://wiki.lan:8080/x, bad host!, [fd00::1]:80", fetchContentTypes: ["text/*", "application/pdf", "nonsense", 3] }).settings;
+    const v = migrateSettings({ ...V1, version: 5, transferTtlMinutes: "30", uploadMaxMB: 0, fetchMaxMB: 100, fetchAllowHosts: "NAS.local\nhttp://wiki.lan:8080/x, b@d!, [fd00::1]:80", fetchContentTypes: ["text/*", "application/pdf", "nonsense", 3] }).settings;
     expect(v).toMatchObject({ transferTtlMinutes: 30, uploadMaxMB: 50, fetchMaxMB: 100, fetchAllowHosts: ["nas.local", "wiki.lan:8080", "[fd00::1]:80"], fetchContentTypes: ["text/*", "application/pdf"] });
     expect(migrateSettings({ ...V1, version: 5, fetchContentTypes: [] }).settings.fetchContentTypes).toEqual([]);
   });
