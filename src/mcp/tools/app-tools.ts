@@ -4,8 +4,8 @@ import { normalizeVaultPath } from "../../core/paths";
 import { EXPLORER_TOOL_META } from "../apps/explorer";
 import { defineTool, READ_ONLY, type ToolContext, type ToolDef, type ToolResult } from "../tool";
 import { getContextTool } from "./graph-tools";
-import { listDirectoryTool } from "./read-tools";
-import { searchTool } from "./search-tools";
+import { listDirectoryTool, treeNode } from "./read-tools";
+import { hit, searchTool } from "./search-tools";
 
 /**
  * Tools that open the vault explorer (an MCP Apps view) in clients that render Apps; every other
@@ -29,10 +29,10 @@ export const browseVaultTool = defineTool({
     vault: z.string(),
     folder: z.string(),
     search_modes: z.array(z.string()),
-    tree: z.unknown(),
+    tree: treeNode,
     entries: z.number(),
     query: z.string().optional(),
-    hits: z.array(z.unknown()).optional(),
+    hits: z.array(hit).optional(),
   },
   annotations: READ_ONLY,
   access: "read",
@@ -45,7 +45,7 @@ export const browseVaultTool = defineTool({
     }
     const tree = await callTool(listDirectoryTool, { path: folder, depth: 2, include_files: true }, ctx);
     let searchText = "";
-    let hits: unknown[] | undefined;
+    let hits: z.infer<typeof hit>[] | undefined;
     if (args.query?.trim()) {
       const r = await callTool(searchTool, { query: args.query, limit: 20 }, ctx);
       hits = r.structured.hits;

@@ -102,7 +102,7 @@ export const outlineTool = defineTool({
   },
 });
 
-const treeNode: z.ZodType<TreeNode> = z.lazy(() =>
+export const treeNode: z.ZodType<TreeNode> = z.lazy(() =>
   z.object({
     name: z.string(),
     path: z.string(),

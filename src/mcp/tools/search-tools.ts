@@ -37,7 +37,7 @@ const section = z.object({
   line_end: z.number(),
 });
 
-const hit = z.object({
+export const hit = z.object({
   path: z.string(),
   score: z.number(),
   sections: z.array(section),
