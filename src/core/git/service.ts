@@ -297,7 +297,7 @@ export class GitService implements ChangeCommitter {
     const { from, to } = await this.window(req.since, req.until);
     await this.history.refresh();
     const inWindow = (c: RepoCommit) => c.commitTime >= from && c.commitTime <= to;
-    const commits: HistoryCommit[] = [];
+    let commits: HistoryCommit[] = [];
     let hasMore = false;
     const repoPath = this.toRepo(path);
     const isFile = path !== "" && (this.deps.port.stat(path) !== null || (!this.deps.port.isFolder(path) && this.history.hasPath(repoPath)));
@@ -323,16 +323,7 @@ export class GitService implements ChangeCommitter {
       if (commits.length === 0 && !this.deps.port.stat(path) && !this.history.hasPath(repoPath)) throw notInHistory(path);
     } else {
       if (path && !this.deps.port.isFolder(path) && !this.history.hasPathUnder(repoPath)) throw notInHistory(path);
-      await this.history.walk((c) => {
-        if (!inWindow(c)) return;
-        const shown = this.shown(c, path);
-        if (!shown) return;
-        if (commits.length >= limit) {
-          hasMore = true;
-          return false;
-        }
-        commits.push(shown);
-      });
+      ({ commits, hasMore } = await this.collect(path, limit, inWindow));
     }
     return {
       path,
@@ -345,6 +336,23 @@ export class GitService implements ChangeCommitter {
     };
   }
 
+  /** Commits newest first that pass `inWindow` and changed a visible path under `under` ("" = the vault), at most `limit`. */
+  private async collect(under: string, limit: number, inWindow: (c: RepoCommit) => boolean): Promise<{ commits: HistoryCommit[]; hasMore: boolean }> {
+    const commits: HistoryCommit[] = [];
+    let hasMore = false;
+    await this.history.walk((c) => {
+      if (!inWindow(c)) return;
+      const shown = this.shown(c, under);
+      if (!shown) return;
+      if (commits.length >= limit) {
+        hasMore = true;
+        return false;
+      }
+      commits.push(shown);
+    });
+    return { commits, hasMore };
+  }
+
   // ------------------------------------------------------------------ recent changes
 
   async recentChanges(req: RecentRequest): Promise<RecentResult> {
@@ -353,19 +361,7 @@ export class GitService implements ChangeCommitter {
     const limit = Math.max(1, Math.min(req.limit ?? 20, 200));
     const { from, to } = await this.window(req.since, req.until);
     const [, dirty] = await Promise.all([this.history.refresh(), req.include_uncommitted === false ? null : this.uncommitted(MAX_UNCOMMITTED, folder)]);
-    const commits: HistoryCommit[] = [];
-    let hasMore = false;
-    await this.history.walk((c) => {
-      if (c.commitTime > to) return;
-      if (c.commitTime < from) return;
-      const shown = this.shown(c, folder);
-      if (!shown) return;
-      if (commits.length >= limit) {
-        hasMore = true;
-        return false;
-      }
-      commits.push(shown);
-    });
+    const { commits, hasMore } = await this.collect(folder, limit, (c) => c.commitTime >= from && c.commitTime <= to);
     return {
       commits,
       has_more: hasMore,

@@ -188,28 +188,28 @@ export function parseHttpUrl(v: unknown): string {
   return /^https?:\/\/[^\s/]+/.test(t) ? t : "";
 }
 
-/** Host names or `host:port`, one per line (commas and spaces accepted): lower-cased, no scheme or path. */
-export function parseHostList(input: unknown): string[] {
+/** A list typed one per line (commas and spaces accepted), each item cleaned by `clean` (null drops it), no duplicates. */
+function parseTokens(input: unknown, clean: (item: string) => string | null): string[] {
   const items = Array.isArray(input) ? input : typeof input === "string" ? input.split(/[\n,\s]+/) : [];
   const out: string[] = [];
   for (const item of items) {
-    if (typeof item !== "string") continue;
-    const h = item.trim().toLowerCase().replace(/^[a-z]+:\/\//, "").replace(/\/.*$/, "");
-    if (/^(\[[0-9a-f:.]+\]|[a-z0-9.-]+)(:\d{1,5})?$/.test(h) && !out.includes(h)) out.push(h);
+    const c = typeof item === "string" ? clean(item.trim().toLowerCase()) : null;
+    if (c && !out.includes(c)) out.push(c);
   }
   return out;
 }
 
-/** Content types (`type/subtype` or `type/*`), one per line. */
+/** Host names or `host:port` (a scheme or path typed with them is dropped). */
+export function parseHostList(input: unknown): string[] {
+  return parseTokens(input, (t) => {
+    const h = t.replace(/^[a-z]+:\/\//, "").replace(/\/.*$/, "");
+    return /^(\[[0-9a-f:.]+\]|[a-z0-9.-]+)(:\d{1,5})?$/.test(h) ? h : null;
+  });
+}
+
+/** Content types: `type/subtype` or `type/*`. */
 export function parseContentTypes(input: unknown): string[] {
-  const items = Array.isArray(input) ? input : typeof input === "string" ? input.split(/[\n,\s]+/) : [];
-  const out: string[] = [];
-  for (const item of items) {
-    if (typeof item !== "string") continue;
-    const t = item.trim().toLowerCase();
-    if (/^[a-z0-9.+-]+\/(\*|[a-z0-9.+-]+)$/.test(t) && !out.includes(t)) out.push(t);
-  }
-  return out;
+  return parseTokens(input, (t) => (/^[a-z0-9.+-]+\/(\*|[a-z0-9.+-]+)$/.test(t) ? t : null));
 }
 
 function parseBool(v: unknown, fallback: boolean): boolean {
