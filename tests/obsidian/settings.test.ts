@@ -13,66 +13,44 @@ const V1 = {
   protectedFolders: ["Templates"],
 };
 
+/** Every setting a version after 1 added, with its default (written out: a changed default must fail here). */
+const ADDED_SINCE_V1 = {
+  gitEnabled: true,
+  gitCommit: false,
+  gitPush: false,
+  gitProgram: "",
+  gitHooks: false,
+  transferTtlMinutes: 10,
+  uploadMaxMB: 50,
+  fetchMaxMB: 20,
+  fetchAllowHosts: [],
+  fetchContentTypes: ["text/*", "application/pdf", "application/json", "application/xml", "application/xhtml+xml", "image/*", "audio/*", "video/*"],
+  semanticProvider: "off",
+  embeddingsUrl: "",
+  embeddingsModel: "",
+  embeddingsApiKey: "",
+  confirmDestructive: true,
+  toolProfile: "full",
+  enabledTools: [],
+  maxReadKB: 256,
+  maxAttachmentKB: 1024,
+  searchLanguage: "en",
+  toolTimeoutSeconds: 10,
+};
+
 describe("settings", () => {
   test("defaults are frozen, version 5", () => {
     expect(SETTINGS_VERSION).toBe(5);
     expect(Object.isFrozen(DEFAULT_SETTINGS)).toBe(true);
     expect(Object.isFrozen(DEFAULT_SETTINGS.enabledTools)).toBe(true);
     expect(Object.isFrozen(DEFAULT_SETTINGS.hiddenFolders)).toBe(true);
-    expect(DEFAULT_SETTINGS).toMatchObject({
-      version: 5,
-      gitEnabled: true,
-      gitCommit: false,
-      gitPush: false,
-      gitProgram: "",
-      gitHooks: false,
-      transferTtlMinutes: 10,
-      uploadMaxMB: 50,
-      fetchMaxMB: 20,
-      fetchAllowHosts: [],
-      fetchContentTypes: ["text/*", "application/pdf", "application/json", "application/xml", "application/xhtml+xml", "image/*", "audio/*", "video/*"],
-      semanticProvider: "off",
-      embeddingsUrl: "",
-      embeddingsModel: "",
-      embeddingsApiKey: "",
-      confirmDestructive: true,
-      toolProfile: "full",
-      enabledTools: [],
-      maxReadKB: 256,
-      maxAttachmentKB: 1024,
-      searchLanguage: "en",
-      toolTimeoutSeconds: 10,
-    });
+    expect(DEFAULT_SETTINGS).toMatchObject({ version: 5, ...ADDED_SINCE_V1 });
   });
 
   test("v1 → v5 keeps every v1 value and adds the new defaults; the result is saved", () => {
     const { settings, changed } = migrateSettings(V1);
     expect(changed).toBe(true);
-    expect(settings).toEqual({
-      ...V1,
-      version: 5,
-      gitEnabled: true,
-      gitCommit: false,
-      gitPush: false,
-      gitProgram: "",
-      gitHooks: false,
-      transferTtlMinutes: 10,
-      uploadMaxMB: 50,
-      fetchMaxMB: 20,
-      fetchAllowHosts: [],
-      fetchContentTypes: ["text/*", "application/pdf", "application/json", "application/xml", "application/xhtml+xml", "image/*", "audio/*", "video/*"],
-      semanticProvider: "off",
-      embeddingsUrl: "",
-      embeddingsModel: "",
-      embeddingsApiKey: "",
-      confirmDestructive: true,
-      toolProfile: "full",
-      enabledTools: [],
-      maxReadKB: 256,
-      maxAttachmentKB: 1024,
-      searchLanguage: "en",
-      toolTimeoutSeconds: 10,
-    });
+    expect(settings).toEqual({ ...V1, version: 5, ...ADDED_SINCE_V1 });
     // Migrated settings are stable: loading them again changes nothing.
     expect(migrateSettings(JSON.parse(JSON.stringify(settings)))).toEqual({ settings, changed: false });
     // The migrated object shares nothing with the frozen defaults.
