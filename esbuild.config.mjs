@@ -22,13 +22,17 @@ const common = {
   treeShaking: true,
 };
 
-/** `import source from "virtual:bridge-source"`: dist/bridge.js as text (built first), for the plugin to write beside itself. */
+/**
+ * `import source from "virtual:bridge-source"` / `"virtual:embed-worker-source"`: dist/bridge.js and
+ * dist/embed-worker.mjs as text (built first), for the plugin to write beside itself.
+ */
+const BUILT_SOURCES = { "bridge-source": "dist/bridge.js", "embed-worker-source": "dist/embed-worker.mjs" };
 const bridgeSource = {
-  name: "bridge-source",
+  name: "built-sources",
   setup(build) {
-    build.onResolve({ filter: /^virtual:bridge-source$/ }, () => ({ path: "bridge-source", namespace: "bridge-source" }));
-    build.onLoad({ filter: /.*/, namespace: "bridge-source" }, () => ({
-      contents: exists("dist/bridge.js") ? readFileSync("dist/bridge.js", "utf8") : "",
+    build.onResolve({ filter: /^virtual:(bridge-source|embed-worker-source)$/ }, (args) => ({ path: args.path.slice("virtual:".length), namespace: "built-source" }));
+    build.onLoad({ filter: /.*/, namespace: "built-source" }, (args) => ({
+      contents: exists(BUILT_SOURCES[args.path]) ? readFileSync(BUILT_SOURCES[args.path], "utf8") : "",
       loader: "text",
     }));
   },
@@ -59,7 +63,7 @@ const cli = {
 const embedWorker = {
   ...common,
   format: "esm",
-  entryPoints: { "embed-worker": "src/hosts/node/embed-worker.ts" },
+  entryPoints: { "embed-worker": "src/hosts/common/embed-worker.ts" },
   outdir: "dist",
   outExtension: { ".js": ".mjs" },
   external: nodeBuiltins,

@@ -6,6 +6,7 @@ const common = {
     "^obsidian$": "<rootDir>/tests/stand-in/obsidian.ts",
     "\\.wasm$": "<rootDir>/tests/support/wasm-module.js",
     "^virtual:bridge-source$": "<rootDir>/tests/support/bridge-source.js",
+    "^virtual:embed-worker-source$": "<rootDir>/tests/support/embed-worker-source.js",
   },
   transformIgnorePatterns: ["/node_modules/", "/dist/", "<rootDir>/main\\.js$"],
   testEnvironment: "node",

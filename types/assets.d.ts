@@ -14,3 +14,9 @@ declare module "*.html" {
   const html: string;
   export default html;
 }
+
+/** The built-in model's worker (dist/embed-worker.mjs), inlined into main.js by esbuild.config.mjs. */
+declare module "virtual:embed-worker-source" {
+  const source: string;
+  export default source;
+}

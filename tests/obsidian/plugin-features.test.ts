@@ -44,6 +44,8 @@ describe("the built plugin: settings, confirmations, tools, activity, progress",
       embeddingsUrl: "",
       embeddingsModel: "",
       embeddingsApiKey: "",
+      embeddingsModelDir: "",
+      embeddingsRuntimeUrl: "",
       gitEnabled: true,
       gitCommit: false,
       gitPush: false,
@@ -275,7 +277,7 @@ describe("the built plugin: settings, confirmations, tools, activity, progress",
     const tab = plugin.settingTabs[0];
     tab.display();
     const provider = settingsIn(tab.containerEl).find((s) => s.nameEl.getText() === "Embedding provider")!.components[0] as DropdownComponent;
-    expect(provider.options).toEqual(["off", "ollama", "openai"]);
+    expect(provider.options).toEqual(["off", "builtin", "ollama", "openai"]);
     expect(settingsIn(tab.containerEl).some((s) => s.nameEl.getText() === "API key")).toBe(false);
     await provider.simulateChange("openai");
     expect(readData(root)).toMatchObject({ semanticProvider: "openai" });

@@ -29,6 +29,8 @@ const ADDED_SINCE_V1 = {
   embeddingsUrl: "",
   embeddingsModel: "",
   embeddingsApiKey: "",
+  embeddingsModelDir: "",
+  embeddingsRuntimeUrl: "",
   confirmDestructive: true,
   toolProfile: "full",
   enabledTools: [],

@@ -12,7 +12,7 @@ import { AccessPolicy } from "../../src/core/policy";
 import { MemoryStateStore } from "../../src/core/state";
 import { EmbedderError } from "../../src/core/search/vector/embedder";
 import { SemanticService } from "../../src/core/search/vector/semantic-service";
-import { BuiltinEmbedder } from "../../src/hosts/node/builtin-embedder";
+import { BuiltinEmbedder } from "../../src/hosts/common/builtin-embedder";
 import { writeTinyBert } from "../support/tiny-bert";
 
 const tmp = mkdtempSync(path.join(os.tmpdir(), "vault-mcp-tiny-bert-"));

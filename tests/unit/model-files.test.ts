@@ -11,8 +11,8 @@ import type { AddressInfo } from "node:net";
 import * as os from "node:os";
 import * as path from "node:path";
 import { ensureModelFiles, ModelDownloadError, rangeFetchOver, type ModelFile, type ModelFolder } from "../../src/core/search/vector/model-files";
-import { nodeBinaryHttp } from "../../src/hosts/node/http-client";
-import { FsModelFolder } from "../../src/hosts/node/model-folder";
+import { nodeBinaryHttp } from "../../src/hosts/common/http-client";
+import { FsModelFolder } from "../../src/hosts/common/model-folder";
 
 const body = new Uint8Array(100_000).map((_, i) => (i * 7 + (i >> 8)) & 0xff);
 const sha = createHash("sha256").update(body).digest("hex");

@@ -3,7 +3,7 @@ import * as http from "node:http";
 import type { AddressInfo } from "node:net";
 import { EmbedderError, knownPrefixes } from "../../src/core/search/vector/embedder";
 import { endpointOf, RemoteEmbedder } from "../../src/core/search/vector/remote-embedder";
-import { nodeHttp } from "../../src/hosts/node/http-client";
+import { nodeHttp } from "../../src/hosts/common/http-client";
 
 /** What the fake provider does with the next requests (a queue of behaviours, then "ok"). */
 type Behaviour = "ok" | "500" | "404" | "401" | "nan" | "short" | "wrong-dim" | "slow" | "not-json";

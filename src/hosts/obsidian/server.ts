@@ -11,6 +11,8 @@ import { PortInUseError, startRuntime, type LogLevel, type Runtime } from "../co
 import { ObsidianVault } from "./adapter";
 import { createGitRunner } from "../common/git-process";
 import { createNodeNet } from "../common/net";
+import { pluginBuiltinEmbedder } from "../common/builtin-runtime";
+import embedWorkerSource from "virtual:embed-worker-source";
 import { obsidianGitInfo } from "./obsidian-git";
 import { installBridge } from "./bridge-file";
 import { ModalConfirmer } from "./confirm";
@@ -115,6 +117,31 @@ export class ServerController {
     this.host.onState(state);
   }
 
+  /**
+   * The built-in model (desktop, a vault on disk, a model folder chosen): its worker file is written
+   * beside the plugin and its runtime fetched into the plugin's folder when embedding first starts.
+   */
+  private builtinEmbedder(settings: VaultMcpSettings, onDisk: boolean): Embedder | undefined {
+    const { app } = this.host;
+    const adapter = app.vault.adapter;
+    if (!onDisk || !(adapter instanceof FileSystemAdapter) || !settings.embeddingsModelDir || !embedWorkerSource) return undefined;
+    const workerPath = normalizePath(`${this.dataDir}/embed-worker.mjs`);
+    return pluginBuiltinEmbedder({
+      pluginDir: adapter.getFullPath(this.dataDir),
+      modelDir: settings.embeddingsModelDir,
+      runtimeUrl: settings.embeddingsRuntimeUrl,
+      writeWorker: async () => {
+        const current = (await adapter.exists(workerPath)) ? await adapter.read(workerPath) : null;
+        if (current === embedWorkerSource) return;
+        if (!(await adapter.exists(this.dataDir))) await adapter.mkdir(this.dataDir);
+        await adapter.write(workerPath, embedWorkerSource);
+      },
+      onProgress: (p) => {
+        if (p.done === p.total) log("info", `downloaded ${p.file} for the built-in model`);
+      },
+    });
+  }
+
   private async doStart(): Promise<void> {
     if (this.runtime) return;
     const settings = this.host.settings();
@@ -149,7 +176,7 @@ export class ServerController {
         toolTimeoutMs: settings.toolTimeoutSeconds * 1000,
         confirmer: this.confirmer(),
         workspace: new ObsidianWorkspace(app),
-        embedder: embedderOf(settings),
+        embedder: settings.semanticProvider === "builtin" ? this.builtinEmbedder(settings, basePath !== null) : embedderOf(settings),
         ...(settings.gitEnabled && basePath ? { gitRunner: createGitRunner({ cwd: basePath, program: gitProgram, allowHooks: settings.gitHooks }) } : {}),
         gitOptions: { commitChanges: settings.writeMode && settings.gitCommit, pushAfterCommit: settings.writeMode && settings.gitCommit && settings.gitPush },
         transfer: { ttlMs: settings.transferTtlMinutes * 60_000, maxUploadBytes: settings.uploadMaxMB * 1024 * 1024 },
@@ -262,7 +289,7 @@ function isPortInUse(e: unknown): boolean {
 
 /** The embedding provider the settings name (none: semantic search is off). */
 export function embedderOf(s: Pick<VaultMcpSettings, "semanticProvider" | "embeddingsUrl" | "embeddingsModel" | "embeddingsApiKey">): Embedder | undefined {
-  if (s.semanticProvider === "off") return undefined;
+  if (s.semanticProvider === "off" || s.semanticProvider === "builtin") return undefined;
   const d = REMOTE_DEFAULTS[s.semanticProvider];
   const model = s.embeddingsModel || d.model;
   return new RemoteEmbedder({

@@ -25,6 +25,7 @@ import {
 } from "./settings";
 import { statusDescription, type ServerState } from "./status";
 import { autoCommits, type ObsidianGitInfo } from "./obsidian-git";
+import { DEFAULT_RUNTIME_URL, RUNTIME_BYTES } from "../common/builtin-runtime";
 
 /** What the settings tab needs from the plugin. */
 export interface SettingsHost extends Plugin {
@@ -297,6 +298,36 @@ export class VaultMcpSettingTab extends PluginSettingTab {
       );
   }
 
+  private displayBuiltinModel(containerEl: HTMLElement): void {
+    const s = this.host.settings;
+    const text = (name: string, desc: string, placeholder: string, get: () => string, set: (v: string) => void) =>
+      new Setting(containerEl)
+        .setName(name)
+        .setDesc(desc)
+        .addText((t) =>
+          t
+            .setPlaceholder(placeholder)
+            .setValue(get())
+            .onChange(async (v) => {
+              set(v.trim());
+              await this.host.saveSettings();
+              this.host.restartSoon();
+            }),
+        );
+    text(
+      "Model folder",
+      "The full path of a folder holding a sentence-embedding model in the usual layout: config.json, tokenizer.json and onnx/model.onnx (for example a copy of Xenova/multilingual-e5-small).",
+      "/path/to/multilingual-e5-small",
+      () => s.embeddingsModelDir,
+      (v) => (s.embeddingsModelDir = v),
+    );
+    text("Runtime download URL", "Where the runtime is fetched from: jsDelivr's npm files, or a mirror of the same paths. Every file is checked against a pinned checksum.", DEFAULT_RUNTIME_URL, () => s.embeddingsRuntimeUrl, (v) => (s.embeddingsRuntimeUrl = parseHttpUrl(v)));
+    containerEl.createEl("p", {
+      text: `The model runs in a process of its own, on this computer: nothing leaves it. Its runtime (transformers.js and onnxruntime-web, ${Math.round(RUNTIME_BYTES / 1024 / 1024)} MB) is downloaded once into the plugin's folder when embedding first starts.`,
+      cls: "setting-item-description",
+    });
+  }
+
   private displayFiles(containerEl: HTMLElement): void {
     const s = this.host.settings;
     new Setting(containerEl).setName("Files in and out").setHeading();
@@ -411,7 +442,7 @@ export class VaultMcpSettingTab extends PluginSettingTab {
       )
       .addDropdown((d) =>
         d
-          .addOptions({ off: "Off", ollama: "Ollama (local)", openai: "OpenAI-compatible endpoint" })
+          .addOptions({ off: "Off", builtin: "Built-in model (on this computer)", ollama: "Ollama (local)", openai: "OpenAI-compatible endpoint" })
           .setValue(s.semanticProvider)
           .onChange(async (v) => {
             s.semanticProvider = v as SemanticProvider;
@@ -420,6 +451,10 @@ export class VaultMcpSettingTab extends PluginSettingTab {
           }),
       );
     if (s.semanticProvider === "off") return;
+    if (s.semanticProvider === "builtin") {
+      this.displayBuiltinModel(containerEl);
+      return;
+    }
     const d = REMOTE_DEFAULTS[s.semanticProvider];
     const text = (name: string, desc: string, placeholder: string, get: () => string, set: (v: string) => void, secret = false) =>
       new Setting(containerEl)

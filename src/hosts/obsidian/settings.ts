@@ -40,6 +40,9 @@ export interface VaultMcpSettings {
   embeddingsModel: string;
   /** The API key of an OpenAI-compatible endpoint (kept here only; never logged or sent to a client). */
   embeddingsApiKey: string;
+  /** The built-in model: the folder holding its files (absolute), and where its runtime is fetched from. */
+  embeddingsModelDir: string;
+  embeddingsRuntimeUrl: string;
   /** Git tools (history, diffs, sync) when the vault is in a git repository. */
   gitEnabled: boolean;
   /** Commit each change made through the server (git-backed vaults). */
@@ -62,12 +65,12 @@ export interface VaultMcpSettings {
   fetchContentTypes: string[];
 }
 
-export type SemanticProvider = "off" | "ollama" | "openai";
+export type SemanticProvider = "off" | "ollama" | "openai" | "builtin";
 
 export type ToolProfileName = "full" | "core" | "custom";
 export type SearchLanguage = "en" | "none";
 
-/** 1: the first release. 2: confirmations, tool profiles, read limits, search language. 3: tool call time limit. 4: semantic search. 5: git, transfer links, fetch. */
+/** 1: the first release. 2: confirmations, tool profiles, read limits, search language. 3: tool call time limit. 4: semantic search. 5: git, transfer links, fetch, the built-in model. */
 export const SETTINGS_VERSION = 5;
 
 /**
@@ -97,6 +100,8 @@ export const DEFAULT_SETTINGS: Readonly<VaultMcpSettings> = Object.freeze({
   embeddingsUrl: "",
   embeddingsModel: "",
   embeddingsApiKey: "",
+  embeddingsModelDir: "",
+  embeddingsRuntimeUrl: "",
   gitEnabled: true,
   gitCommit: false,
   gitPush: false,
@@ -247,10 +252,12 @@ export function migrateSettings(raw: unknown): { settings: VaultMcpSettings; cha
     maxAttachmentKB: parseKB(data.maxAttachmentKB, ATTACHMENT_KB_RANGE) ?? DEFAULT_SETTINGS.maxAttachmentKB,
     searchLanguage: oneOf(data.searchLanguage, ["en", "none"], DEFAULT_SETTINGS.searchLanguage),
     toolTimeoutSeconds: parseKB(data.toolTimeoutSeconds, TOOL_TIMEOUT_RANGE) ?? DEFAULT_SETTINGS.toolTimeoutSeconds,
-    semanticProvider: oneOf(data.semanticProvider, ["off", "ollama", "openai"], DEFAULT_SETTINGS.semanticProvider),
+    semanticProvider: oneOf(data.semanticProvider, ["off", "ollama", "openai", "builtin"], DEFAULT_SETTINGS.semanticProvider),
     embeddingsUrl: parseHttpUrl(data.embeddingsUrl),
     embeddingsModel: typeof data.embeddingsModel === "string" ? data.embeddingsModel.trim() : "",
     embeddingsApiKey: typeof data.embeddingsApiKey === "string" ? data.embeddingsApiKey.trim() : "",
+    embeddingsModelDir: typeof data.embeddingsModelDir === "string" ? data.embeddingsModelDir.trim() : "",
+    embeddingsRuntimeUrl: parseHttpUrl(data.embeddingsRuntimeUrl),
     gitEnabled: parseBool(data.gitEnabled, DEFAULT_SETTINGS.gitEnabled),
     gitCommit: parseBool(data.gitCommit, DEFAULT_SETTINGS.gitCommit),
     gitPush: parseBool(data.gitPush, DEFAULT_SETTINGS.gitPush),

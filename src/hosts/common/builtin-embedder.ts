@@ -18,6 +18,10 @@ export interface BuiltinEmbedderOptions {
   workerFile?: string;
   /** onnxruntime-web's dist folder (default: the installed package's). */
   wasmDir?: string;
+  /** transformers.js's browser build (default: the installed package's web build). */
+  libraryFile?: string;
+  /** Runs before the worker starts, once per start (the plugin fetches the runtime and writes the worker file). */
+  prepare?: () => Promise<void>;
   dtype?: "fp32" | "q8";
   batchSize?: number;
   /** Prefixes for e5-style models; none by default. */
@@ -65,14 +69,20 @@ export class BuiltinEmbedder implements Embedder {
   private start(): Promise<void> {
     if (this.ready) return this.ready;
     const file = this.opts.workerFile ?? nodePath.join(__dirname, "embed-worker.mjs");
-    this.ready = new Promise<void>((resolve, reject) => {
+    const prepared = this.opts.prepare
+      ? this.opts.prepare().catch((e: unknown) => {
+          throw new EmbedderError(`The built-in model's runtime is not ready: ${e instanceof Error ? e.message : String(e)}`, true);
+        })
+      : Promise.resolve();
+    this.ready = prepared.then(() => new Promise<void>((resolve, reject) => {
       if (!existsSync(nodePath.join(this.opts.modelDir, "config.json"))) {
         reject(new EmbedderError(`The model folder has no config.json; put the model's files (config.json, tokenizer.json, onnx/model.onnx) there.`, true));
         return;
       }
-      const data: EmbedWorkerData = { modelDir: this.opts.modelDir, wasmDir: this.opts.wasmDir ?? defaultWasmDir(), libraryFile: defaultLibraryFile(), dtype: this.opts.dtype ?? "fp32" };
-      // Structured clone for the vectors; Liftoff only (see embed-worker.ts).
-      const w = fork(file, [], { serialization: "advanced", execArgv: ["--liftoff-only"], stdio: ["ignore", "ignore", "pipe", "ipc"] });
+      const data: EmbedWorkerData = { modelDir: this.opts.modelDir, wasmDir: this.opts.wasmDir ?? defaultWasmDir(), libraryFile: this.opts.libraryFile ?? defaultLibraryFile(), dtype: this.opts.dtype ?? "fp32" };
+      // Structured clone for the vectors; Liftoff only (see embed-worker.ts). Inside Obsidian
+      // `process.execPath` is Electron: ELECTRON_RUN_AS_NODE makes it a plain Node (ignored by Node).
+      const w = fork(file, [], { serialization: "advanced", execArgv: ["--liftoff-only"], stdio: ["ignore", "ignore", "pipe", "ipc"], env: { ...process.env, ELECTRON_RUN_AS_NODE: "1" } });
       this.worker = w;
       w.send({ init: data });
       w.on("message", (m: EmbedReply) => {
@@ -105,7 +115,7 @@ export class BuiltinEmbedder implements Embedder {
       w.on("exit", (code) => {
         if (this.worker === w) stopped(`exit code ${code}${stderr ? `: ${stderr.trim().split("\n").pop()}` : ""}`);
       });
-    });
+    }));
     // A failed start is tried again on the next call.
     this.ready.catch(() => {
       this.worker?.kill();
