@@ -26,11 +26,11 @@ const common = {
  * `import source from "virtual:bridge-source"` / `"virtual:embed-worker-source"`: dist/bridge.js and
  * dist/embed-worker.mjs as text (built first), for the plugin to write beside itself.
  */
-const BUILT_SOURCES = { "bridge-source": "dist/bridge.js", "embed-worker-source": "dist/embed-worker.mjs" };
+const BUILT_SOURCES = { "bridge-source": "dist/bridge.js", "embed-worker-source": "dist/embed-worker.mjs", "git-helper-source": "dist/git-helper.js" };
 const bridgeSource = {
   name: "built-sources",
   setup(build) {
-    build.onResolve({ filter: /^virtual:(bridge-source|embed-worker-source)$/ }, (args) => ({ path: args.path.slice("virtual:".length), namespace: "built-source" }));
+    build.onResolve({ filter: /^virtual:(bridge-source|embed-worker-source|git-helper-source)$/ }, (args) => ({ path: args.path.slice("virtual:".length), namespace: "built-source" }));
     build.onLoad({ filter: /.*/, namespace: "built-source" }, (args) => ({
       contents: exists(BUILT_SOURCES[args.path]) ? readFileSync(BUILT_SOURCES[args.path], "utf8") : "",
       loader: "text",
@@ -50,7 +50,7 @@ const plugin = {
 
 const cli = {
   ...common,
-  entryPoints: { cli: "src/hosts/node/cli.ts", bridge: "src/hosts/node/bridge-cli.ts" },
+  entryPoints: { cli: "src/hosts/node/cli.ts", bridge: "src/hosts/node/bridge-cli.ts", "git-helper": "src/hosts/common/git-helper.ts" },
   outdir: "dist",
   external: [...nodeBuiltins, "better-sqlite3"],
   banner: { js: "#!/usr/bin/env node" },

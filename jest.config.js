@@ -7,6 +7,7 @@ const common = {
     "\\.wasm$": "<rootDir>/tests/support/wasm-module.js",
     "^virtual:bridge-source$": "<rootDir>/tests/support/bridge-source.js",
     "^virtual:embed-worker-source$": "<rootDir>/tests/support/embed-worker-source.js",
+    "^virtual:git-helper-source$": "<rootDir>/tests/support/git-helper-source.js",
   },
   transformIgnorePatterns: ["/node_modules/", "/dist/", "<rootDir>/main\\.js$"],
   testEnvironment: "node",

@@ -137,7 +137,9 @@ async function timeGitLogFollow(cwd: string, p: string): Promise<number> {
 
 export async function benchGit(root: string, label: string, opts: { writes: boolean; samples?: number; log: (m: string) => void }): Promise<GitBenchResult | null> {
   const log = opts.log;
-  const runner = createGitRunner({ cwd: root });
+  // As both hosts run it: git started from the small helper process (dist/git-helper.js, built by npm run bench).
+  const helper = path.resolve(__dirname, "git-helper.js");
+  const runner = createGitRunner({ cwd: root, helperFile: existsSync(helper) ? helper : undefined });
   const detection = await detectGitRepo(runner);
   if (detection.kind !== "repo") {
     log(`  git: ${label} is not a git-backed vault (${detection.message})`);
@@ -224,6 +226,7 @@ export async function benchGit(root: string, label: string, opts: { writes: bool
       samples,
     };
   } finally {
+    runner.close?.();
     await vault.close();
   }
 }

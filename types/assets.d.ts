@@ -20,3 +20,9 @@ declare module "virtual:embed-worker-source" {
   const source: string;
   export default source;
 }
+
+/** The git helper (dist/git-helper.js), inlined into main.js by esbuild.config.mjs. */
+declare module "virtual:git-helper-source" {
+  const source: string;
+  export default source;
+}

@@ -4,6 +4,12 @@ import { statusDescription, statusText } from "../../src/hosts/obsidian/status";
 describe("status bar", () => {
   const listening = { kind: "listening" as const, listenPort: 28765, url: "http://127.0.0.1:28765/mcp" };
 
+  test("the built-in model's runtime download shows its progress in MB", () => {
+    const base = { kind: "listening" as const, listenPort: 28765, url: "http://127.0.0.1:28765/mcp" };
+    expect(statusText({ ...base, download: { done: 5 * 1024 * 1024, total: 27.5 * 1024 * 1024 } })).toBe("MCP: downloading the model runtime 5.0/28 MB");
+    expect(statusDescription({ ...base, download: { done: 0, total: 1 } })).toMatch(/runtime is being downloaded \(once\)/);
+  });
+
   test("a failed push shows until a push succeeds (after indexing and embedding progress)", () => {
     const base = { kind: "listening" as const, listenPort: 28765, url: "http://127.0.0.1:28765/mcp" };
     expect(statusText({ ...base, pushError: "the remote moved" })).toBe("MCP: push failed");

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import http from "node:http";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -89,6 +89,9 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
+/** The built git helper (npm test builds it first): git runs from it, as in the real hosts. */
+const GIT_HELPER = existsSync(path.resolve(__dirname, "../../dist/git-helper.js")) ? path.resolve(__dirname, "../../dist/git-helper.js") : undefined;
+
 /** The headless server over a real folder on a free port, exactly as `npm start` wires it. */
 export async function startTestServer(root: string, opts: TestServerOptions = {}): Promise<TestServer> {
   const token = randomBytes(24).toString("base64url");
@@ -121,7 +124,7 @@ export async function startTestServer(root: string, opts: TestServerOptions = {}
         },
       }),
       ...(opts.fetch ? { fetch: { ...(opts.fetch.allowHosts ? { allowHosts: opts.fetch.allowHosts } : {}), ...(opts.fetch.maxBytes ? { maxBytes: opts.fetch.maxBytes } : {}), ...(opts.fetch.timeoutMs ? { timeoutMs: opts.fetch.timeoutMs } : {}), ...(opts.fetch.contentTypes ? { contentTypes: opts.fetch.contentTypes } : {}) } } : {}),
-      ...(opts.git ? { gitRunner: createGitRunner({ cwd: root, program: opts.git.program, allowHooks: opts.git.hooks }), gitOptions: { commitChanges: opts.git.commit ?? false, pushAfterCommit: opts.git.push ?? false } } : {}),
+      ...(opts.git ? { gitRunner: createGitRunner({ cwd: root, program: opts.git.program, allowHooks: opts.git.hooks, helperFile: GIT_HELPER }), gitOptions: { commitChanges: opts.git.commit ?? false, pushAfterCommit: opts.git.push ?? false } } : {}),
     });
   } catch (e) {
     await vault.close();

@@ -36,6 +36,8 @@ export interface GitRunResult {
 
 export interface GitRunner {
   run(args: readonly string[], opts?: GitRunOptions): Promise<GitRunResult>;
+  /** Ends what the runner keeps running (a helper process). */
+  close?(): void;
 }
 
 /** Thrown by runners when the `git` program cannot be started (not installed, not on PATH). */

@@ -163,6 +163,11 @@ export class GitService implements ChangeCommitter {
     this.history.refresh().catch((e) => this.options.log?.("warn", `git history: ${e instanceof Error ? e.message : String(e)}`));
   }
 
+  /** Ends the git helper process, if any. */
+  close(): void {
+    this.git.runner.close?.();
+  }
+
   /** Hears commits and push failures (the status bar). */
   onEvent(listener: (e: { pushError?: string; committed?: string }) => void): () => void {
     this.listeners.add(listener);

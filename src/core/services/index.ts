@@ -157,6 +157,7 @@ export function createCoreServices(port: VaultPort, opts: CoreOptions): CoreServ
     },
     close: async () => {
       graph.close();
+      git?.close();
       lookup.close();
       await Promise.all([search.close(), semantic?.close()]);
     },

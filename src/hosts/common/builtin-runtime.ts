@@ -62,6 +62,8 @@ export interface PluginModelOptions {
   /** Writes the worker's source to `workerFile` when it differs (the plugin's vault adapter). */
   writeWorker: (workerFile: string) => Promise<void>;
   onProgress?: (p: DownloadProgress) => void;
+  /** The runtime is there, or fetching it failed (it is tried again when embedding next starts). */
+  onSettled?: () => void;
 }
 
 /**
@@ -81,8 +83,12 @@ export function pluginBuiltinEmbedder(o: PluginModelOptions): BuiltinEmbedder {
     libraryFile: nodePath.join(runtimeDir, RUNTIME_LIBRARY),
     wasmDir: runtimeDir,
     prepare: async () => {
-      await o.writeWorker(workerFile);
-      await ensureModelFiles(runtimeFiles(o.runtimeUrl || DEFAULT_RUNTIME_URL), new FsModelFolder(runtimeDir), rangeFetchOver(nodeBinaryHttp), o.onProgress);
+      try {
+        await o.writeWorker(workerFile);
+        await ensureModelFiles(runtimeFiles(o.runtimeUrl || DEFAULT_RUNTIME_URL), new FsModelFolder(runtimeDir), rangeFetchOver(nodeBinaryHttp), o.onProgress);
+      } finally {
+        o.onSettled?.();
+      }
     },
   });
 }

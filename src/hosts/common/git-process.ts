@@ -1,4 +1,4 @@
-import { spawn } from "node:child_process";
+import { fork, spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -11,6 +11,8 @@ export interface GitProcessOptions {
   program?: string;
   /** Run the repository's hooks on our commits (default: no hooks). */
   allowHooks?: boolean;
+  /** dist/git-helper.js: start git from that small process (see git-helper.ts); without it, or when it fails, directly. */
+  helperFile?: string;
 }
 
 /** Environment variables that would point git at another repository, work tree, index or configuration. */
@@ -34,6 +36,12 @@ function noHooksDir(): string {
  * `GitMissingError` when the program is not there.
  */
 export function createGitRunner(opts: GitProcessOptions): GitRunner {
+  const direct = createDirectGitRunner(opts);
+  return opts.helperFile ? helperRunner(opts, opts.helperFile, direct) : direct;
+}
+
+/** Git started by this process itself. */
+export function createDirectGitRunner(opts: GitProcessOptions): GitRunner {
   const program = opts.program?.trim() || "git";
   const baseEnv: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !DROPPED_ENV.includes(k)) baseEnv[k] = v;
@@ -130,4 +138,85 @@ export function createGitRunner(opts: GitProcessOptions): GitRunner {
       });
     },
   };
+}
+
+/**
+ * Git started by the helper process (one per runner, started on first use, ended with this process).
+ * When the helper cannot start or dies, calls go to `direct` instead: slower from a large process,
+ * never failing for that reason.
+ */
+function helperRunner(opts: GitProcessOptions, helperFile: string, direct: GitRunner): GitRunner {
+  let helper: ChildProcess | null = null;
+  let broken = false;
+  let nextId = 1;
+  const pending = new Map<number, { resolve: (r: GitRunResult) => void; reject: (e: Error) => void; onStdout?: (chunk: string) => boolean | void; args: readonly string[]; o: GitRunOptions }>();
+  /** The helper answered once: it runs. Before that, a failure means it never started any call. */
+  let alive = false;
+  const setup: GitProcessOptions = { cwd: opts.cwd, program: opts.program, allowHooks: opts.allowHooks };
+  // A call the helper died in fails (it may have run: never repeated); later calls run directly.
+  const fail = (why: Error) => {
+    broken = true;
+    helper = null;
+    // A helper that never ran (a missing or broken file): its calls never started; run them directly.
+    for (const p of pending.values()) {
+      if (alive) p.reject(why);
+      else direct.run(p.args, p.o).then(p.resolve, p.reject);
+    }
+    pending.clear();
+  };
+  const start = (): ChildProcess | null => {
+    if (helper || broken) return helper;
+    try {
+      // Inside Obsidian `process.execPath` is Electron: ELECTRON_RUN_AS_NODE makes it a plain Node.
+      const h = fork(helperFile, [], { serialization: "advanced", stdio: ["ignore", "ignore", "ignore", "ipc"], env: { ...process.env, ELECTRON_RUN_AS_NODE: "1" } });
+      h.on("message", (m: { id: number; chunk?: string; result?: GitRunResult; error?: { message: string; missing: boolean } }) => {
+        alive = true;
+        const p = pending.get(m.id);
+        if (!p) return;
+        if (m.chunk !== undefined) {
+          if (p.onStdout?.(m.chunk) === false) h.send({ id: m.id, stop: true });
+          return;
+        }
+        pending.delete(m.id);
+        if (pending.size === 0) idle(h);
+        if (m.error) p.reject(m.error.missing ? new GitMissingError(opts.program?.trim() || "git") : new Error(m.error.message));
+        else if (m.result) p.resolve(m.result.stdoutBytes ? { ...m.result, stdoutBytes: new Uint8Array(m.result.stdoutBytes) } : m.result);
+      });
+      h.on("error", (e) => fail(e));
+      h.on("exit", () => {
+        if (helper === h) fail(new Error("the git helper process stopped"));
+      });
+      idle(h);
+      helper = h;
+    } catch {
+      broken = true;
+    }
+    return helper;
+  };
+  return {
+    run(args, o = {}) {
+      const h = start();
+      if (!h) return direct.run(args, o);
+      const id = nextId++;
+      const { onStdout, ...rest } = o;
+      return new Promise<GitRunResult>((resolve, reject) => {
+        pending.set(id, { resolve, reject, onStdout, args, o });
+        h.ref();
+        h.channel?.ref();
+        h.send({ id, setup, args: [...args], opts: { ...rest, stream: onStdout !== undefined } });
+      });
+    },
+    close() {
+      const h = helper;
+      helper = null;
+      broken = true;
+      h?.kill();
+    },
+  };
+}
+
+/** A helper with nothing to do does not keep this process alive. */
+function idle(h: ChildProcess): void {
+  h.unref();
+  h.channel?.unref();
 }

@@ -81,6 +81,8 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime & { se
   const detection = opts.gitRunner ? await detectGitRepo(opts.gitRunner) : undefined;
   if (detection?.kind === "repo") log("info", `git-backed vault${detection.prefix ? ` (the vault is "${detection.prefix.replace(/\/$/, "")}" in its repository)` : ""}: git tools on`);
   else if (detection?.reason === "git_missing") log("warn", `${detection.message} The git tools are off.`);
+  // No git-backed vault: nothing will run git, so its helper process ends now.
+  if (detection && detection.kind !== "repo") opts.gitRunner?.close?.();
   const services = createCoreServices(opts.port, {
     ...opts,
     ...(detection ? { git: { detection, options: opts.gitOptions ?? { commitChanges: false, pushAfterCommit: false } } } : {}),

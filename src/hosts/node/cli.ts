@@ -68,7 +68,7 @@ async function run(args: ReturnType<typeof parseArgs>): Promise<void> {
       log,
       toolTimeoutMs: args.toolTimeoutMs,
       embedder: embedderOf(args),
-      ...(args.noGit ? {} : { gitRunner: createGitRunner({ cwd: root, program: args.gitProgram, allowHooks: args.gitHooks }) }),
+      ...(args.noGit ? {} : { gitRunner: createGitRunner({ cwd: root, program: args.gitProgram, allowHooks: args.gitHooks, helperFile: existingFile(path.join(__dirname, "git-helper.js")) }) }),
       gitOptions: { commitChanges: args.gitCommit && args.write, pushAfterCommit: args.gitPush && args.write },
       transfer: {
         ...(args.transferTtlMinutes ? { ttlMs: args.transferTtlMinutes * 60_000 } : {}),
@@ -149,4 +149,9 @@ function embedderOf(args: CliArgs): Embedder | undefined {
   }
   const model = args.embeddingsModel ?? d.model;
   return new RemoteEmbedder({ kind: args.embeddings, url: args.embeddingsUrl ?? d.url, model, apiKey, http: nodeHttp, prefixes: knownPrefixes(model) });
+}
+
+/** `p` when it exists (a built file beside this one), else undefined. */
+function existingFile(p: string): string | undefined {
+  return existsSync(p) ? p : undefined;
 }

@@ -13,6 +13,7 @@ import { createGitRunner } from "../common/git-process";
 import { createNodeNet } from "../common/net";
 import { pluginBuiltinEmbedder } from "../common/builtin-runtime";
 import embedWorkerSource from "virtual:embed-worker-source";
+import gitHelperSource from "virtual:git-helper-source";
 import { obsidianGitInfo } from "./obsidian-git";
 import { installBridge } from "./bridge-file";
 import { ModalConfirmer } from "./confirm";
@@ -47,6 +48,8 @@ export class ServerController {
   private current: ServerState = { kind: "stopped" };
   /** The last push failure of a commit made through the server (cleared by a successful push). */
   private pushError: string | undefined;
+  /** Bytes of the built-in model's runtime downloaded so far, per file, while it downloads. */
+  private readonly downloaded = new Map<string, { done: number; total: number }>();
 
   constructor(private readonly host: ServerHost) {}
 
@@ -125,21 +128,35 @@ export class ServerController {
     const { app } = this.host;
     const adapter = app.vault.adapter;
     if (!onDisk || !(adapter instanceof FileSystemAdapter) || !settings.embeddingsModelDir || !embedWorkerSource) return undefined;
-    const workerPath = normalizePath(`${this.dataDir}/embed-worker.mjs`);
     return pluginBuiltinEmbedder({
       pluginDir: adapter.getFullPath(this.dataDir),
       modelDir: settings.embeddingsModelDir,
       runtimeUrl: settings.embeddingsRuntimeUrl,
       writeWorker: async () => {
-        const current = (await adapter.exists(workerPath)) ? await adapter.read(workerPath) : null;
-        if (current === embedWorkerSource) return;
-        if (!(await adapter.exists(this.dataDir))) await adapter.mkdir(this.dataDir);
-        await adapter.write(workerPath, embedWorkerSource);
+        await this.writeBeside("embed-worker.mjs", embedWorkerSource);
       },
       onProgress: (p) => {
-        if (p.done === p.total) log("info", `downloaded ${p.file} for the built-in model`);
+        this.downloaded.set(p.file, { done: p.done, total: p.total });
+        this.refresh();
+      },
+      onSettled: () => {
+        this.downloaded.clear();
+        this.refresh();
       },
     });
+  }
+
+  /** Writes a file the plugin carries inside main.js into its folder (when it differs); returns its absolute path. */
+  private async writeBeside(name: string, source: string): Promise<string | undefined> {
+    const adapter = this.host.app.vault.adapter;
+    if (!source || !(adapter instanceof FileSystemAdapter)) return undefined;
+    const path = normalizePath(`${this.dataDir}/${name}`);
+    const current = (await adapter.exists(path)) ? await adapter.read(path) : null;
+    if (current !== source) {
+      if (!(await adapter.exists(this.dataDir))) await adapter.mkdir(this.dataDir);
+      await adapter.write(path, source);
+    }
+    return adapter.getFullPath(path);
   }
 
   private async doStart(): Promise<void> {
@@ -156,6 +173,8 @@ export class ServerController {
     const basePath = app.vault.adapter instanceof FileSystemAdapter ? app.vault.adapter.getBasePath() : null;
     // Our own git program setting, else Obsidian Git's (people who set one there need it here too).
     const gitProgram = settings.gitProgram || (settings.gitEnabled && basePath ? (await obsidianGitInfo(app)).gitPath : "");
+    // Git starts from a small helper process: forking Obsidian itself costs in proportion to its memory.
+    const gitHelper = settings.gitEnabled && basePath ? await this.writeBeside("git-helper.js", gitHelperSource).catch(() => undefined) : undefined;
     try {
       this.runtime = await startRuntime({
         port: vault,
@@ -177,7 +196,7 @@ export class ServerController {
         confirmer: this.confirmer(),
         workspace: new ObsidianWorkspace(app),
         embedder: settings.semanticProvider === "builtin" ? this.builtinEmbedder(settings, basePath !== null) : embedderOf(settings),
-        ...(settings.gitEnabled && basePath ? { gitRunner: createGitRunner({ cwd: basePath, program: gitProgram, allowHooks: settings.gitHooks }) } : {}),
+        ...(settings.gitEnabled && basePath ? { gitRunner: createGitRunner({ cwd: basePath, program: gitProgram, allowHooks: settings.gitHooks, helperFile: gitHelper }) } : {}),
         gitOptions: { commitChanges: settings.writeMode && settings.gitCommit, pushAfterCommit: settings.writeMode && settings.gitCommit && settings.gitPush },
         transfer: { ttlMs: settings.transferTtlMinutes * 60_000, maxUploadBytes: settings.uploadMaxMB * 1024 * 1024 },
         // Node's http/https, not requestUrl: each redirect hop and the connected address must be checked (see net.ts).
@@ -199,7 +218,7 @@ export class ServerController {
         if (e.committed !== undefined) return;
         this.pushError = e.pushError;
         if (e.pushError) new Notice(`Vault MCP: a commit was not pushed: ${e.pushError}`, 8000);
-        this.showProgress({ indexing: this.current.kind === "listening" ? this.current.indexing : undefined, embedding: this.current.kind === "listening" ? this.current.embedding : undefined });
+        this.refresh();
       });
       this.stopProgress = () => {
         stopSearch();
@@ -234,12 +253,20 @@ export class ServerController {
     this.showProgress({ indexing: this.current.kind === "listening" ? this.current.indexing : undefined, embedding });
   }
 
+  /** Shows the state again with the current push failure and download progress. */
+  private refresh(): void {
+    this.showProgress({ indexing: this.current.kind === "listening" ? this.current.indexing : undefined, embedding: this.current.kind === "listening" ? this.current.embedding : undefined });
+  }
+
   private showProgress(p: { indexing?: IndexProgress; embedding?: IndexProgress }): void {
     const runtime = this.runtime;
     if (!runtime) return;
     const cur = this.current;
     const same = (a?: IndexProgress, b?: IndexProgress) => a?.indexed === b?.indexed && a?.total === b?.total;
-    if (cur.kind === "listening" && cur.listenPort === runtime.listenPort && same(cur.indexing, p.indexing) && same(cur.embedding, p.embedding) && cur.pushError === this.pushError) return;
+    // While a file of the runtime is still coming: the bytes of the files being fetched.
+    const files = [...this.downloaded.values()];
+    const download = files.some((f) => f.done < f.total) ? { done: files.reduce((n, f) => n + f.done, 0), total: files.reduce((n, f) => n + f.total, 0) } : undefined;
+    if (cur.kind === "listening" && cur.listenPort === runtime.listenPort && same(cur.indexing, p.indexing) && same(cur.embedding, p.embedding) && cur.pushError === this.pushError && cur.download?.done === download?.done) return;
     this.setState({
       kind: "listening",
       listenPort: runtime.listenPort,
@@ -247,6 +274,7 @@ export class ServerController {
       ...(p.indexing ? { indexing: p.indexing } : {}),
       ...(p.embedding ? { embedding: p.embedding } : {}),
       ...(this.pushError ? { pushError: this.pushError } : {}),
+      ...(download ? { download } : {}),
     });
   }
 

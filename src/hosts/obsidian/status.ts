@@ -2,7 +2,7 @@
 export type ServerState =
   | { kind: "stopped" }
   | { kind: "starting" }
-  | { kind: "listening"; listenPort: number; url: string; indexing?: IndexProgress; embedding?: IndexProgress; pushError?: string }
+  | { kind: "listening"; listenPort: number; url: string; indexing?: IndexProgress; embedding?: IndexProgress; pushError?: string; download?: { done: number; total: number } }
   | { kind: "error"; message: string };
 
 /** How far the first build of the search index (or the embedding of sections) has come, while it runs. */
@@ -19,6 +19,7 @@ export function statusText(state: ServerState): string {
         // Before the notes are counted there is no total to show yet.
         return state.indexing.total > 0 ? `MCP: indexing ${state.indexing.indexed}/${state.indexing.total}` : "MCP: indexing";
       }
+      if (state.download) return `MCP: downloading the model runtime ${megabytes(state.download.done)}/${megabytes(state.download.total)} MB`;
       if (state.embedding && state.embedding.total > 0) return `MCP: embedding ${state.embedding.indexed}/${state.embedding.total}`;
       if (state.pushError) return "MCP: push failed";
       return `MCP: listening on :${state.listenPort}`;
@@ -36,6 +37,7 @@ export function statusDescription(state: ServerState): string {
   switch (state.kind) {
     case "listening":
       if (state.indexing) return `The server is listening at ${state.url}. The search index is being built${state.indexing.total > 0 ? ` (${state.indexing.indexed} of ${state.indexing.total} notes)` : ""}; search answers once it is done.`;
+      if (state.download) return `The server is listening at ${state.url}. The built-in model's runtime is being downloaded (once); semantic search starts when it is there.`;
       if (state.embedding) return `The server is listening at ${state.url}. Sections are being embedded for semantic search (${state.embedding.indexed} of ${state.embedding.total}); semantic answers cover what is embedded so far.`;
       if (state.pushError) return `The server is listening at ${state.url}. The last commit made through it was not pushed: ${state.pushError}`;
       return `The server is listening at ${state.url}.`;
@@ -46,6 +48,10 @@ export function statusDescription(state: ServerState): string {
     case "stopped":
       return "The server is stopped.";
   }
+}
+
+function megabytes(bytes: number): string {
+  return (bytes / 1024 / 1024).toFixed(bytes < 10 * 1024 * 1024 ? 1 : 0);
 }
 
 /** The status bar item. */
