@@ -4,7 +4,7 @@
  * exactly what was printed to list tools and read a note; SIGTERM stops it cleanly.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import net from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -86,4 +86,22 @@ describe("npm start (the built CLI) on the bundled example vault", () => {
     early.stdout.once("data", () => early.kill("SIGTERM"));
     expect(await exited3).toEqual([0, null]);
   });
+});
+
+test("state kept in the vault's plugin folder gets a .gitignore, so the index never lands in the owner's commits", async () => {
+  const root = mkdtempSync(path.join(tmpdir(), "vault-mcp-cli-state-"));
+  mkdirSync(path.join(root, ".obsidian"));
+  writeFileSync(path.join(root, "A.md"), "# A\n");
+  const port = await freePort();
+  const child = spawn(process.execPath, [CLI, root, "--port", String(port), "--no-git"], { stdio: ["ignore", "pipe", "pipe"] });
+  try {
+    await waitForBanner(child);
+    const ignore = readFileSync(path.join(root, ".obsidian", "plugins", "vault-mcp", ".gitignore"), "utf8");
+    expect(ignore.split("\n").filter((l) => l && !l.startsWith("#"))).toEqual(["*", "!.gitignore", "!main.js", "!manifest.json", "!styles.css", "!data.json"]);
+  } finally {
+    const exited = new Promise((r) => child.once("exit", r));
+    child.kill("SIGTERM");
+    await exited;
+    rmSync(root, { recursive: true, force: true });
+  }
 });

@@ -36,6 +36,12 @@ test("in a git-backed vault the plugin offers the git tools and commits a change
     const h = (await client.callTool({ name: "get_history", arguments: {} })).structuredContent as { commits: { message: string }[] };
     expect(h.commits.map((c) => c.message)).toEqual(["vault-mcp: write Notes/B.md (plugin-test)", "first"]);
 
+    // The plugin folder's caches never show up as changes in the owner's repository.
+    fs.rmSync(path.join(root, ".gitignore"));
+    const untracked = git(root, ["status", "--porcelain", "--untracked-files=all", "--", ".obsidian/plugins/vault-mcp"]).trim().split("\n").map((l) => l.slice(3)).sort();
+    expect(untracked).toEqual([".obsidian/plugins/vault-mcp/.gitignore", ".obsidian/plugins/vault-mcp/data.json"]);
+    expect(fs.readdirSync(path.join(root, ".obsidian/plugins/vault-mcp")).length).toBeGreaterThan(3);
+
     // Obsidian Git committing every 10 minutes: the tab says so beside our commit setting.
     (app as unknown as { plugins: { enabledPlugins: Set<string> } }).plugins = { enabledPlugins: new Set(["obsidian-git"]) };
     fs.mkdirSync(path.join(root, ".obsidian/plugins/obsidian-git"), { recursive: true });

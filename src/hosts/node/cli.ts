@@ -6,6 +6,7 @@ import { clientConfigs } from "../common/client-config";
 import { PortInUseError, startRuntime, type LogLevel } from "../common/runtime";
 import { createGitRunner } from "../common/git-process";
 import { createNodeNet } from "../common/net";
+import { PLUGIN_GITIGNORE } from "../common/state-gitignore";
 import { FsVault } from "./fs-vault";
 import { resolveStateDir } from "./state-dir";
 import { FsStateStore } from "./state-store";
@@ -49,6 +50,18 @@ async function run(args: ReturnType<typeof parseArgs>): Promise<void> {
   };
   const vault = await FsVault.open(root, { configDir: args.configDir, watch: true, log });
   const stateDir = resolveStateDir(root, { configDir: vault.configDir, override: args.stateDir });
+  // State kept inside the vault (the plugin's data folder): its caches stay out of the owner's git commits.
+  if (isInside(stateDir, root)) {
+    const ignore = path.join(stateDir, ".gitignore");
+    try {
+      if (!existsSync(ignore) || readFileSync(ignore, "utf8") !== PLUGIN_GITIGNORE) {
+        mkdirSync(stateDir, { recursive: true });
+        writeFileSync(ignore, PLUGIN_GITIGNORE);
+      }
+    } catch {
+      /* a read-only vault: nothing to protect against */
+    }
+  }
   const token = args.token ?? (args.tokenFile ? readToken(args.tokenFile) : storedToken(stateDir));
 
   let runtime;
@@ -154,4 +167,9 @@ function embedderOf(args: CliArgs): Embedder | undefined {
 /** `p` when it exists (a built file beside this one), else undefined. */
 function existingFile(p: string): string | undefined {
   return existsSync(p) ? p : undefined;
+}
+
+function isInside(p: string, dir: string): boolean {
+  const rel = path.relative(dir, p);
+  return rel !== "" && !rel.startsWith("..") && !path.isAbsolute(rel);
 }

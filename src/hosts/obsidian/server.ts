@@ -12,6 +12,7 @@ import { ObsidianVault } from "./adapter";
 import { createGitRunner } from "../common/git-process";
 import { createNodeNet } from "../common/net";
 import { pluginBuiltinEmbedder } from "../common/builtin-runtime";
+import { PLUGIN_GITIGNORE } from "../common/state-gitignore";
 import embedWorkerSource from "virtual:embed-worker-source";
 import gitHelperSource from "virtual:git-helper-source";
 import { obsidianGitInfo } from "./obsidian-git";
@@ -173,6 +174,8 @@ export class ServerController {
     const basePath = app.vault.adapter instanceof FileSystemAdapter ? app.vault.adapter.getBasePath() : null;
     // Our own git program setting, else Obsidian Git's (people who set one there need it here too).
     const gitProgram = settings.gitProgram || (settings.gitEnabled && basePath ? (await obsidianGitInfo(app)).gitPath : "");
+    // In a vault kept in git, the plugin folder's caches (index, runtime, helper files) stay out of commits.
+    if (basePath) await this.writeBeside(".gitignore", PLUGIN_GITIGNORE).catch(() => undefined);
     // Git starts from a small helper process: forking Obsidian itself costs in proportion to its memory.
     const gitHelper = settings.gitEnabled && basePath ? await this.writeBeside("git-helper.js", gitHelperSource).catch(() => undefined) : undefined;
     try {
