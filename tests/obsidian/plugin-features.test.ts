@@ -7,6 +7,7 @@ import * as path from "node:path";
 import { CORE_TOOLS } from "../../src/mcp/server";
 import { allTools } from "../../src/mcp/tools";
 import { Modal, settingsIn, type ButtonComponent, type DropdownComponent, type MarkdownView, type ToggleComponent } from "../stand-in/obsidian";
+import { ADDED_SINCE_V1 } from "../support/settings-defaults";
 import { connect, freePort, installHooks, loadPlugin, makeVault, readData, textOf, until } from "./harness";
 
 installHooks();
@@ -30,33 +31,7 @@ describe("the built plugin: settings, confirmations, tools, activity, progress",
     const v1 = { version: 1, enabled: true, port, token: TOKEN, writeMode: true, allowedOrigins: [], hiddenFolders: ["Private"], protectedFolders: [] };
     const root = makeVault({ "A.md": "alpha\n" }, v1);
     const { plugin, status } = await loadPlugin(root);
-    const expected = {
-      ...v1,
-      version: 5,
-      confirmDestructive: true,
-      toolProfile: "full",
-      enabledTools: [],
-      maxReadKB: 256,
-      maxAttachmentKB: 1024,
-      searchLanguage: "en",
-      toolTimeoutSeconds: 10,
-      semanticProvider: "off",
-      embeddingsUrl: "",
-      embeddingsModel: "",
-      embeddingsApiKey: "",
-      embeddingsModelDir: "",
-      embeddingsRuntimeUrl: "",
-      gitEnabled: true,
-      gitCommit: false,
-      gitPush: false,
-      gitProgram: "",
-      gitHooks: false,
-      transferTtlMinutes: 10,
-      uploadMaxMB: 50,
-      fetchMaxMB: 20,
-      fetchAllowHosts: [],
-      fetchContentTypes: ["text/*", "application/pdf", "application/json", "application/xml", "application/xhtml+xml", "image/*", "audio/*", "video/*"],
-    };
+    const expected = { ...v1, version: 5, ...ADDED_SINCE_V1 };
     expect(plugin.settings).toEqual(expected);
     expect(readData(root)).toEqual(expected);
     await until(() => status() === `MCP: listening on :${port}`, "the server to listen");

@@ -1,3 +1,4 @@
+import { ADDED_SINCE_V1 } from "../support/settings-defaults";
 import { DEFAULT_SETTINGS, migrateSettings, parseKB, READ_KB_RANGE, SETTINGS_VERSION, toolProfileOf } from "../../src/hosts/obsidian/settings";
 
 const TOKEN = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQ";
@@ -13,32 +14,6 @@ const V1 = {
   protectedFolders: ["Templates"],
 };
 
-/** Every setting a version after 1 added, with its default (written out: a changed default must fail here). */
-const ADDED_SINCE_V1 = {
-  gitEnabled: true,
-  gitCommit: false,
-  gitPush: false,
-  gitProgram: "",
-  gitHooks: false,
-  transferTtlMinutes: 10,
-  uploadMaxMB: 50,
-  fetchMaxMB: 20,
-  fetchAllowHosts: [],
-  fetchContentTypes: ["text/*", "application/pdf", "application/json", "application/xml", "application/xhtml+xml", "image/*", "audio/*", "video/*"],
-  semanticProvider: "off",
-  embeddingsUrl: "",
-  embeddingsModel: "",
-  embeddingsApiKey: "",
-  embeddingsModelDir: "",
-  embeddingsRuntimeUrl: "",
-  confirmDestructive: true,
-  toolProfile: "full",
-  enabledTools: [],
-  maxReadKB: 256,
-  maxAttachmentKB: 1024,
-  searchLanguage: "en",
-  toolTimeoutSeconds: 10,
-};
 
 describe("settings", () => {
   test("defaults are frozen, version 5", () => {

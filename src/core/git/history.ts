@@ -118,10 +118,6 @@ export class HistoryIndex {
     return this.bySha.get(sha) ?? -1;
   }
 
-  commitAt(pos: number): RepoCommit {
-    return this.commits[pos];
-  }
-
   /**
    * The commits that touched `path`, newest first, following it back across renames (while
    * `mayFollow` accepts the older name). Each comes with the name the file had in it.

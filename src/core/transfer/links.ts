@@ -211,9 +211,4 @@ export class TransferLinks {
     };
   }
 
-  /** Links still usable (for tests and status). */
-  get size(): number {
-    this.sweep();
-    return this.links.size;
-  }
 }
