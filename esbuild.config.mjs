@@ -84,9 +84,12 @@ function exists(p) {
 }
 
 const bench = { ...cli, entryPoints: { bench: "bench/bench.ts" }, banner: undefined };
+const quality = { ...cli, entryPoints: { quality: "bench/quality.ts" }, banner: undefined };
 
 if (mode === "bench") {
   await esbuild.build(bench);
+} else if (mode === "quality") {
+  await esbuild.build(quality);
 } else if (mode === "cli-if-stale") {
   // `npm start` builds the CLI only when the sources are newer than the last build.
   const built = exists("dist/cli.js") ? statSync("dist/cli.js").mtimeMs : 0;

@@ -142,7 +142,7 @@ export function bruteForceSearch(root: string, paths: readonly string[], q: stri
  * ~2 minutes of a fresh `npm ci`): the bench installs it on first use, without saving it, and runs
  * without the reference when that fails (no network, no compiler).
  */
-function loadBetterSqlite3(): typeof BetterSqlite3 {
+export function loadBetterSqlite3(): typeof BetterSqlite3 {
   const req = createRequire(path.join(process.cwd(), "package.json"));
   try {
     return req("better-sqlite3") as typeof BetterSqlite3;

@@ -1,0 +1,377 @@
+/**
+ * `npm run quality`: how often search finds the right note, side by side with plain baselines on
+ * the same queries in the same run. Not part of CI (it needs real vaults and minutes).
+ *
+ *   node dist/quality.js [--vault DIR]… [--generated 1000,10000] [--queries 200] [--seed 1]
+ *                        [--hybrid] [--out bench-results/] [--docs docs/quality.md]
+ *
+ * Query sets, each generated from the vault itself (seeded, so one vault always gets the same set):
+ * - known-item: 4 content words of one paragraph (3 for a Chinese/Japanese/Korean paragraph), kept
+ *   only when at most 3 notes contain all of them; the answer is the note of the paragraph;
+ * - navigational: a note's title (or an alias) typed partly (its first 60%) or with a typo (one letter
+ *   dropped), for `find_notes` and `search`; the answer is that note.
+ * Content words: word-like segments (Intl.Segmenter, line by line), not an English stop word, not a
+ * number, 3+ characters (2+ in CJK), in at most a quarter of the notes.
+ *
+ * Systems: our `search` (keyword; with --hybrid also hybrid mode on the deterministic embedder) and
+ * `find_notes`; MiniSearch BM25 configured plainly (fields title and body, title boost 2, AND, words
+ * from Intl.Segmenter); SQLite FTS5 `bm25()` (better-sqlite3, title weight 2, the same words, AND).
+ * Metrics: MRR@10 and recall@10 of the answer.
+ */
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import MiniSearch from "minisearch";
+import sqlWasm from "sql.js/dist/sql-wasm.wasm";
+import YAML from "yaml";
+import { createLookupService } from "../src/core/lookup";
+import { AccessPolicy } from "../src/core/policy";
+import { createSearchService, type SearchService } from "../src/core/search";
+import { hybridSearch } from "../src/core/search/hybrid";
+import { HashingEmbedder } from "../src/core/search/vector/hashing-embedder";
+import { SemanticService } from "../src/core/search/vector/semantic-service";
+import { MemoryStateStore } from "../src/core/state";
+import { useHostTimers } from "../src/core/timers";
+import { nodeTimers } from "../src/hosts/common/node-timers";
+import { FsVault } from "../src/hosts/node/fs-vault";
+import { generateVault, rng } from "./generate";
+import { loadBetterSqlite3 } from "./reference";
+
+interface Args {
+  vaults: string[];
+  generated: number[];
+  queries: number;
+  seed: number;
+  hybrid: boolean;
+  out: string;
+  docs: string | null;
+}
+
+function parseArgs(argv: string[]): Args {
+  const a: Args = { vaults: [], generated: [], queries: 200, seed: 1, hybrid: false, out: "bench-results", docs: null };
+  for (let i = 0; i < argv.length; i++) {
+    const k = argv[i];
+    if (k === "--vault") a.vaults.push(path.resolve(argv[++i]));
+    else if (k === "--generated") a.generated = argv[++i].split(",").map(Number);
+    else if (k === "--queries") a.queries = Number(argv[++i]);
+    else if (k === "--seed") a.seed = Number(argv[++i]);
+    else if (k === "--hybrid") a.hybrid = true;
+    else if (k === "--out") a.out = argv[++i];
+    else if (k === "--docs") a.docs = argv[++i];
+    else if (k === "--help" || k === "-h") {
+      process.stdout.write("node dist/quality.js [--vault DIR]… [--generated 1000,10000] [--queries 200] [--seed 1] [--hybrid] [--out bench-results/] [--docs docs/quality.md]\n");
+      process.exit(0);
+    } else throw new Error(`Unknown argument ${k}`);
+  }
+  if (!a.vaults.length && !a.generated.length) {
+    for (const v of ["../shared/vaults/help-en", "../shared/vaults/help-ja"]) if (existsSync(v)) a.vaults.push(path.resolve(v));
+    a.generated = [1000];
+  }
+  return a;
+}
+
+const log = (s: string) => process.stderr.write(s + "\n");
+
+// ---------------------------------------------------------------- the vault as plain text
+
+interface Note {
+  path: string;
+  title: string;
+  aliases: string[];
+  body: string;
+  words: Set<string>;
+}
+
+const STOP = new Set(
+  "a about above after again against all am an and any are as at be because been before being below between both but by can could did do does doing down during each few for from further had has have having he her here hers herself him himself his how i if in into is it its itself just me more most my myself no nor not now of off on once only or other our ours out over own same she should so some such than that the their theirs them then there these they this those through to too under until up very was we were what when where which while who whom why will with would you your yours also may use used using like one two new see get set make".split(" "),
+);
+const CJK = /[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]/;
+const segmenter = new Intl.Segmenter("und", { granularity: "word" });
+
+/** Word-like segments, lower-cased, line by line (Intl.Segmenter copies its whole input per segment). */
+function words(text: string): string[] {
+  const out: string[] = [];
+  for (const line of text.split("\n")) {
+    for (let i = 0; i < line.length; i += 2000) {
+      for (const s of segmenter.segment(line.slice(i, i + 2000))) if (s.isWordLike) out.push(s.segment.toLowerCase());
+    }
+  }
+  return out;
+}
+
+function readNotes(root: string): Note[] {
+  const notes: Note[] = [];
+  const walk = (dir: string, rel: string) => {
+    for (const e of readdirSync(dir, { withFileTypes: true })) {
+      if (e.name.startsWith(".")) continue;
+      const abs = path.join(dir, e.name);
+      const r = rel ? `${rel}/${e.name}` : e.name;
+      if (e.isDirectory()) walk(abs, r);
+      else if (e.name.endsWith(".md")) {
+        const text = readFileSync(abs, "utf8");
+        let body = text;
+        let aliases: string[] = [];
+        const fm = /^---\r?\n([\s\S]*?)\r?\n---\r?\n?/.exec(text);
+        if (fm) {
+          body = text.slice(fm[0].length);
+          try {
+            const data = YAML.parse(fm[1]) as unknown;
+            const a = data && typeof data === "object" ? (data as Record<string, unknown>).aliases : undefined;
+            aliases = Array.isArray(a) ? a.filter((x): x is string => typeof x === "string") : typeof a === "string" ? [a] : [];
+          } catch {
+            /* invalid frontmatter: no aliases */
+          }
+        }
+        const title = e.name.slice(0, -3);
+        notes.push({ path: r, title, aliases, body, words: new Set(words(title + "\n" + body)) });
+      }
+    }
+  };
+  walk(root, "");
+  return notes.sort((a, b) => (a.path < b.path ? -1 : 1));
+}
+
+// ---------------------------------------------------------------- query sets
+
+interface Query {
+  q: string;
+  /** Any of these paths is the right answer. */
+  answers: string[];
+}
+
+function isContent(w: string, df: Map<string, number>, maxDf: number): boolean {
+  if (STOP.has(w) || /^[\d._,:-]+$/.test(w)) return false;
+  if (w.length < (CJK.test(w) ? 2 : 3)) return false;
+  return (df.get(w) ?? 0) <= maxDf;
+}
+
+function knownItemQueries(notes: Note[], n: number, seed: number): Query[] {
+  const r = rng(seed);
+  const df = new Map<string, number>();
+  for (const note of notes) for (const w of note.words) df.set(w, (df.get(w) ?? 0) + 1);
+  const maxDf = Math.max(3, Math.floor(notes.length / 4));
+  const out: Query[] = [];
+  const seen = new Set<string>();
+  for (let attempt = 0; out.length < n && attempt < n * 50; attempt++) {
+    const note = notes[Math.floor(r() * notes.length)];
+    const paragraphs = note.body.split(/\n\s*\n/).filter((p) => !p.trimStart().startsWith("```"));
+    if (!paragraphs.length) continue;
+    const para = paragraphs[Math.floor(r() * paragraphs.length)];
+    const cjk = CJK.test(para) && (para.match(new RegExp(CJK.source, "g"))?.length ?? 0) > para.length / 4;
+    const want = cjk ? 3 : 4;
+    const candidates = [...new Set(words(para).filter((w) => isContent(w, df, maxDf)))];
+    if (candidates.length < want + 2) continue;
+    const picked = new Set<number>();
+    while (picked.size < want) picked.add(Math.floor(r() * candidates.length));
+    const qw = [...picked].sort((a, b) => a - b).map((i) => candidates[i]);
+    const holders = notes.filter((x) => qw.every((w) => x.words.has(w)));
+    if (holders.length > 3 || !holders.some((x) => x.path === note.path)) continue;
+    const q = qw.join(" ");
+    if (seen.has(q)) continue;
+    seen.add(q);
+    out.push({ q, answers: [note.path] });
+  }
+  return out;
+}
+
+function navigationalQueries(notes: Note[], n: number, seed: number): Query[] {
+  const r = rng(seed + 1);
+  const byName = new Map<string, string[]>();
+  for (const note of notes) for (const name of [note.title, ...note.aliases]) {
+    const k = name.toLowerCase();
+    byName.set(k, [...(byName.get(k) ?? []), note.path]);
+  }
+  const out: Query[] = [];
+  for (let i = 0; out.length < n && i < n * 10; i++) {
+    const note = notes[Math.floor(r() * notes.length)];
+    const names = [note.title, ...note.aliases].filter((s) => s.trim().length >= 4);
+    if (!names.length) continue;
+    const name = names[Math.floor(r() * names.length)];
+    let q: string;
+    if (out.length % 2 === 0) q = name.slice(0, Math.max(3, Math.ceil([...name].length * 0.6)));
+    else {
+      const chars = [...name];
+      if (chars.length <= 5) continue;
+      const at = 1 + Math.floor(r() * (chars.length - 2));
+      if (!/\p{L}/u.test(chars[at])) continue;
+      chars.splice(at, 1);
+      q = chars.join("");
+    }
+    // Every note holding that name counts as an answer (two notes may share a title in two folders).
+    out.push({ q: q.trim(), answers: byName.get(name.toLowerCase()) ?? [note.path] });
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------- systems
+
+type Ranker = (q: string) => Promise<string[]> | string[];
+
+function miniSearchRanker(notes: Note[]): Ranker {
+  const ms = new MiniSearch<{ id: number; title: string; body: string }>({
+    fields: ["title", "body"],
+    tokenize: (text) => words(text),
+    processTerm: (t) => t.toLowerCase(),
+    searchOptions: { boost: { title: 2 }, combineWith: "AND" },
+  });
+  ms.addAll(notes.map((note, id) => ({ id, title: note.title, body: note.body })));
+  return (q) => ms.search(q).slice(0, 10).map((h) => notes[h.id as number].path);
+}
+
+function fts5Ranker(notes: Note[]): Ranker {
+  const Database = loadBetterSqlite3();
+  const db = new Database(":memory:");
+  db.exec("CREATE VIRTUAL TABLE n USING fts5(path UNINDEXED, title, body, tokenize = 'unicode61 remove_diacritics 0')");
+  const ins = db.prepare("INSERT INTO n (path, title, body) VALUES (?, ?, ?)");
+  db.exec("BEGIN");
+  for (const note of notes) ins.run(note.path, words(note.title).join(" "), words(note.body).join(" "));
+  db.exec("COMMIT");
+  const stmt = db.prepare("SELECT path FROM n WHERE n MATCH ? ORDER BY bm25(n, 0, 2, 1) LIMIT 10");
+  return (q) => {
+    const ws = words(q);
+    if (!ws.length) return [];
+    const match = ws.map((w) => `"${w.replace(/"/g, '""')}"`).join(" AND ");
+    return (stmt.all(match) as { path: string }[]).map((r) => r.path);
+  };
+}
+
+interface Score {
+  mrr: number;
+  recall: number;
+  n: number;
+}
+
+async function score(queries: Query[], rank: Ranker): Promise<Score & { ranks: (number | null)[] }> {
+  let mrr = 0;
+  let found = 0;
+  const ranks: (number | null)[] = [];
+  for (const q of queries) {
+    const top = (await rank(q.q)).slice(0, 10);
+    const i = top.findIndex((p) => q.answers.includes(p));
+    ranks.push(i < 0 ? null : i + 1);
+    if (i >= 0) {
+      mrr += 1 / (i + 1);
+      found++;
+    }
+  }
+  return { mrr: mrr / Math.max(1, queries.length), recall: found / Math.max(1, queries.length), n: queries.length, ranks };
+}
+
+// ---------------------------------------------------------------- one vault
+
+interface VaultResult {
+  vault: string;
+  notes: number;
+  sets: Record<string, Record<string, Score>>;
+}
+
+async function measureVault(label: string, root: string, args: Args): Promise<VaultResult> {
+  log(`\n== ${label} (${root})`);
+  const notes = readNotes(root);
+  const known = knownItemQueries(notes, args.queries, args.seed);
+  const nav = navigationalQueries(notes, Math.min(100, args.queries), args.seed);
+  log(`  ${notes.length} notes; ${known.length} known-item and ${nav.length} navigational queries`);
+
+  const vault = await FsVault.open(root, { watch: false });
+  const policy = new AccessPolicy({ configDir: vault.configDir, excludedFilters: () => vault.excludedFilters() });
+  const search: SearchService = createSearchService({ port: vault, policy, store: new MemoryStateStore(), sqlWasm });
+  await search.start();
+  await search.waitForIdle(30 * 60_000);
+  const lookup = createLookupService({ port: vault, policy });
+  const ours: Ranker = (q) => search.search({ query: q, limit: 10, chunksPerFile: 1, snippetWords: 18 }).hits.map((h) => h.path);
+  const findNotes: Ranker = async (q) => (await lookup.findNotes(q, 10)).map((h) => h.path);
+  const mini = miniSearchRanker(notes);
+  const fts5 = fts5Ranker(notes);
+
+  const systems: Record<string, Ranker> = { ours, "MiniSearch BM25": mini, "FTS5 bm25": fts5 };
+  let semantic: SemanticService | null = null;
+  if (args.hybrid) {
+    const embedder = new HashingEmbedder(384, { batchSize: 16 });
+    semantic = new SemanticService({ port: vault, policy, store: new MemoryStateStore(), embedder });
+    await semantic.start();
+    await semantic.waitForIdle(30 * 60_000);
+    const sem = semantic;
+    systems["ours, hybrid"] = async (q) =>
+      (await hybridSearch(search, sem, vault, { query: q, limit: 10, chunksPerFile: 1, snippetWords: 18 }, embedder.embedOne(q), "en")).hits.map((h) => h.path);
+  }
+
+  const sets: Record<string, Record<string, Score>> = { "known-item": {}, navigational: {} };
+  for (const [name, rank] of Object.entries(systems)) {
+    const { ranks: _r, ...s } = await score(known, rank);
+    sets["known-item"][name] = s;
+  }
+  for (const [name, rank] of Object.entries({ ...systems, "ours, find_notes": findNotes })) {
+    const { ranks: _r, ...s } = await score(nav, rank);
+    sets.navigational[name] = s;
+  }
+  if (process.env.QUALITY_MISSES) {
+    const { ranks } = await score(known, ours);
+    const { ranks: mr } = await score(known, mini);
+    known.forEach((q, i) => {
+      if ((ranks[i] ?? 99) > (mr[i] ?? 99)) log(`  miss: "${q.q}" → ${q.answers[0]}: ours ${ranks[i] ?? "-"}, MiniSearch ${mr[i] ?? "-"}; ours top: ${String(ours(q.q)).split(",").slice(0, 3).join(" | ")}`);
+    });
+  }
+  lookup.close();
+  await semantic?.close();
+  await search.close();
+  vault.close();
+  return { vault: label, notes: notes.length, sets };
+}
+
+function table(results: VaultResult[], set: string): string {
+  const systems = [...new Set(results.flatMap((r) => Object.keys(r.sets[set] ?? {})))];
+  const head = `| vault | notes | queries | ${systems.map((s) => `${s} MRR@10 / R@10`).join(" | ")} |`;
+  const sep = `|---|---|---|${systems.map(() => "---").join("|")}|`;
+  const rows = results.map((r) => {
+    const s = r.sets[set];
+    const n = Object.values(s)[0]?.n ?? 0;
+    const best = Math.max(...systems.filter((x) => !x.startsWith("ours")).map((x) => s[x]?.mrr ?? 0));
+    return `| ${r.vault} | ${r.notes} | ${n} | ${systems
+      .map((x) => (s[x] ? `${s[x].mrr.toFixed(3)} / ${s[x].recall.toFixed(3)}${x.startsWith("ours") && x !== "ours, find_notes" ? ` (${s[x].mrr - best >= 0 ? "+" : ""}${(s[x].mrr - best).toFixed(3)})` : ""}` : "—"))
+      .join(" | ")} |`;
+  });
+  return [head, sep, ...rows].join("\n");
+}
+
+async function main(): Promise<void> {
+  useHostTimers(nodeTimers);
+  const args = parseArgs(process.argv.slice(2));
+  const results: VaultResult[] = [];
+  for (const v of args.vaults) results.push(await measureVault(path.basename(v), v, args));
+  for (const size of args.generated) {
+    const dir = mkdtempSync(path.join(tmpdir(), "vault-mcp-quality-"));
+    try {
+      generateVault(dir, size);
+      results.push(await measureVault(`generated ${size}`, dir, args));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+  const md = [
+    `Known-item queries (4 content words of a paragraph; 3 in CJK), seed ${args.seed}:`,
+    "",
+    table(results, "known-item"),
+    "",
+    "Navigational queries (a title or alias, partly typed or with a typo):",
+    "",
+    table(results, "navigational"),
+    "",
+  ].join("\n");
+  process.stdout.write("\n" + md);
+  mkdirSync(args.out, { recursive: true });
+  writeFileSync(path.join(args.out, "quality.json"), JSON.stringify({ date: new Date().toISOString(), seed: args.seed, results }, null, 2));
+  if (args.docs) {
+    const doc = existsSync(args.docs) ? readFileSync(args.docs, "utf8") : "";
+    const start = "<!-- quality:start -->";
+    const end = "<!-- quality:end -->";
+    const block = `${start}\n${md}\n${end}`;
+    writeFileSync(args.docs, doc.includes(start) ? doc.replace(new RegExp(`${start}[\\s\\S]*?${end}`), block) : `${doc}\n${block}\n`);
+  }
+  log(`\nwrote ${path.join(args.out, "quality.json")}`);
+}
+
+main().catch((e: unknown) => {
+  log(e instanceof Error ? (e.stack ?? e.message) : String(e));
+  process.exit(1);
+});
