@@ -308,14 +308,14 @@ async function measureVault(label: string, root: string, args: Args): Promise<Va
   if (process.env.QUALITY_MISSES) {
     const { ranks } = await score(known, ours);
     const { ranks: mr } = await score(known, mini);
-    known.forEach((q, i) => {
-      if ((ranks[i] ?? 99) > (mr[i] ?? 99)) log(`  miss: "${q.q}" → ${q.answers[0]}: ours ${ranks[i] ?? "-"}, MiniSearch ${mr[i] ?? "-"}; ours top: ${String(ours(q.q)).split(",").slice(0, 3).join(" | ")}`);
-    });
+    for (const [i, q] of known.entries()) {
+      if ((ranks[i] ?? 99) > (mr[i] ?? 99)) log(`  miss: "${q.q}" → ${q.answers[0]}: ours ${ranks[i] ?? "-"}, MiniSearch ${mr[i] ?? "-"}; ours top: ${(await ours(q.q)).slice(0, 3).join(" | ")}`);
+    }
   }
   lookup.close();
   await semantic?.close();
   await search.close();
-  vault.close();
+  await vault.close();
   return { vault: label, notes: notes.length, sets };
 }
 
