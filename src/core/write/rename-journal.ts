@@ -81,6 +81,11 @@ export class RenameJournal {
     }
   }
 
+  /** Leaves a rename that failed half done in the journal, for the next start to finish. */
+  leave(id: string): void {
+    running.delete(id);
+  }
+
   /** Renames journaled and not running in this process: cut short by a crash. */
   async interrupted(): Promise<RenameJournalEntry[]> {
     const list = await this.read();

@@ -671,6 +671,7 @@ class WriteServiceImpl implements WriteService {
       let res;
       let commit;
       let durationMs;
+      let failed = true;
       try {
         res = await this.port.rename(path, target, onProgress, beforeMove);
         durationMs = Date.now() - started;
@@ -679,8 +680,16 @@ class WriteServiceImpl implements WriteService {
           ...(targetExists ? [target] : []),
           ...(res.updatedPaths ?? []),
         ]);
+        failed = false;
       } finally {
-        if (journaled) {
+        // A rename that failed after its move (the adapter threw while updating links) is half done,
+        // like one cut short by a crash: its journal stays, and the next start finishes it.
+        const halfDone = failed && this.port.stat(path) === null && !this.port.isFolder(path) && (this.port.stat(target) !== null || this.port.isFolder(target));
+        if (halfDone && journaled) {
+          this.journal.leave(id);
+          this.deps.log?.("warn", `renaming "${path}" to "${target}" failed after the move; links still to update are updated at the next start`);
+        }
+        else if (journaled) {
           await this.journal.end(id).catch((e: unknown) => this.deps.log?.("warn", `rename journal: could not clear it (${e instanceof Error ? e.message : String(e)})`));
         }
       }
