@@ -688,8 +688,7 @@ class WriteServiceImpl implements WriteService {
         if (halfDone && journaled) {
           this.journal.leave(id);
           this.deps.log?.("warn", `renaming "${path}" to "${target}" failed after the move; links still to update are updated at the next start`);
-        }
-        else if (journaled) {
+        } else if (journaled) {
           await this.journal.end(id).catch((e: unknown) => this.deps.log?.("warn", `rename journal: could not clear it (${e instanceof Error ? e.message : String(e)})`));
         }
       }
