@@ -2,7 +2,7 @@ import { VaultError } from "./errors";
 import { computeLinkMaps, LinkResolver, type LinkMaps } from "./links/resolver";
 import type { NoteMetadata } from "./metadata";
 import { parseNote } from "./parser";
-import { basenameOf, extensionOf, isNotePath, parentOf, type RenameResult, type VaultEvent, type VaultFile, type VaultPort } from "./vault";
+import { basenameOf, extensionOf, isNotePath, parentOf, type RenamePlan, type RenameProgress, type RenameResult, type VaultEvent, type VaultFile, type VaultPort } from "./vault";
 
 interface MemFile {
   data: string | Uint8Array;
@@ -150,9 +150,12 @@ export class MemoryVault implements VaultPort {
     this.remove(path);
     return Promise.resolve("deleted (memory vault)");
   }
-  rename(path: string, newPath: string): Promise<RenameResult> {
+  async rename(path: string, newPath: string, _onProgress?: RenameProgress, beforeMove?: (plan: RenamePlan) => Promise<void>): Promise<RenameResult> {
+    const files = new Map<string, string>();
+    for (const p of this.files.keys()) if (p === path || p.startsWith(path + "/")) files.set(p, newPath + p.slice(path.length));
+    await beforeMove?.({ files, notes: [] });
     this.move(path, newPath);
-    return Promise.resolve({ path: newPath, linksUpdated: 0, notesUpdated: 0 });
+    return { path: newPath, linksUpdated: 0, notesUpdated: 0 };
   }
   async processFrontMatter(): Promise<void> {
     return Promise.reject(new VaultError("unavailable", "processFrontMatter is not implemented by the memory vault."));

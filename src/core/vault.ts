@@ -30,6 +30,17 @@ export type VaultEvent =
 /** Notes done of notes to update, while a rename rewrites links. */
 export type RenameProgress = (done: number, total: number) => void;
 
+/**
+ * What a rename is about to do, told to the caller just before anything moves (the write service
+ * journals it, so an interrupted rename can be finished at the next start).
+ */
+export interface RenamePlan {
+  /** Every file that moves, old path → new path (a folder: each file in it, attachments too). */
+  files: ReadonlyMap<string, string>;
+  /** Notes (their paths before the move) whose links may need rewriting: those linking to a moving file, and moving notes. */
+  notes: readonly string[];
+}
+
 export interface RenameResult {
   /** The new path. */
   path: string;
@@ -73,8 +84,9 @@ export interface VaultPort {
   /**
    * Renames/moves a file or folder and updates every link to it. `onProgress` hears how many of the
    * notes whose links change are done, when the adapter can tell (headless: as it rewrites them).
+   * `beforeMove` is awaited with the plan after the checks and before anything changes on disk.
    */
-  rename(path: string, newPath: string, onProgress?: RenameProgress): Promise<RenameResult>;
+  rename(path: string, newPath: string, onProgress?: RenameProgress, beforeMove?: (plan: RenamePlan) => Promise<void>): Promise<RenameResult>;
   /** Updates frontmatter atomically leaving the body byte for byte (Obsidian: `processFrontMatter`). */
   processFrontMatter(path: string, fn: (fm: Record<string, unknown>) => void): Promise<void>;
 

@@ -24,14 +24,14 @@ export interface ChildServer {
   kill(): Promise<void>;
 }
 
-export async function startChildServer(vault: string, opts: { stateDir: string; write?: boolean; toolTimeoutS?: number; token?: string; args?: string[] }): Promise<ChildServer> {
+export async function startChildServer(vault: string, opts: { stateDir: string; write?: boolean; toolTimeoutS?: number; token?: string; args?: string[]; env?: NodeJS.ProcessEnv }): Promise<ChildServer> {
   const token = opts.token ?? randomBytes(24).toString("base64url");
   // `--token=…`: a random token may begin with "--", which would read as the next flag.
   const args = [CLI, vault, "--port", "0", `--token=${token}`, "--state-dir", opts.stateDir];
   if (opts.write) args.push("--write");
   if (opts.toolTimeoutS !== undefined) args.push("--tool-timeout", String(opts.toolTimeoutS));
   args.push(...(opts.args ?? []));
-  const child = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "pipe"], ...(opts.env ? { env: { ...process.env, ...opts.env } } : {}) });
   let out = "";
   let err = "";
   child.stderr.setEncoding("utf8").on("data", (d: string) => (err += d));

@@ -7,6 +7,7 @@ export type {
   FrontmatterRequest,
   FrontmatterResult,
   PutBytesRequest,
+  RenameRecoveryReport,
   RenameRequest,
   RenameResultOut,
   TagsRequest,
@@ -23,3 +24,4 @@ export { unifiedDiff, diffLines } from "./diff";
 export { findMatches, normalizeForMatch, describeMiss } from "./edit-match";
 export { encodeBase64, encodeBase64InSteps, decodeBase64, decodeBase64InSteps } from "./base64";
 export type { ChangeCommitter, CommitOutcome, CommittedChange } from "./commit";
+export { RenameJournal, RENAME_JOURNAL_FILE, finishInterruptedRename, type RenameJournalEntry, type RecoveredRename } from "./rename-journal";

@@ -6,7 +6,7 @@ import { isUnder, normalizeVaultPath } from "../paths";
 import type { AccessPolicy } from "../policy";
 import type { StateStore } from "../state";
 import { formatBytes } from "../strings";
-import { extensionOf, isNotePath, parentOf, type RenameProgress, type VaultFile, type VaultPort } from "../vault";
+import { extensionOf, isNotePath, parentOf, type RenamePlan, type RenameProgress, type VaultFile, type VaultPort } from "../vault";
 import { ActivityLog, type ActivityEntry } from "./activity";
 import type { ChangeCommitter, CommitOutcome } from "./commit";
 import { decodeBase64InSteps } from "./base64";
@@ -16,6 +16,7 @@ import { describeMiss, findMatches, lineOfOffset, lineStarts, MAX_LOOSE_MATCH_CH
 import { frontmatterBlock, mergeFrontmatter, readFrontmatterStrict } from "./frontmatter-edit";
 import { yieldToEventLoop } from "../time-slice";
 import { KeyedLock } from "./lock";
+import { finishInterruptedRename, RenameJournal, type RecoveredRename } from "./rename-journal";
 import { fromWorkingText, shapeOf, toWorkingText } from "./text";
 
 /**
@@ -175,6 +176,13 @@ export interface PutBytesRequest {
   detail: string;
 }
 
+/** What the start-up did with renames a crash had cut short. */
+export interface RenameRecoveryReport {
+  /** When the start-up finished them (ISO time). */
+  at: string;
+  renames: RecoveredRename[];
+}
+
 export interface WriteServiceDeps {
   port: VaultPort;
   policy: AccessPolicy;
@@ -197,6 +205,13 @@ export interface WriteService {
   /** Throws unless a client may write to `path` (valid, visible, not protected, not a folder; existing only with overwrite). Returns the normalised path. */
   checkWritable(path: string, overwrite: boolean): string;
   rename(req: RenameRequest, actor: Actor, onProgress?: RenameProgress): Promise<RenameResultOut>;
+  /**
+   * At start-up, before clients are served: finishes the renames a crash cut short (from the rename
+   * journal), and says so in the log and the activity log. Null when there were none.
+   */
+  recoverInterruptedRenames(): Promise<RenameRecoveryReport | null>;
+  /** What `recoverInterruptedRenames` did at this server's start, if anything. */
+  readonly lastRecovery: RenameRecoveryReport | null;
   /** Newest first. */
   activity(limit: number): Promise<ActivityEntry[]>;
   /** The confirmer in use; hosts may swap it (e.g. when the owner toggles confirmations). */
@@ -216,12 +231,15 @@ class WriteServiceImpl implements WriteService {
   private readonly log: ActivityLog;
   private readonly locks = new KeyedLock();
   private readonly now: () => Date;
+  private readonly journal: RenameJournal;
+  lastRecovery: RenameRecoveryReport | null = null;
   confirmer: Confirmer;
 
   constructor(private readonly deps: WriteServiceDeps) {
     this.port = deps.port;
     this.policy = deps.policy;
     this.log = new ActivityLog(deps.stateStore);
+    this.journal = new RenameJournal(deps.stateStore);
     this.confirmer = deps.confirmer ?? new AutoApprove();
     this.now = deps.now ?? (() => new Date());
   }
@@ -628,13 +646,52 @@ class WriteServiceImpl implements WriteService {
       if (targetExists) replaced = await this.port.trash(target);
       const before = file ? await etagOf(await this.port.readBinary(path)) : null;
       const started = Date.now();
-      const res = await this.port.rename(path, target, onProgress);
-      const durationMs = Date.now() - started;
-      const after = file ? await etagOf(await this.port.readBinary(res.path)) : null;
-      const commit = await this.record(actor, "rename", path, before, after, `links: ${res.linksUpdated} in ${res.notesUpdated} notes`, res.path, [
-        ...(targetExists ? [target] : []),
-        ...(res.updatedPaths ?? []),
-      ]);
+      // The journal: what the rename will do, written before anything moves and removed once the
+      // change is recorded, so a crash in between is finished at the next start.
+      const id = this.journal.newId();
+      let journaled = false;
+      const beforeMove = async (plan: RenamePlan): Promise<void> => {
+        try {
+          await this.journal.begin({
+            id,
+            started: this.now().toISOString(),
+            client: actor.client,
+            tool: actor.tool ?? "rename",
+            path,
+            new_path: target,
+            kind: isFolder ? "folder" : "file",
+            files: [...plan.files],
+            notes: [...plan.notes],
+          });
+          journaled = true;
+        } catch (e) {
+          this.deps.log?.("warn", `rename journal: could not write it (${e instanceof Error ? e.message : String(e)}); renaming "${path}" without one, so a crash in the middle would not be finished at the next start`);
+        }
+      };
+      let res;
+      let commit;
+      let durationMs;
+      let failed = true;
+      try {
+        res = await this.port.rename(path, target, onProgress, beforeMove);
+        durationMs = Date.now() - started;
+        const after = file ? await etagOf(await this.port.readBinary(res.path)) : null;
+        commit = await this.record(actor, "rename", path, before, after, `links: ${res.linksUpdated} in ${res.notesUpdated} notes`, res.path, [
+          ...(targetExists ? [target] : []),
+          ...(res.updatedPaths ?? []),
+        ]);
+        failed = false;
+      } finally {
+        // A rename that failed after its move (the adapter threw while updating links) is half done,
+        // like one cut short by a crash: its journal stays, and the next start finishes it.
+        const halfDone = failed && this.port.stat(path) === null && !this.port.isFolder(path) && (this.port.stat(target) !== null || this.port.isFolder(target));
+        if (halfDone && journaled) {
+          this.journal.leave(id);
+          this.deps.log?.("warn", `renaming "${path}" to "${target}" failed after the move; links still to update are updated at the next start`);
+        } else if (journaled) {
+          await this.journal.end(id).catch((e: unknown) => this.deps.log?.("warn", `rename journal: could not clear it (${e instanceof Error ? e.message : String(e)})`));
+        }
+      }
       return {
         path,
         new_path: res.path,
@@ -646,6 +703,63 @@ class WriteServiceImpl implements WriteService {
         ...withCommit(commit),
       };
     });
+  }
+
+  async recoverInterruptedRenames(): Promise<RenameRecoveryReport | null> {
+    const warn = (m: string) => this.deps.log?.("warn", m);
+    let entries;
+    try {
+      entries = await this.journal.interrupted();
+    } catch (e) {
+      warn(`rename journal: could not read it (${e instanceof Error ? e.message : String(e)}); an interrupted rename, if any, is not finished`);
+      return null;
+    }
+    if (entries.length === 0) return null;
+    await this.port.ready();
+    const renames: RecoveredRename[] = [];
+    for (const e of entries) {
+      let r: RecoveredRename;
+      let touched: string[] = [];
+      try {
+        const done = await finishInterruptedRename(this.port, e, warn);
+        const { updatedPaths, ...rest } = done;
+        touched = updatedPaths;
+        r = rest;
+      } catch (err) {
+        r = {
+          path: e.path,
+          new_path: e.new_path,
+          interrupted_at: e.started,
+          outcome: "dropped",
+          moved_at_start: false,
+          links_updated: 0,
+          notes_updated: 0,
+          reason: `could not finish it: ${err instanceof Error ? err.message : String(err)}`,
+        };
+      }
+      renames.push(r);
+      const what = `the rename of "${e.path}" to "${e.new_path}" (started ${e.started} by ${e.client}) was interrupted`;
+      const detail =
+        r.outcome === "finished"
+          ? `interrupted, finished at start-up: ${r.moved_at_start ? "moved, " : ""}links: ${r.links_updated} in ${r.notes_updated} notes`
+          : `interrupted, not finished at start-up: ${r.reason}`;
+      this.deps.log?.(
+        "warn",
+        r.outcome === "finished"
+          ? `${what}; finished it at start-up (${r.moved_at_start ? "made the move, " : ""}links updated: ${r.links_updated} in ${r.notes_updated} notes).`
+          : `${what}; could not finish it: ${r.reason}.`,
+      );
+      const file = r.outcome === "finished" && this.port.stat(e.new_path) ? await etagOf(await this.port.readBinary(e.new_path)).catch(() => null) : null;
+      if (r.outcome === "finished") await this.record({ client: e.client, tool: e.tool }, "rename", e.path, null, file, detail, e.new_path, touched);
+      else await this.appendActivity({ time: this.now().toISOString(), client: e.client, tool: e.tool, path: e.path, etag_before: null, etag_after: null, new_path: e.new_path, detail });
+      try {
+        await this.journal.end(e.id);
+      } catch (err) {
+        warn(`rename journal: could not clear it (${err instanceof Error ? err.message : String(err)})`);
+      }
+    }
+    this.lastRecovery = { at: this.now().toISOString(), renames };
+    return this.lastRecovery;
   }
 
   /** Newest first; entries about paths hidden now (the owner may have hidden a folder since) are left out. */
@@ -768,12 +882,16 @@ class WriteServiceImpl implements WriteService {
       ...(detail ? { detail } : {}),
       ...(commit?.sha ? { commit: commit.sha } : {}),
     };
+    await this.appendActivity(entry);
+    return commit;
+  }
+
+  private async appendActivity(entry: ActivityEntry): Promise<void> {
     try {
       await this.log.append(entry);
     } catch (e) {
       this.deps.log?.("warn", `activity log: could not append (${e instanceof Error ? e.message : String(e)})`);
     }
-    return commit;
   }
 }
 

@@ -88,6 +88,9 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime & { se
     ...(detection ? { git: { detection, options: opts.gitOptions ?? { commitChanges: false, pushAfterCommit: false } } } : {}),
   });
   await opts.port.ready();
+  // A rename a crash cut short is finished before any client is served (and said so in the log, in
+  // `stats` and in the activity log). Failing to read the journal only warns.
+  await services.writer.recoverInterruptedRenames();
   const instructions = await serverInstructions(opts.port, services.policy, opts.writeMode);
   const tries = opts.listenPort === 0 ? 0 : Math.max(0, opts.portFallback ?? DEFAULT_PORT_FALLBACK);
   let http;

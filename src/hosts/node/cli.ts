@@ -8,6 +8,7 @@ import { createGitRunner } from "../common/git-process";
 import { createNodeNet } from "../common/net";
 import { PLUGIN_GITIGNORE } from "../common/state-gitignore";
 import { FsVault } from "./fs-vault";
+import { crashPointFromEnv } from "./crash-points";
 import { resolveStateDir } from "./state-dir";
 import { FsStateStore } from "./state-store";
 import { DEFAULT_PORT, EMBEDDING_DEFAULTS, parseArgs, usage, VERSION, type CliArgs } from "./args";
@@ -48,7 +49,8 @@ async function run(args: ReturnType<typeof parseArgs>): Promise<void> {
     if (level === "debug" && !args.verbose) return;
     process.stderr.write(`[vault-mcp] ${level}: ${message}\n`);
   };
-  const vault = await FsVault.open(root, { configDir: args.configDir, watch: true, log });
+  const crash = crashPointFromEnv(process.env, (m) => log("warn", m));
+  const vault = await FsVault.open(root, { configDir: args.configDir, watch: true, log, ...(crash ? { crash } : {}) });
   const stateDir = resolveStateDir(root, { configDir: vault.configDir, override: args.stateDir });
   // State kept inside the vault (the plugin's data folder): its caches stay out of the owner's git commits.
   if (isInside(stateDir, root)) {

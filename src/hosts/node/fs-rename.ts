@@ -10,7 +10,7 @@ import { renameContext, rewriteLinks } from "../../core/links/rewrite";
 import { parseNote } from "../../core/parser";
 import { isUnder } from "../../core/paths";
 import { SLICE_MS, TimeSlice } from "../../core/time-slice";
-import { parentOf, type RenameProgress, type RenameResult } from "../../core/vault";
+import { parentOf, type RenamePlan, type RenameProgress, type RenameResult } from "../../core/vault";
 import type { LogLevel } from "../common/runtime";
 import { exists } from "./atomic";
 import type { FsWriter, WriteContext } from "./fs-write";
@@ -26,10 +26,18 @@ interface LinkPlan {
 export interface RenameContext extends WriteContext {
   writer: FsWriter;
   log: (level: LogLevel, message: string) => void;
+  /** Test-only crash points (`VAULT_MCP_CRASH_AT`, read by the CLI): `rename:after-journal`, `rename:after-move`, `rename:after-rewrite:<n>`. */
+  crash?: (point: string) => void;
 }
 
 /** Moves `path` (a file or a folder) to `newPath` and rewrites the links to what moved. */
-export async function renameEntry(ctx: RenameContext, path: string, newPath: string, onProgress?: RenameProgress): Promise<RenameResult> {
+export async function renameEntry(
+  ctx: RenameContext,
+  path: string,
+  newPath: string,
+  onProgress?: RenameProgress,
+  beforeMove?: (plan: RenamePlan) => Promise<void>,
+): Promise<RenameResult> {
   const { state, writer } = ctx;
   const { files, folders, paths } = state;
   assertPath(path);
@@ -50,6 +58,8 @@ export async function renameEntry(ctx: RenameContext, path: string, newPath: str
     if (isFile) map.set(path, newPath);
     else for (const f of files.keys()) if (isUnder(f, path)) map.set(f, newPath + f.slice(path.length));
     const linkPlan = await planLinkUpdates(ctx, map);
+    await beforeMove?.({ files: map, notes: linkPlan.sources });
+    ctx.crash?.("rename:after-journal");
     const events = await writer.ensureParents(parentOf(newPath));
     await paths.checkParentReal(dst, newPath);
     try {
@@ -71,6 +81,7 @@ export async function renameEntry(ctx: RenameContext, path: string, newPath: str
       for (const f of folderMap.values()) watcher?.watchDir(paths.diskOf(f));
     }
     ctx.emit(events);
+    ctx.crash?.("rename:after-move");
     return linkPlan;
   });
   const { linksUpdated, notesUpdated, updatedPaths } = await updateLinksAfterRename(ctx, plan, onProgress);
@@ -143,6 +154,7 @@ async function updateLinksAfterRename(ctx: RenameContext, plan: LinkPlan, onProg
       linksUpdated += count;
       notesUpdated++;
       updatedPaths.push(newSource);
+      ctx.crash?.(`rename:after-rewrite:${notesUpdated}`);
     }
   }
   onProgress?.(total, total);

@@ -9,7 +9,7 @@ import * as nodePath from "node:path";
 import { VaultError } from "../../core/errors";
 import type { NoteMetadata } from "../../core/metadata";
 import { isUnder } from "../../core/paths";
-import { isNotePath, parentOf, type RenameProgress, type RenameResult, type VaultEvent, type VaultFile, type VaultPort } from "../../core/vault";
+import { isNotePath, parentOf, type RenamePlan, type RenameProgress, type RenameResult, type VaultEvent, type VaultFile, type VaultPort } from "../../core/vault";
 import type { LogLevel } from "../common/runtime";
 import { applyFrontmatterEdit } from "./frontmatter-edit";
 import { renameEntry, type RenameContext } from "./fs-rename";
@@ -30,6 +30,11 @@ export interface FsVaultOptions {
   /** Quiet time before external changes are reconciled (default 150 ms). */
   debounceMs?: number;
   log?: (level: LogLevel, message: string) => void;
+  /**
+   * Test-only crash points (the CLI passes one when `VAULT_MCP_CRASH_AT` is set): called at named
+   * points of a rename and after each note written, so a test can SIGKILL the process right there.
+   */
+  crash?: (point: string) => void;
 }
 
 const decoder = new TextDecoder("utf-8", { ignoreBOM: true });
@@ -80,8 +85,8 @@ export class FsVault implements VaultPort {
     this.log = opts.log ?? (() => {});
     this.state = new VaultState(this.paths, new NoteLinks(this.log));
     const writeContext = { state: this.state, watcher: () => this.watcher, emit: (events: VaultEvent[]) => this.emitAll(events) };
-    this.writer = new FsWriter(writeContext);
-    this.renaming = { ...writeContext, writer: this.writer, log: this.log };
+    this.writer = new FsWriter(writeContext, opts.crash);
+    this.renaming = { ...writeContext, writer: this.writer, log: this.log, ...(opts.crash ? { crash: opts.crash } : {}) };
     this.scan = { paths: this.paths, breather: new Breather(), log: this.log };
   }
 
@@ -319,8 +324,8 @@ export class FsVault implements VaultPort {
     return this.writer.trash(path);
   }
 
-  rename(path: string, newPath: string, onProgress?: RenameProgress): Promise<RenameResult> {
-    return renameEntry(this.renaming, path, newPath, onProgress);
+  rename(path: string, newPath: string, onProgress?: RenameProgress, beforeMove?: (plan: RenamePlan) => Promise<void>): Promise<RenameResult> {
+    return renameEntry(this.renaming, path, newPath, onProgress, beforeMove);
   }
 
   processFrontMatter(path: string, fn: (fm: Record<string, unknown>) => void): Promise<void> {

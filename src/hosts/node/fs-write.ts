@@ -27,7 +27,13 @@ export class FsWriter {
   private readonly locks = new Map<string, Promise<unknown>>();
   private readonly busy = new Map<string, number>();
 
-  constructor(private readonly ctx: WriteContext) {}
+  /** Notes written by `process` since the vault opened (for the test-only crash point `write:<n>`). */
+  private processed = 0;
+
+  constructor(
+    private readonly ctx: WriteContext,
+    private readonly crash?: (point: string) => void,
+  ) {}
 
   private get state(): VaultState {
     return this.ctx.state;
@@ -48,6 +54,7 @@ export class FsWriter {
       if (next === current && this.state.files.has(path)) return current;
       await writeAtomic(real, encoder.encode(next));
       await this.afterWrite(path, real, next);
+      this.crash?.(`write:${++this.processed}`);
       return next;
     });
   }

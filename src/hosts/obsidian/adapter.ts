@@ -2,7 +2,7 @@ import { normalizePath, TFile, TFolder, type App, type CachedMetadata, type Even
 import { VaultError } from "../../core/errors";
 import type { BlockRef, FrontmatterLinkRef, HeadingRef, LinkRef, NoteMetadata, Pos, TagRef } from "../../core/metadata";
 import { isUnder } from "../../core/paths";
-import { isNotePath, parentOf, type RenameResult, type VaultEvent, type VaultFile, type VaultPort } from "../../core/vault";
+import { isNotePath, parentOf, type RenamePlan, type RenameProgress, type RenameResult, type VaultEvent, type VaultFile, type VaultPort } from "../../core/vault";
 
 /** Hands an event registration to its owner (the plugin's `registerEvent`), so unloading removes it. */
 export type EventRegistrar = (ref: EventRef) => void;
@@ -194,7 +194,7 @@ export class ObsidianVault implements VaultPort {
     return "the trash chosen in Obsidian's settings";
   }
 
-  async rename(path: string, newPath: string): Promise<RenameResult> {
+  async rename(path: string, newPath: string, _onProgress?: RenameProgress, beforeMove?: (plan: RenamePlan) => Promise<void>): Promise<RenameResult> {
     const f = path === "" ? null : this.app.vault.getAbstractFileByPath(path);
     if (!f) throw new VaultError("not_found", `"${path}" does not exist, so it cannot be moved. Use list_documents to see what exists.`);
     if (newPath === path) return { path, linksUpdated: 0, notesUpdated: 0 };
@@ -215,8 +215,10 @@ export class ObsidianVault implements VaultPort {
     };
     collect(f);
     const before = new Map<string, { text: string; originals: Set<string> }>();
+    const notes = new Set<string>();
     for (const [source, targets] of Object.entries(this.app.metadataCache.resolvedLinks)) {
       if (!Object.keys(targets).some((t) => moved.has(t))) continue;
+      notes.add(source);
       const file = this.file(source);
       const cache = file ? this.app.metadataCache.getFileCache(file) : null;
       if (!file || !cache) continue;
@@ -228,6 +230,10 @@ export class ObsidianVault implements VaultPort {
       if (originals.size) before.set(source, { text: await this.app.vault.read(file), originals });
     }
 
+    // The journal (the write service's): Obsidian moves the file, then rewrites each linking note; a
+    // crash in between is finished at the next start from this plan.
+    for (const p of moved.keys()) if (isNotePath(p)) notes.add(p);
+    await beforeMove?.({ files: moved, notes: [...notes] });
     await this.app.fileManager.renameFile(f, normalizePath(newPath));
 
     // Count what Obsidian actually rewrote: for each linking note, how many of those links' texts are gone.

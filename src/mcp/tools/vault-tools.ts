@@ -26,6 +26,24 @@ export const statsTool = defineTool({
     tags: z.number(),
     capabilities: z.object({ write_mode: z.boolean(), search_modes: z.array(z.string()), semantic_search_available: z.boolean(), host: z.enum(["obsidian", "node"]) }),
     git: gitSummaryShape,
+    last_recovery: z
+      .object({
+        at: z.string(),
+        renames: z.array(
+          z.object({
+            path: z.string(),
+            new_path: z.string(),
+            interrupted_at: z.string(),
+            outcome: z.enum(["finished", "dropped"]),
+            moved_at_start: z.boolean(),
+            links_updated: z.number(),
+            notes_updated: z.number(),
+            reason: z.string().optional(),
+          }),
+        ),
+      })
+      .optional()
+      .describe("Only when this server's start finished renames a crash had cut short."),
   },
   annotations: READ_ONLY,
   access: "read",
@@ -39,6 +57,7 @@ export const statsTool = defineTool({
         ...s,
         capabilities: { write_mode: services.writeMode, search_modes: services.searchModes(), semantic_search_available: services.semantic !== null, host: services.host },
         git,
+        ...(services.writer.lastRecovery ? { last_recovery: services.writer.lastRecovery } : {}),
       },
     };
   },
