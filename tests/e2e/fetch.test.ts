@@ -17,6 +17,8 @@ import { forbiddenAddress } from "../../src/core/fetch/address-guard";
 
 let web: http.Server;
 let base: string;
+/** Runs while /edited is being answered: the owner's edit made during a download. */
+let duringDownload: () => Promise<void> = async () => undefined;
 const PAGE = `<!doctype html><html><head><title>Garden notes</title><script>alert(1)</script><style>p{}</style></head>
 <body><h2>Tomatoes</h2><p>Water <strong>deeply</strong>, not often. See <a href="/more">more</a>.</p><ul><li>sun</li><li>soil</li></ul></body></html>`;
 
@@ -66,6 +68,11 @@ beforeAll(async () => {
       const n = Number(u.slice(5) || 0);
       res.writeHead(302, { Location: `/loop${n + 1}` });
       res.end();
+    } else if (u === "/edited") {
+      void duringDownload().then(() => {
+        res.writeHead(200, { "Content-Type": "text/plain" });
+        res.end("fetched\n");
+      });
     } else if (u === "/404") {
       res.writeHead(404, { "Content-Type": "text/plain" });
       res.end("no");
@@ -195,6 +202,37 @@ describe("fetch", () => {
     expect(await fails(client, "fetch", { url: `${base}/doc.pdf`, path: "Private/doc.pdf" })).toMatch(/not a place this server can write to/);
     expect(await fails(client, "fetch", { url: `${base}/doc.pdf`, path: "Home.md" })).toMatch(/already exists/);
     expect(await fails(client, "fetch", { url: "not a url", path: "x.md" })).toMatch(/is not a URL/);
+  });
+
+  test("replacing a file needs its etag, compared when the download is written: the owner's edit made meanwhile survives", async () => {
+    await s.vault.create("Notes/Kept.txt", "mine\n");
+    const file = path.join(root, "Notes", "Kept.txt");
+    expect(await fails(client, "fetch", { url: `${base}/doc.pdf`, path: "Notes/Kept.txt" })).toMatch(/already exists; .*overwrite: true and if_match/);
+    expect(await fails(client, "fetch", { url: `${base}/doc.pdf`, path: "Notes/Kept.txt", overwrite: true })).toMatch(
+      /"Notes\/Kept\.txt" already exists; replacing it needs the etag .*read it .*fetch again with if_match/,
+    );
+    expect(await fails(client, "fetch", { url: `${base}/doc.pdf`, path: "Notes/Kept.txt", overwrite: true, if_match: "0123456789abcdef0123" })).toMatch(/changed since you read it/);
+    expect(readFileSync(file, "utf8")).toBe("mine\n");
+
+    // The etag is right when fetch starts; the owner edits the file while the page downloads.
+    const { etag } = await ok(client, "read", { path: "Notes/Kept.txt" });
+    duringDownload = async () => {
+      await s.vault.process("Notes/Kept.txt", (t) => t + "the owner's line\n");
+    };
+    try {
+      expect(await fails(client, "fetch", { url: `${base}/edited`, path: "Notes/Kept.txt", overwrite: true, if_match: etag })).toMatch(/changed since you read it.*nothing was written/);
+    } finally {
+      duringDownload = async () => undefined;
+    }
+    expect(readFileSync(file, "utf8")).toBe("mine\nthe owner's line\n");
+
+    // The current etag replaces it (the path without an extension too: checked when written).
+    const now = await ok(client, "read", { path: "Notes/Kept.txt" });
+    const r = await ok(client, "fetch", { url: `${base}/edited`, path: "Notes/Kept.txt", overwrite: true, if_match: now.etag });
+    expect(r).toMatchObject({ path: "Notes/Kept.txt", created: false });
+    expect(readFileSync(file, "utf8")).toBe("fetched\n");
+    expect(await fails(client, "fetch", { url: `${base}/plain`, path: "Notes/Kept", overwrite: true })).toMatch(/"Notes\/Kept\.txt" already exists; replacing it needs the etag/);
+    expect(readFileSync(file, "utf8")).toBe("fetched\n");
   });
 
   test("the allow-list names hosts (and ports) exactly; a read-only server has no fetch", async () => {

@@ -83,7 +83,7 @@ describe("write tools over MCP", () => {
     const c = await ok(s.client, "write", { path: "Inbox/Idea", content: "An idea.\n", frontmatter: { status: "new" } });
     expect(c).toMatchObject({ path: "Inbox/Idea.md", created: true });
     expect(disk(s.root, "Inbox/Idea.md")).toBe("---\nstatus: new\n---\nAn idea.\n");
-    expect(await fails(s.client, "write", { path: "Inbox/Idea.md", content: "x" })).toMatch(/read it first and pass its etag as if_match/);
+    expect(await fails(s.client, "write", { path: "Inbox/Idea.md", content: "x" })).toMatch(/replacing it needs the etag of what you replace: read it .* and write again with if_match set to that etag/);
     const w = await ok(s.client, "read", { path: "Windows.md" });
     await ok(s.client, "write", { path: "Windows.md", content: "one\ntwo\n", if_match: w.etag });
     expect(disk(s.root, "Windows.md")).toBe("\uFEFFone\r\ntwo\r\n");
