@@ -109,6 +109,7 @@ describe("fetch", () => {
           "loop.test": ["127.0.0.1"],
           "v6local.test": ["fd00::1"],
           "mapped.test": ["::ffff:192.168.1.1"],
+          "translated.test": ["::ffff:0:169.254.169.254"],
           "mixed.test": ["93.184.216.34", "10.1.2.3"],
           "cgnat.test": ["100.64.0.1"],
           "multicast.test": ["224.0.0.1"],
@@ -162,6 +163,8 @@ describe("fetch", () => {
       ["http://[::1]/", /loopback/],
       ["http://v6local.test/", /unique-local/],
       ["http://mapped.test/", /::ffff:192\.168\.1\.1, which is a private address/],
+      ["http://translated.test/", /::ffff:0:169\.254\.169\.254, which is a link-local \(cloud metadata\) address/],
+      ["http://[::ffff:0:127.0.0.1]:1/", /"::ffff:0:7f00:1" is a loopback address/],
       ["http://mixed.test/", /10\.1\.2\.3, which is a private address/],
       ["http://cgnat.test/", /shared \(carrier-grade NAT\)/],
       ["http://multicast.test/", /multicast/],
@@ -263,4 +266,28 @@ test("the address guard: public addresses pass, every reserved class is named", 
   ];
   for (const [a, why] of named) expect([a, forbiddenAddress(a)]).toEqual([a, why]);
   expect(forbiddenAddress("not-an-ip")).toBe("not an IP address");
+});
+
+test("the address guard: every IPv6 form that carries an IPv4 address is judged by the IPv4 inside", () => {
+  const forms: [string, string | null][] = [
+    // IPv4-mapped ::ffff:0:0/96, dotted and hex, expanded.
+    ["::ffff:10.0.0.1", "private"], ["::ffff:a00:1", "private"], ["0:0:0:0:0:ffff:a9fe:a9fe", "link-local (cloud metadata)"], ["::ffff:93.184.216.34", null],
+    // IPv4-compatible ::/96 (deprecated).
+    ["::127.0.0.1", "loopback"], ["::a9fe:a9fe", "link-local (cloud metadata)"], ["::8.8.8.8", null],
+    // IPv4-translated ::ffff:0:0:0/96 (RFC 2765/6145): the form that was missing.
+    ["::ffff:0:127.0.0.1", "loopback"], ["::ffff:0:7f00:1", "loopback"], ["::ffff:0:10.1.2.3", "private"], ["0:0:0:0:ffff:0:a9fe:a9fe", "link-local (cloud metadata)"],
+    ["::ffff:0:192.168.1.1", "private"], ["::ffff:0:0.0.0.0", "unspecified"], ["[::ffff:0:127.0.0.1]", "loopback"], ["::ffff:0:8.8.8.8", null],
+    // NAT64 well-known prefix 64:ff9b::/96 (RFC 6052) and the local-use prefix 64:ff9b:1::/48 (RFC 8215).
+    ["64:ff9b::127.0.0.1", "loopback"], ["64:ff9b::169.254.169.254", "link-local (cloud metadata)"], ["64:ff9b::8.8.8.8", null],
+    ["64:ff9b:1::a00:1", "local-use NAT64"], ["64:ff9b:1:ffff::8.8.8.8", "local-use NAT64"],
+    // 6to4 2002::/16.
+    ["2002:7f00:1::1", "loopback"], ["2002:a9fe:a9fe::", "link-local (cloud metadata)"], ["2002:5db8:d822::1", null],
+    // Teredo 2001::/32: refused whatever it carries.
+    ["2001:0:4136:e378:8000:63bf:3fff:fdd2", "Teredo tunnel"], ["2001::1", "Teredo tunnel"],
+    // ISATAP interface ids (RFC 5214), with the u/g bits.
+    ["2001:db9::5efe:10.0.0.1", "private"], ["2600:1::200:5efe:127.0.0.1", "loopback"], ["2600:1::100:5efe:a9fe:a9fe", "link-local (cloud metadata)"], ["2600:1::5efe:8.8.8.8", null],
+    // Other special ranges of 2001::/23.
+    ["2001:2::1", "benchmarking"], ["2001:10::1", "reserved (ORCHID)"], ["2001:20::1", "reserved (ORCHID)"],
+  ];
+  for (const [a, why] of forms) expect([a, forbiddenAddress(a)]).toEqual([a, why]);
 });
