@@ -117,6 +117,18 @@ describe("write tools over MCP", () => {
     expect(d.trashed_to).toMatch(/trash/);
   });
 
+  test("rename onto an existing file replaces it only with that file's etag", async () => {
+    await ok(s.client, "write", { path: "Temp/Src.md", content: "source" });
+    await ok(s.client, "write", { path: "Temp/Dst.md", content: "the owner's note" });
+    expect(await fails(s.client, "rename", { path: "Temp/Src.md", new_path: "Temp/Dst.md", overwrite: true })).toMatch(/"Temp\/Dst\.md" already exists; replacing it needs the etag .*rename again with if_match/);
+    expect(await fails(s.client, "rename", { path: "Temp/Src.md", new_path: "Temp/Dst.md", overwrite: true, if_match: "0123456789abcdef0123" })).toMatch(/changed since you read it/);
+    expect(disk(s.root, "Temp/Dst.md")).toBe("the owner's note");
+    const { etag } = await ok(s.client, "read", { path: "Temp/Dst.md" });
+    const r = await ok(s.client, "rename", { path: "Temp/Src.md", new_path: "Temp/Dst.md", overwrite: true, if_match: etag });
+    expect(r.replaced_target_trashed_to).toMatch(/trash/);
+    expect(disk(s.root, "Temp/Dst.md")).toBe("source");
+  });
+
   test("protected folders are read-only for every write tool", async () => {
     const p = "Locked/Rules.md";
     const etag = (await ok(s.client, "read", { path: p })).etag;

@@ -431,11 +431,28 @@ describe("delete and rename", () => {
     const r = await c.svc.rename({ path: "b.md", new_path: "Moved/bee" }, A);
     expect(r).toMatchObject({ path: "b.md", new_path: "Moved/bee.md", kind: "file" });
     expect(existsSync(path.join(c.root, "Moved", "bee.md"))).toBe(true);
-    await rejects(c.svc.rename({ path: "c.md", new_path: "Moved/bee.md" }, A), "exists", /set overwrite/);
-    const o = await c.svc.rename({ path: "c.md", new_path: "Moved/bee.md", overwrite: true }, A);
+    await rejects(c.svc.rename({ path: "c.md", new_path: "Moved/bee.md" }, A), "exists", /set overwrite \(with its etag as if_match\)/);
+    // Replacing the target needs its etag, like any replace.
+    await rejects(c.svc.rename({ path: "c.md", new_path: "Moved/bee.md", overwrite: true }, A), "conflict", /"Moved\/bee\.md" already exists; replacing it needs the etag .* rename again with if_match/);
+    await rejects(c.svc.rename({ path: "c.md", new_path: "Moved/bee.md", overwrite: true, if_match: "0123456789abcdef0123" }, A), "conflict", /changed since you read it/);
+    expect(c.disk("Moved/bee.md")).toBe("B");
+    const o = await c.svc.rename({ path: "c.md", new_path: "Moved/bee.md", overwrite: true, if_match: await c.etag("Moved/bee.md") }, A);
     expect(o.replaced_target_trashed_to).toMatch(/\.trash/);
     expect(c.disk("Moved/bee.md")).toBe("C");
     expect(c.confirmer.asked.filter((q) => q.action === "rename")).toHaveLength(3 - 1);
+  });
+
+  it("rename onto a target the owner edits while asked: nothing is changed", async () => {
+    const c = await setup({ "a.md": "A", "t.md": "mine" });
+    const etag = await c.etag("t.md");
+    c.confirmer.confirm = async (req) => {
+      c.confirmer.asked.push(req);
+      await c.vault.process("t.md", (t) => t + " and the owner's line");
+      return true;
+    };
+    await rejects(c.svc.rename({ path: "a.md", new_path: "t.md", overwrite: true, if_match: etag }, A), "conflict", /changed by someone else while this rename/);
+    expect(c.disk("t.md")).toBe("mine and the owner's line");
+    expect(c.disk("a.md")).toBe("A");
   });
 
   it("rename: protected source/target, hidden, traversal, into itself", async () => {

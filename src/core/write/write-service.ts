@@ -149,6 +149,8 @@ export interface RenameRequest {
   path: string;
   new_path: string;
   overwrite?: boolean;
+  /** With overwrite: the etag of the existing file at new_path that is replaced (moved to the trash). */
+  if_match?: string;
 }
 
 export interface RenameResultOut {
@@ -621,11 +623,14 @@ class WriteServiceImpl implements WriteService {
       const caseOnly = target.toLowerCase() === path.toLowerCase();
       const targetExists = !caseOnly && (this.port.stat(target) !== null || this.port.isFolder(target));
       if (targetExists && !req.overwrite) {
-        throw new VaultError("exists", `"${target}" already exists; choose another new_path, or set overwrite to move the existing one to the trash first.`);
+        throw new VaultError("exists", `"${target}" already exists; choose another new_path, or set overwrite (with its etag as if_match) to move the existing one to the trash first.`);
       }
       if (targetExists && this.port.isFolder(target)) {
         throw new VaultError("exists", `"${target}" is an existing folder; rename will not replace a folder. Choose another new_path.`);
       }
+      // Replacing the target is replacing a file (the trash may be "permanently delete"): its etag, as for write.
+      const targetBefore = targetExists ? await etagOf(await this.port.readBinary(target)) : null;
+      if (targetBefore !== null) requireEtag(target, req.if_match, targetBefore, "rename again");
       const what = isFolder ? `the folder "${path}" (${files} file${files === 1 ? "" : "s"})` : `"${path}"`;
       await this.ask({
         action: "rename",
@@ -634,7 +639,14 @@ class WriteServiceImpl implements WriteService {
         summary: `Rename ${what} to "${target}"${targetExists ? `, replacing the existing "${target}" (moved to the trash)` : ""}; links to it are updated`,
       });
       let replaced: string | undefined;
-      if (targetExists) replaced = await this.port.trash(target);
+      if (targetBefore !== null) {
+        // Compared again at the moment of the change (the owner may have edited it while asked).
+        const now = this.port.stat(target) ? await etagOf(await this.port.readBinary(target)) : null;
+        if (now !== targetBefore) {
+          throw new VaultError("conflict", `"${target}" was changed by someone else while this rename was being made; nothing was changed. Read it again for its new etag and rename again with it.`);
+        }
+        replaced = await this.port.trash(target);
+      }
       const before = file ? await etagOf(await this.port.readBinary(path)) : null;
       const started = Date.now();
       const res = await this.port.rename(path, target, onProgress);
