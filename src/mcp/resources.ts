@@ -1,6 +1,7 @@
 import { ResourceTemplate, type McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { SubscribeRequestSchema, UnsubscribeRequestSchema, type ReadResourceResult } from "@modelcontextprotocol/sdk/types.js";
 import { isVaultError } from "../core/errors";
+import { sizeCapMessage } from "../core/read/format";
 import type { CoreServices } from "../core/services";
 import { basenameOf, isNotePath, type VaultEvent } from "../core/vault";
 import { clearTimer, setTimer, type TimerHandle } from "../core/timers";
@@ -121,6 +122,8 @@ export function registerResources(server: McpServer, services: CoreServices): ()
         await port.ready();
         const file = vault.requireFile(decodePath(vars.path));
         if (!isNotePath(file.path)) throw new Error(`"${file.path}" is not a note.`);
+        // The read cap holds here too (the whole note, frontmatter included, is returned).
+        if (file.size > vault.limits.maxNoteBytes) throw new Error(sizeCapMessage(file.path, file.size, vault.limits.maxNoteBytes).replace("read a part with section", "read a part with the read tool's section"));
         return { contents: [{ uri: uri.href, mimeType: "text/markdown", text: await port.read(file.path) }] };
       }),
   );

@@ -17,6 +17,8 @@ import { forbiddenAddress } from "../../src/core/fetch/address-guard";
 
 let web: http.Server;
 let base: string;
+/** Runs while /edited is being answered: the owner's edit made during a download. */
+let duringDownload: () => Promise<void> = async () => undefined;
 const PAGE = `<!doctype html><html><head><title>Garden notes</title><script>alert(1)</script><style>p{}</style></head>
 <body><h2>Tomatoes</h2><p>Water <strong>deeply</strong>, not often. See <a href="/more">more</a>.</p><ul><li>sun</li><li>soil</li></ul></body></html>`;
 
@@ -66,6 +68,11 @@ beforeAll(async () => {
       const n = Number(u.slice(5) || 0);
       res.writeHead(302, { Location: `/loop${n + 1}` });
       res.end();
+    } else if (u === "/edited") {
+      void duringDownload().then(() => {
+        res.writeHead(200, { "Content-Type": "text/plain" });
+        res.end("fetched\n");
+      });
     } else if (u === "/404") {
       res.writeHead(404, { "Content-Type": "text/plain" });
       res.end("no");
@@ -102,6 +109,7 @@ describe("fetch", () => {
           "loop.test": ["127.0.0.1"],
           "v6local.test": ["fd00::1"],
           "mapped.test": ["::ffff:192.168.1.1"],
+          "translated.test": ["::ffff:0:169.254.169.254"],
           "mixed.test": ["93.184.216.34", "10.1.2.3"],
           "cgnat.test": ["100.64.0.1"],
           "multicast.test": ["224.0.0.1"],
@@ -155,6 +163,8 @@ describe("fetch", () => {
       ["http://[::1]/", /loopback/],
       ["http://v6local.test/", /unique-local/],
       ["http://mapped.test/", /::ffff:192\.168\.1\.1, which is a private address/],
+      ["http://translated.test/", /::ffff:0:169\.254\.169\.254, which is a link-local \(cloud metadata\) address/],
+      ["http://[::ffff:0:127.0.0.1]:1/", /"::ffff:0:7f00:1" is a loopback address/],
       ["http://mixed.test/", /10\.1\.2\.3, which is a private address/],
       ["http://cgnat.test/", /shared \(carrier-grade NAT\)/],
       ["http://multicast.test/", /multicast/],
@@ -197,6 +207,37 @@ describe("fetch", () => {
     expect(await fails(client, "fetch", { url: "not a url", path: "x.md" })).toMatch(/is not a URL/);
   });
 
+  test("replacing a file needs its etag, compared when the download is written: the owner's edit made meanwhile survives", async () => {
+    await s.vault.create("Notes/Kept.txt", "mine\n");
+    const file = path.join(root, "Notes", "Kept.txt");
+    expect(await fails(client, "fetch", { url: `${base}/doc.pdf`, path: "Notes/Kept.txt" })).toMatch(/already exists; .*overwrite: true and if_match/);
+    expect(await fails(client, "fetch", { url: `${base}/doc.pdf`, path: "Notes/Kept.txt", overwrite: true })).toMatch(
+      /"Notes\/Kept\.txt" already exists; replacing it needs the etag .*read it .*fetch again with if_match/,
+    );
+    expect(await fails(client, "fetch", { url: `${base}/doc.pdf`, path: "Notes/Kept.txt", overwrite: true, if_match: "0123456789abcdef0123" })).toMatch(/changed since you read it/);
+    expect(readFileSync(file, "utf8")).toBe("mine\n");
+
+    // The etag is right when fetch starts; the owner edits the file while the page downloads.
+    const { etag } = await ok(client, "read", { path: "Notes/Kept.txt" });
+    duringDownload = async () => {
+      await s.vault.process("Notes/Kept.txt", (t) => t + "the owner's line\n");
+    };
+    try {
+      expect(await fails(client, "fetch", { url: `${base}/edited`, path: "Notes/Kept.txt", overwrite: true, if_match: etag })).toMatch(/changed since you read it.*nothing was written/);
+    } finally {
+      duringDownload = async () => undefined;
+    }
+    expect(readFileSync(file, "utf8")).toBe("mine\nthe owner's line\n");
+
+    // The current etag replaces it (the path without an extension too: checked when written).
+    const now = await ok(client, "read", { path: "Notes/Kept.txt" });
+    const r = await ok(client, "fetch", { url: `${base}/edited`, path: "Notes/Kept.txt", overwrite: true, if_match: now.etag });
+    expect(r).toMatchObject({ path: "Notes/Kept.txt", created: false });
+    expect(readFileSync(file, "utf8")).toBe("fetched\n");
+    expect(await fails(client, "fetch", { url: `${base}/plain`, path: "Notes/Kept", overwrite: true })).toMatch(/"Notes\/Kept\.txt" already exists; replacing it needs the etag/);
+    expect(readFileSync(file, "utf8")).toBe("fetched\n");
+  });
+
   test("the allow-list names hosts (and ports) exactly; a read-only server has no fetch", async () => {
     const s2 = await startTestServer(root, { write: true, fetch: { allowHosts: [`127.0.0.1:1`], resolve: {} } });
     try {
@@ -225,4 +266,28 @@ test("the address guard: public addresses pass, every reserved class is named", 
   ];
   for (const [a, why] of named) expect([a, forbiddenAddress(a)]).toEqual([a, why]);
   expect(forbiddenAddress("not-an-ip")).toBe("not an IP address");
+});
+
+test("the address guard: every IPv6 form that carries an IPv4 address is judged by the IPv4 inside", () => {
+  const forms: [string, string | null][] = [
+    // IPv4-mapped ::ffff:0:0/96, dotted and hex, expanded.
+    ["::ffff:10.0.0.1", "private"], ["::ffff:a00:1", "private"], ["0:0:0:0:0:ffff:a9fe:a9fe", "link-local (cloud metadata)"], ["::ffff:93.184.216.34", null],
+    // IPv4-compatible ::/96 (deprecated).
+    ["::127.0.0.1", "loopback"], ["::a9fe:a9fe", "link-local (cloud metadata)"], ["::8.8.8.8", null],
+    // IPv4-translated ::ffff:0:0:0/96 (RFC 2765/6145): the form that was missing.
+    ["::ffff:0:127.0.0.1", "loopback"], ["::ffff:0:7f00:1", "loopback"], ["::ffff:0:10.1.2.3", "private"], ["0:0:0:0:ffff:0:a9fe:a9fe", "link-local (cloud metadata)"],
+    ["::ffff:0:192.168.1.1", "private"], ["::ffff:0:0.0.0.0", "unspecified"], ["[::ffff:0:127.0.0.1]", "loopback"], ["::ffff:0:8.8.8.8", null],
+    // NAT64 well-known prefix 64:ff9b::/96 (RFC 6052) and the local-use prefix 64:ff9b:1::/48 (RFC 8215).
+    ["64:ff9b::127.0.0.1", "loopback"], ["64:ff9b::169.254.169.254", "link-local (cloud metadata)"], ["64:ff9b::8.8.8.8", null],
+    ["64:ff9b:1::a00:1", "local-use NAT64"], ["64:ff9b:1:ffff::8.8.8.8", "local-use NAT64"],
+    // 6to4 2002::/16.
+    ["2002:7f00:1::1", "loopback"], ["2002:a9fe:a9fe::", "link-local (cloud metadata)"], ["2002:5db8:d822::1", null],
+    // Teredo 2001::/32: refused whatever it carries.
+    ["2001:0:4136:e378:8000:63bf:3fff:fdd2", "Teredo tunnel"], ["2001::1", "Teredo tunnel"],
+    // ISATAP interface ids (RFC 5214), with the u/g bits.
+    ["2001:db9::5efe:10.0.0.1", "private"], ["2600:1::200:5efe:127.0.0.1", "loopback"], ["2600:1::100:5efe:a9fe:a9fe", "link-local (cloud metadata)"], ["2600:1::5efe:8.8.8.8", null],
+    // Other special ranges of 2001::/23.
+    ["2001:2::1", "benchmarking"], ["2001:10::1", "reserved (ORCHID)"], ["2001:20::1", "reserved (ORCHID)"],
+  ];
+  for (const [a, why] of forms) expect([a, forbiddenAddress(a)]).toEqual([a, why]);
 });

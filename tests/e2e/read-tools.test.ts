@@ -125,7 +125,7 @@ describe("read helpers for the lead's read tool", () => {
 
   test("size cap message", () => {
     expect(sizeCapMessage("Notes/Big.md", 412 * 1024, 256 * 1024)).toBe(
-      '"Notes/Big.md" is 412 KB, over the 256 KB cap; read a part with section, or raise the cap in settings.',
+      '"Notes/Big.md" is 412 KB, over the 256 KB cap; read a part with section, or the owner can raise the cap (plugin settings; headless: --max-read-kb).',
     );
   });
 
@@ -138,12 +138,66 @@ describe("read helpers for the lead's read tool", () => {
       expect(decodeBase64(a.base64!)).toEqual(PNG);
       const capped = await readAttachment(s.vault!, file, 4);
       expect(capped.base64).toBeUndefined();
-      expect(capped.omitted).toMatch(/over the 4 bytes cap/);
+      expect(capped.omitted).toMatch(/over the 4 bytes cap; get its bytes with create_download_link/);
+      // Its etag still: replacing a file needs it.
+      expect(capped.etag).toBe(a.etag);
       expect(mimeTypeOf("x/y.PDF")).toBe("application/pdf");
       expect(mimeTypeOf("x/y.unknown")).toBe("application/octet-stream");
     } finally {
       await s.close();
       removeTree(s.root);
     }
+  });
+});
+
+describe("the read cap holds for what any read returns", () => {
+  // The note of the issue: 272 KB, one section of nearly all of it, under the default 256 KB cap.
+  const line = "A line of the long section, written by the owner.\n"; // 50 bytes
+  const longBody = line.repeat(Math.ceil((270 * 1024) / line.length));
+  const note = `# Big\n\nintro\n\n## Long\n\n${longBody}\n## Parts\n\n### One\n\n${line.repeat(3000)}\n### Two\n\n${line.repeat(3000)}\n## Small\n\nsmall text\n`;
+  let o: Opened;
+
+  beforeAll(async () => {
+    o = await open({ "Big.md": note, "Mid.md": `# Mid\n\n${line.repeat(2000)}`, "Mid2.md": `# Mid2\n\n${line.repeat(2000)}`, "Mid3.md": `# Mid3\n\n${line.repeat(2000)}`, "Small.md": "small\n" });
+  });
+  afterAll(async () => {
+    await o.close();
+    removeTree(o.root);
+  });
+
+  test("a section over the cap is refused, nothing returned, naming how to read it in parts", async () => {
+    const r = await call(o.client, "read", { path: "Big.md", section: "Long" });
+    expect(r.isError).toBe(true);
+    expect(r.structuredContent).toBeUndefined();
+    const text = textOf(r);
+    expect(text.length).toBeLessThan(2000);
+    expect(text).toMatch(/^The section "Long" \(lines 5–\d+\) of "Big\.md" is 2\d\d KB, over the 256 KB cap on what a read returns; nothing was returned\. It has no subsections: get the whole file with create_download_link/);
+    expect(text).toMatch(/headless: --max-read-kb/);
+    // A section with subsections lists them as section arguments, which work.
+    const parts = await fails(o.client, "read", { path: "Big.md", section: "Parts", with_line_numbers: true });
+    expect(parts).toMatch(/The section "Parts" \(lines \d+–\d+\) with line numbers of "Big\.md" is .* Read its subsections one at a time \(section "Parts > One", "Parts > Two"\)/);
+    const one = await ok(o.client, "read", { path: "Big.md", section: "Parts > One", with_line_numbers: true });
+    expect(one.body.split("\n").length).toBe(3002);
+    expect((await ok(o.client, "read", { path: "Big.md", section: "Small" })).body).toBe("## Small\n\nsmall text");
+  });
+
+  test("line numbers count: a note under the cap whose numbered body is over it is refused with its sections", async () => {
+    const fits = `# Fits\n\n${"x\n".repeat(100 * 1024)}## B\n\ny\n`; // 200 KB, numbered ~900 KB
+    await o.vault!.create("Fits.md", fits);
+    expect((await ok(o.client, "read", { path: "Fits.md" })).body.length).toBeGreaterThan(200 * 1024);
+    expect(await fails(o.client, "read", { path: "Fits.md", with_line_numbers: true })).toMatch(/The body with line numbers of "Fits\.md" is \d+ KB, over the 256 KB cap.*section "Fits"/);
+  });
+
+  test("the note resource is capped like read", async () => {
+    await expect(o.client.readResource({ uri: "note://vault/Big.md" })).rejects.toThrow(/"Big\.md" is \d+ KB, over the 256 KB cap; read a part with the read tool's section/);
+    const small = await o.client.readResource({ uri: "note://vault/Small.md" });
+    expect((small.contents[0] as { text: string }).text).toBe("small\n");
+  });
+
+  test("read_multiple returns at most the cap in all; the rest is listed to read in another call", async () => {
+    // Each about 98 KB: two fit, the third would take the answer over 256 KB.
+    const r = await ok(o.client, "read_multiple", { paths: ["Mid.md", "Mid2.md", "Mid3.md", "Small.md"] });
+    expect(r.ok.map((n: { path: string }) => n.path)).toEqual(["Mid.md", "Mid2.md", "Small.md"]);
+    expect(r.err).toEqual([{ path: "Mid3.md", error: expect.stringMatching(/^Not returned: with it this answer would be over the 256 KB cap .* Read it in another call\.$/) }]);
   });
 });

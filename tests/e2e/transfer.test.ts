@@ -139,8 +139,9 @@ describe("transfer links", () => {
   });
 
   test("POST works too; overwrite only when asked; a file that appeared since is not replaced", async () => {
-    expect(await fails(client, "create_upload_link", { path: "img.png" })).toMatch(/already exists; .*overwrite: true/);
-    const r = await ok(client, "create_upload_link", { path: "img.png", overwrite: true });
+    expect(await fails(client, "create_upload_link", { path: "img.png" })).toMatch(/already exists; .*overwrite: true and if_match/);
+    const { etag } = await ok(client, "read", { path: "img.png" });
+    const r = await ok(client, "create_upload_link", { path: "img.png", overwrite: true, if_match: etag });
     const replaced = new Uint8Array([...PNG, 1, 2, 3]);
     const post = await fetch(r.url, { method: "POST", body: replaced, headers: { "Content-Type": "application/octet-stream" } });
     expect(post.status).toBe(200);
@@ -151,6 +152,47 @@ describe("transfer links", () => {
     const conflict = await fetch(late.url, { method: "PUT", body: "%PDF-theirs" });
     expect(conflict.status).toBe(409);
     expect(readFileSync(path.join(root, "Attachments", "late.pdf"), "utf8")).toBe("%PDF-mine");
+  });
+
+  test("replacing a file needs its etag; the owner's edit made after the link and before the upload survives", async () => {
+    const file = path.join(root, "Notes", "Draft.md");
+    await s.vault.create("Notes/Draft.md", "# Draft\n\nfirst\n");
+    // Without the etag: refused when the link is made, saying how to get it.
+    expect(await fails(client, "create_upload_link", { path: "Notes/Draft.md", overwrite: true })).toMatch(
+      /"Notes\/Draft\.md" already exists; replacing it needs the etag .*read it .*make a new upload link with if_match/,
+    );
+    // if_match alone does not replace: overwrite says so.
+    expect(await fails(client, "create_upload_link", { path: "Notes/Draft.md", if_match: "abc" })).toMatch(/pass overwrite: true with it/);
+    // A stale etag: refused when the link is made.
+    expect(await fails(client, "create_upload_link", { path: "Notes/Draft.md", overwrite: true, if_match: "0123456789abcdef0123" })).toMatch(/changed since you read it/);
+
+    const { etag } = await ok(client, "read", { path: "Notes/Draft.md" });
+    const link = await ok(client, "create_upload_link", { path: "Notes/Draft.md", overwrite: true, if_match: etag });
+    // The owner edits the note (in Obsidian: through the vault, not through this server) before the bytes arrive.
+    await s.vault.process("Notes/Draft.md", (t) => t + "the owner's line\n");
+    const late = await fetch(link.url, { method: "PUT", body: "# Draft\n\nreplaced\n" });
+    expect(late.status).toBe(409);
+    expect(await late.text()).toMatch(/changed since you read it.*nothing was written.*make a new upload link/);
+    expect(readFileSync(file, "utf8")).toBe("# Draft\n\nfirst\nthe owner's line\n");
+    // That link can never replace the note now: it is used up.
+    expect((await fetch(link.url, { method: "PUT", body: "x" })).status).toBe(404);
+
+    // With the current etag, the upload replaces the note.
+    const now = await ok(client, "read", { path: "Notes/Draft.md" });
+    const again = await ok(client, "create_upload_link", { path: "Notes/Draft.md", overwrite: true, if_match: now.etag });
+    const put = await fetch(again.url, { method: "PUT", body: "# Draft\n\nreplaced\n" });
+    expect(put.status).toBe(200);
+    expect(readFileSync(file, "utf8")).toBe("# Draft\n\nreplaced\n");
+    const log = await ok(client, "get_activity_log", { limit: 1 });
+    expect(log.entries[0]).toMatchObject({ tool: "upload", path: "Notes/Draft.md", etag_before: now.etag });
+
+    // overwrite without if_match, for a file absent when the link was made: refused if one is there when the bytes arrive.
+    const absent = await ok(client, "create_upload_link", { path: "Notes/Later.md", overwrite: true });
+    await s.vault.create("Notes/Later.md", "the owner's note\n");
+    const refused = await fetch(absent.url, { method: "PUT", body: "theirs\n" });
+    expect(refused.status).toBe(409);
+    expect(await refused.text()).toMatch(/replacing it needs the etag/);
+    expect(readFileSync(path.join(root, "Notes", "Later.md"), "utf8")).toBe("the owner's note\n");
   });
 
   test("the upload cap: a larger body is refused, nothing is written, and the link still takes a smaller one", async () => {

@@ -83,7 +83,7 @@ describe("write tools over MCP", () => {
     const c = await ok(s.client, "write", { path: "Inbox/Idea", content: "An idea.\n", frontmatter: { status: "new" } });
     expect(c).toMatchObject({ path: "Inbox/Idea.md", created: true });
     expect(disk(s.root, "Inbox/Idea.md")).toBe("---\nstatus: new\n---\nAn idea.\n");
-    expect(await fails(s.client, "write", { path: "Inbox/Idea.md", content: "x" })).toMatch(/read it first and pass its etag as if_match/);
+    expect(await fails(s.client, "write", { path: "Inbox/Idea.md", content: "x" })).toMatch(/replacing it needs the etag of what you replace: read it .* and write again with if_match set to that etag/);
     const w = await ok(s.client, "read", { path: "Windows.md" });
     await ok(s.client, "write", { path: "Windows.md", content: "one\ntwo\n", if_match: w.etag });
     expect(disk(s.root, "Windows.md")).toBe("\uFEFFone\r\ntwo\r\n");
@@ -115,6 +115,18 @@ describe("write tools over MCP", () => {
     expect(await fails(s.client, "delete", { path: "Temp/B.md", confirm_path: "Temp/A.md" })).toMatch(/not the same/);
     const d = await ok(s.client, "delete", { path: "Temp/B.md", confirm_path: "Temp/B.md" });
     expect(d.trashed_to).toMatch(/trash/);
+  });
+
+  test("rename onto an existing file replaces it only with that file's etag", async () => {
+    await ok(s.client, "write", { path: "Temp/Src.md", content: "source" });
+    await ok(s.client, "write", { path: "Temp/Dst.md", content: "the owner's note" });
+    expect(await fails(s.client, "rename", { path: "Temp/Src.md", new_path: "Temp/Dst.md", overwrite: true })).toMatch(/"Temp\/Dst\.md" already exists; replacing it needs the etag .*rename again with if_match/);
+    expect(await fails(s.client, "rename", { path: "Temp/Src.md", new_path: "Temp/Dst.md", overwrite: true, if_match: "0123456789abcdef0123" })).toMatch(/changed since you read it/);
+    expect(disk(s.root, "Temp/Dst.md")).toBe("the owner's note");
+    const { etag } = await ok(s.client, "read", { path: "Temp/Dst.md" });
+    const r = await ok(s.client, "rename", { path: "Temp/Src.md", new_path: "Temp/Dst.md", overwrite: true, if_match: etag });
+    expect(r.replaced_target_trashed_to).toMatch(/trash/);
+    expect(disk(s.root, "Temp/Dst.md")).toBe("source");
   });
 
   test("protected folders are read-only for every write tool", async () => {

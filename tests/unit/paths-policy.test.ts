@@ -3,7 +3,7 @@ import { globToRegExp, makePathMatcher } from "../../src/core/glob";
 import { isUnder, normalizeVaultPath } from "../../src/core/paths";
 import { AccessPolicy } from "../../src/core/policy";
 import { redactPaths } from "../../src/mcp/server";
-import { parseArgs } from "../../src/hosts/node/args";
+import { parseArgs, usage } from "../../src/hosts/node/args";
 import { clientConfigs } from "../../src/hosts/common/client-config";
 
 describe("normalizeVaultPath", () => {
@@ -149,6 +149,14 @@ describe("CLI arguments", () => {
     expect(() => parseArgs(["--embeddings-model", "x"])).toThrow(/need --embeddings/);
     expect(() => parseArgs(["--embeddings", "builtin"])).toThrow(/needs --embeddings-model-dir/);
     expect(() => parseArgs(["--embeddings", "ollama", "--embeddings-url", "localhost:11434"])).toThrow(/http:\/\//);
+  });
+  test("read cap flags, as the plugin's settings: --max-read-kb and --max-attachment-kb, in --help", () => {
+    expect(parseArgs(["--max-read-kb", "512", "--max-attachment-kb=2048"])).toMatchObject({ maxReadKB: 512, maxAttachmentKB: 2048 });
+    expect(parseArgs([])).not.toHaveProperty("maxReadKB");
+    expect(() => parseArgs(["--max-read-kb", "0"])).toThrow(/--max-read-kb takes a whole number from 1 to 10240/);
+    expect(() => parseArgs(["--max-attachment-kb", "1.5"])).toThrow(/--max-attachment-kb takes a whole number from 1 to 102400/);
+    expect(usage()).toMatch(/--max-read-kb N +the largest text a read returns/);
+    expect(usage()).toMatch(/--max-attachment-kb N +the largest attachment read returns as base64/);
   });
   test("git flags: commits need write mode, a push needs commits, --no-git excludes the rest", () => {
     expect(parseArgs([])).toMatchObject({ gitCommit: false, gitPush: false, noGit: false, gitHooks: false });

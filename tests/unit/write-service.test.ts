@@ -85,7 +85,7 @@ describe("write", () => {
 
   it("refuses to overwrite an existing note without if_match, and with a stale one (file unchanged)", async () => {
     const c = await setup({ "a.md": "old\n" });
-    await rejects(c.svc.write({ path: "a.md", content: "new" }, A), "conflict", /read it first and pass its etag as if_match/);
+    await rejects(c.svc.write({ path: "a.md", content: "new" }, A), "conflict", /replacing it needs the etag of what you replace: read it .* and write again with if_match set to that etag/);
     await rejects(c.svc.write({ path: "a.md", content: "new", if_match: '"0000"' }, A), "conflict", /Read it again/);
     expect(c.disk("a.md")).toBe("old\n");
     expect(c.confirmer.asked).toHaveLength(0);
@@ -161,6 +161,40 @@ describe("write", () => {
     await c.svc.write({ path: "img/x.bin", content_base64: "AAAA", if_match: r.etag }, A);
     expect([...c.bytes("img/x.bin")]).toEqual([0, 0, 0]);
     await rejects(c.svc.write({ path: "img/y.bin", content_base64: "***" }, A), "invalid_argument", /not valid base64/);
+  });
+
+  it("a file replaced by bytes (content_base64, putBytes) is compared again when written: the owner's edit while asked survives", async () => {
+    const c = await setup({ "a.png": new Uint8Array([1, 2, 3]), "b.md": "mine\n" });
+    // The owner changes the file while the confirmation is open.
+    c.confirmer.confirm = async (req) => {
+      c.confirmer.asked.push(req);
+      await c.vault.writeBinary(req.path, new Uint8Array([9, 9]));
+      return true;
+    };
+    const pngEtag = await etagOf(new Uint8Array([1, 2, 3]));
+    await rejects(c.svc.write({ path: "a.png", content_base64: "BAUG", if_match: pngEtag }, A), "conflict", /changed by someone else.*nothing was written/);
+    expect([...c.bytes("a.png")]).toEqual([9, 9]);
+    const mdEtag = await c.etag("b.md");
+    await rejects(
+      c.svc.putBytes({ path: "b.md", bytes: new TextEncoder().encode("theirs\n"), overwrite: true, if_match: mdEtag, detail: "test", retry: "fetch again" }, A),
+      "conflict",
+      /changed by someone else.*fetch again/,
+    );
+    expect([...c.bytes("b.md")]).toEqual([9, 9]);
+    expect(c.confirmer.asked).toHaveLength(2);
+  });
+
+  it("putBytes: replacing needs overwrite and the current etag; creating needs neither", async () => {
+    const c = await setup({ "b.md": "mine\n" });
+    const bytes = new TextEncoder().encode("theirs\n");
+    await rejects(c.svc.putBytes({ path: "b.md", bytes, overwrite: false, detail: "t" }, A), "exists", /already exists/);
+    await rejects(c.svc.putBytes({ path: "b.md", bytes, overwrite: true, detail: "t", retry: "fetch again" }, A), "conflict", /needs the etag .*fetch again with if_match/);
+    await rejects(c.svc.putBytes({ path: "b.md", bytes, overwrite: true, if_match: "0123456789abcdef0123", detail: "t" }, A), "conflict", /changed since you read it/);
+    expect(c.disk("b.md")).toBe("mine\n");
+    const r = await c.svc.putBytes({ path: "b.md", bytes, overwrite: true, if_match: await c.etag("b.md"), detail: "t" }, A);
+    expect(r).toMatchObject({ created: false, etag: await etagOf(bytes) });
+    expect(c.disk("b.md")).toBe("theirs\n");
+    expect((await c.svc.putBytes({ path: "c.md", bytes, overwrite: false, detail: "t" }, A)).created).toBe(true);
   });
 
   it("rejects traversal, absolute paths, hidden and protected targets", async () => {
@@ -397,11 +431,28 @@ describe("delete and rename", () => {
     const r = await c.svc.rename({ path: "b.md", new_path: "Moved/bee" }, A);
     expect(r).toMatchObject({ path: "b.md", new_path: "Moved/bee.md", kind: "file" });
     expect(existsSync(path.join(c.root, "Moved", "bee.md"))).toBe(true);
-    await rejects(c.svc.rename({ path: "c.md", new_path: "Moved/bee.md" }, A), "exists", /set overwrite/);
-    const o = await c.svc.rename({ path: "c.md", new_path: "Moved/bee.md", overwrite: true }, A);
+    await rejects(c.svc.rename({ path: "c.md", new_path: "Moved/bee.md" }, A), "exists", /set overwrite \(with its etag as if_match\)/);
+    // Replacing the target needs its etag, like any replace.
+    await rejects(c.svc.rename({ path: "c.md", new_path: "Moved/bee.md", overwrite: true }, A), "conflict", /"Moved\/bee\.md" already exists; replacing it needs the etag .* rename again with if_match/);
+    await rejects(c.svc.rename({ path: "c.md", new_path: "Moved/bee.md", overwrite: true, if_match: "0123456789abcdef0123" }, A), "conflict", /changed since you read it/);
+    expect(c.disk("Moved/bee.md")).toBe("B");
+    const o = await c.svc.rename({ path: "c.md", new_path: "Moved/bee.md", overwrite: true, if_match: await c.etag("Moved/bee.md") }, A);
     expect(o.replaced_target_trashed_to).toMatch(/\.trash/);
     expect(c.disk("Moved/bee.md")).toBe("C");
     expect(c.confirmer.asked.filter((q) => q.action === "rename")).toHaveLength(3 - 1);
+  });
+
+  it("rename onto a target the owner edits while asked: nothing is changed", async () => {
+    const c = await setup({ "a.md": "A", "t.md": "mine" });
+    const etag = await c.etag("t.md");
+    c.confirmer.confirm = async (req) => {
+      c.confirmer.asked.push(req);
+      await c.vault.process("t.md", (t) => t + " and the owner's line");
+      return true;
+    };
+    await rejects(c.svc.rename({ path: "a.md", new_path: "t.md", overwrite: true, if_match: etag }, A), "conflict", /changed by someone else while this rename/);
+    expect(c.disk("t.md")).toBe("mine and the owner's line");
+    expect(c.disk("a.md")).toBe("A");
   });
 
   it("rename: protected source/target, hidden, traversal, into itself", async () => {

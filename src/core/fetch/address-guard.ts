@@ -2,8 +2,10 @@
  * Which network addresses `fetch` may reach: public unicast only. Refused: loopback, private
  * (RFC 1918, CGNAT 100.64/10), link-local (cloud metadata 169.254.169.254), unique-local and
  * link-local IPv6, multicast, unspecified, broadcast, documentation/benchmark and reserved ranges,
- * and IPv4 addresses wrapped in IPv6 (mapped, compatible, NAT64, 6to4) when the IPv4 inside is one
- * of those.
+ * and IPv4 addresses wrapped in IPv6 (mapped, compatible, translated, NAT64, 6to4, ISATAP) when the
+ * IPv4 inside is one of those; the local-use NAT64 prefix, Teredo and ORCHID whatever they carry.
+ * A network-specific NAT64 prefix (RFC 6052 §2.2, any prefix an operator picks) cannot be told from
+ * a public address: the IPv4 inside is not checked there.
  */
 
 /** Parses dotted IPv4 into a 32-bit number, or null. */
@@ -79,11 +81,29 @@ export function forbiddenAddress(address: string): string | null {
   const v4of = (hi: number, lo: number) => ((hi << 16) >>> 0) + lo;
   if (g.every((x) => x === 0)) return "unspecified";
   if (g.slice(0, 7).every((x) => x === 0) && g[7] === 1) return "loopback";
-  // IPv4-mapped ::ffff:a.b.c.d, IPv4-compatible ::a.b.c.d, NAT64 64:ff9b::a.b.c.d: judge the IPv4 inside.
-  if (g.slice(0, 5).every((x) => x === 0) && (g[5] === 0xffff || g[5] === 0)) return blockedV4(v4of(g[6], g[7])) ?? null;
+  // IPv4-mapped ::ffff:a.b.c.d (::ffff:0:0/96), IPv4-compatible ::a.b.c.d (::/96), IPv4-translated
+  // ::ffff:0:a.b.c.d (::ffff:0:0:0/96, RFC 2765/6145 SIIT), NAT64 64:ff9b::a.b.c.d (64:ff9b::/96,
+  // RFC 6052): judge the IPv4 inside.
+  if (g.slice(0, 5).every((x) => x === 0) && (g[5] === 0xffff || g[5] === 0)) return blockedV4(v4of(g[6], g[7]));
+  if (g.slice(0, 4).every((x) => x === 0) && g[4] === 0xffff && g[5] === 0) return blockedV4(v4of(g[6], g[7]));
   if (g[0] === 0x64 && g[1] === 0xff9b && g.slice(2, 6).every((x) => x === 0)) return blockedV4(v4of(g[6], g[7]));
+  // The local-use NAT64 prefix 64:ff9b:1::/48 (RFC 8215): a site's own translator, the IPv4 inside at
+  // a place the site chooses, so none of it is a public destination.
+  if (g[0] === 0x64 && g[1] === 0xff9b && g[2] === 1) return "local-use NAT64";
   // 6to4 2002:AABB:CCDD::/48 carries an IPv4 address.
   if (g[0] === 0x2002) return blockedV4(v4of(g[1], g[2]));
+  // Teredo 2001:0::/32 (RFC 4380): a tunnel through a server and a client's NAT, both IPv4 (the
+  // client's inverted); not a place to fetch a page from.
+  if (g[0] === 0x2001 && g[1] === 0) return "Teredo tunnel";
+  // ISATAP interface ids (RFC 5214): prefix::0:5efe:a.b.c.d (also 100:, 200:, 300:) tunnel to the IPv4 inside.
+  if ((g[4] & 0xfcff) === 0 && g[5] === 0x5efe) {
+    const inner = blockedV4(v4of(g[6], g[7]));
+    if (inner) return inner;
+  }
+  if (g[0] === 0x2001 && g[1] === 0x0002 && g[2] === 0) return "benchmarking";
+  // ORCHID (2001:10::/28, deprecated) and ORCHIDv2 (2001:20::/28): identifiers, not routable.
+  if (g[0] === 0x2001 && (g[1] & 0xfff0) === 0x0010) return "reserved (ORCHID)";
+  if (g[0] === 0x2001 && (g[1] & 0xfff0) === 0x0020) return "reserved (ORCHID)";
   if ((g[0] & 0xfe00) === 0xfc00) return "unique-local";
   if ((g[0] & 0xffc0) === 0xfe80) return "link-local";
   if ((g[0] & 0xffc0) === 0xfec0) return "site-local";

@@ -49,10 +49,15 @@ export const DEFAULT_FETCH_OPTIONS: FetchOptions = {
 
 export const MAX_REDIRECTS = 5;
 
+/** How a refused fetch is asked again. */
+const FETCH_RETRY = "fetch again";
+
 export interface FetchRequest {
   url: string;
   path: string;
   overwrite?: boolean;
+  /** The etag of the file `overwrite` replaces (from read); compared when the download is written. */
+  if_match?: string;
   /** HTML as Markdown (default when saving to a note) or as-is. */
   format?: "markdown" | "html";
 }
@@ -141,7 +146,7 @@ export class FetchService {
     }
     // Checked before any request: a destination the client may not write to costs no download.
     const overwrite = req.overwrite ?? false;
-    if (extensionOf(req.path) !== "") this.deps.writer.checkWritable(req.path, overwrite);
+    if (extensionOf(req.path) !== "") await this.deps.writer.checkWritable(req.path, overwrite, req.if_match, FETCH_RETRY);
     const deadline = Date.now() + this.options.timeoutMs;
     let redirects = 0;
     let answer: { status: number; headers: Record<string, string>; body: Uint8Array };
@@ -197,7 +202,10 @@ export class FetchService {
       const md = htmlToMarkdown(html, u.href);
       bytes = new TextEncoder().encode(md);
     }
-    const r = await this.deps.writer.putBytes({ path, bytes, overwrite, detail: `fetched from ${u.origin}${u.pathname}`.slice(0, 300) }, actor);
+    const r = await this.deps.writer.putBytes(
+      { path, bytes, overwrite, ...(req.if_match !== undefined ? { if_match: req.if_match } : {}), detail: `fetched from ${u.origin}${u.pathname}`.slice(0, 300), retry: FETCH_RETRY },
+      actor,
+    );
     return {
       path: r.path,
       url: u.href,

@@ -1,4 +1,5 @@
 import { etagOf } from "../hash";
+import { formatBytes } from "../strings";
 import { extensionOf, type VaultFile, type VaultPort } from "../vault";
 import { yieldToEventLoop } from "../time-slice";
 import { encodeBase64InSteps } from "../write/base64";
@@ -34,11 +35,20 @@ export interface AttachmentRead {
   omitted?: string;
 }
 
+/** The largest attachment read gives an etag of when its bytes are over the cap (they are read to hash them). */
+export const MAX_ETAG_BYTES = 64 * 1024 * 1024;
+
 /** An attachment's facts and (under the cap) its bytes as base64. `file` must already be checked against the policy. */
 export async function readAttachment(port: VaultPort, file: VaultFile, capBytes = DEFAULT_ATTACHMENT_CAP_BYTES): Promise<AttachmentRead> {
   const base = { path: file.path, mime_type: mimeTypeOf(file.path), modified_at: new Date(file.mtime).toISOString() };
   if (file.size > capBytes) {
-    return { ...base, size: file.size, omitted: sizeCapMessage(file.path, file.size, capBytes, "attachment") };
+    // Its etag still (replacing a file needs it): the bytes are read and hashed, not returned.
+    if (file.size > MAX_ETAG_BYTES) {
+      const why = ` It is over ${formatBytes(MAX_ETAG_BYTES)}, so it has no etag here and cannot be replaced through this server (delete it first to put another file there).`;
+      return { ...base, size: file.size, omitted: sizeCapMessage(file.path, file.size, capBytes, "attachment") + why };
+    }
+    const bytes = await port.readBinary(file.path);
+    return { ...base, size: bytes.length, etag: await etagOf(bytes), omitted: sizeCapMessage(file.path, bytes.length, capBytes, "attachment") };
   }
   const bytes = await port.readBinary(file.path);
   if (bytes.length > capBytes) {

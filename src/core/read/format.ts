@@ -30,10 +30,46 @@ export function bodyWithLineNumbers(fullText: string): string {
   return withLineNumbers(body, bodyFirstLine(fullText));
 }
 
-/** `"Notes/Big.md" is 412 KB, over the 256 KB cap; read a part with section, or raise the cap in settings.` */
+/** Where the owner raises a cap: the plugin's settings, or the headless server's flag. */
+function raiseCap(flag: string): string {
+  return `the owner can raise the cap (plugin settings; headless: ${flag})`;
+}
+
+/** `"Notes/Big.md" is 412 KB, over the 256 KB cap; read a part with section, or the owner can raise the cap (…).` */
 export function sizeCapMessage(path: string, bytes: number, capBytes: number, kind: "note" | "attachment" = "note"): string {
-  const how = kind === "note" ? "read a part with section, or raise the cap in settings" : "raise the attachment cap in settings to get its content";
+  const how =
+    kind === "note"
+      ? `read a part with section, or ${raiseCap("--max-read-kb")}`
+      : `get its bytes with create_download_link, or ${raiseCap("--max-attachment-kb")}`;
   return `"${path}" is ${formatBytes(bytes)}, over the ${formatBytes(capBytes)} cap; ${how}.`;
+}
+
+/**
+ * A section (or a note with line numbers) whose returned text is over the read cap. `parts`: the
+ * section arguments of its subsections, when it has some.
+ */
+export function sectionCapMessage(path: string, what: string, bytes: number, capBytes: number, parts: readonly string[]): string {
+  const MAX_LISTED = 20;
+  const listed = parts.slice(0, MAX_LISTED).map((p) => JSON.stringify(p)).join(", ") + (parts.length > MAX_LISTED ? `, … (${parts.length - MAX_LISTED} more)` : "");
+  const how = parts.length
+    ? `read its subsections one at a time (section ${listed})`
+    : `it has no subsections: get the whole file with create_download_link, or find the lines you need with grep`;
+  return `${what} of "${path}" is ${formatBytes(bytes)}, over the ${formatBytes(capBytes)} cap on what a read returns; nothing was returned. ${how[0].toUpperCase()}${how.slice(1)}; or ${raiseCap("--max-read-kb")}.`;
+}
+
+/** The UTF-8 length of a string, without encoding it. */
+export function utf8Length(s: string): number {
+  let n = s.length;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x80) continue;
+    if (c < 0x800) n += 1;
+    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length && (s.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+      n += 2;
+      i++;
+    } else n += 2;
+  }
+  return n;
 }
 
 export function sizeCapError(path: string, bytes: number, capBytes: number, kind: "note" | "attachment" = "note"): VaultError {

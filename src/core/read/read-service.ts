@@ -7,7 +7,8 @@ import type { AccessPolicy } from "../policy";
 import { SLICE_MS, TimeSlice } from "../time-slice";
 import { compareStrings, type ReadResult, type VaultService } from "../services/vault-service";
 import { basenameOf, isNotePath, parentOf, type VaultPort } from "../vault";
-import { DEFAULT_NOTE_CAP_BYTES, sizeCapMessage } from "./format";
+import { formatBytes } from "../strings";
+import { DEFAULT_NOTE_CAP_BYTES, sizeCapMessage, utf8Length } from "./format";
 
 export const MAX_READ_MULTIPLE = 20;
 export const MAX_INFO_PATHS = 50;
@@ -136,11 +137,22 @@ export function createReadService(deps: ReadServiceDeps): ReadService {
       }
       await port.ready();
       const out: ReadMultipleResult = { ok: [], err: [] };
+      // The read cap holds for the whole answer: notes that would take it over are left for another call.
+      let used = 0;
       for (const p of paths) {
         try {
           const file = vault.requireFile(p);
           if (isNotePath(file.path) && file.size > cap()) throw new VaultError("too_large", sizeCapMessage(file.path, file.size, cap()));
-          out.ok.push(await vault.read(p));
+          const note = await vault.read(p);
+          const bytes = utf8Length(note.body);
+          if (used + bytes > cap()) {
+            throw new VaultError(
+              "too_large",
+              `Not returned: with it this answer would be over the ${formatBytes(cap())} cap on what a read returns (${formatBytes(used)} of notes before it, ${formatBytes(bytes)} in it). Read it in another call.`,
+            );
+          }
+          used += bytes;
+          out.ok.push(note);
         } catch (e) {
           out.err.push({ path: String(p), error: errorText(e) });
         }

@@ -6,9 +6,9 @@ import { frontmatterAliases, frontmatterTags } from "../metadata";
 import { isUnder, normalizeVaultPath } from "../paths";
 import { notFoundError, type AccessPolicy } from "../policy";
 import { splitFrontmatter } from "../frontmatter";
-import { extractSection } from "../lookup/section";
+import { extractSection, headingsOf } from "../lookup/section";
 import { readAttachment, type AttachmentRead } from "../read/attachment";
-import { bodyWithLineNumbers, DEFAULT_ATTACHMENT_CAP_BYTES, DEFAULT_NOTE_CAP_BYTES, sizeCapError, withLineNumbers } from "../read/format";
+import { bodyWithLineNumbers, DEFAULT_ATTACHMENT_CAP_BYTES, DEFAULT_NOTE_CAP_BYTES, sectionCapMessage, sizeCapError, utf8Length, withLineNumbers } from "../read/format";
 import { basenameOf, isNotePath, parentOf, type VaultFile, type VaultPort } from "../vault";
 
 export interface DocumentEntry {
@@ -40,7 +40,7 @@ export interface ReadOptions {
 }
 
 export interface ReadLimits {
-  /** Largest note returned whole (a section of a larger one can still be read). */
+  /** Largest text a read returns: a whole note, or one section of a larger one (UTF-8 bytes, line numbers included). */
   maxNoteBytes: number;
   /** Largest attachment returned as base64. */
   maxAttachmentBytes: number;
@@ -163,16 +163,25 @@ export class VaultService {
       size: file.size,
       etag: await etagOf(text),
     };
+    const cap = this.limits.maxNoteBytes;
     if (opts.section !== undefined) {
       const sec = extractSection(text, meta, opts.section);
-      return {
-        ...base,
-        body: opts.withLineNumbers ? withLineNumbers(sec.content, sec.line_start) : sec.content,
-        section: { heading: sec.heading, line_start: sec.line_start, line_end: sec.line_end },
-      };
+      const body = opts.withLineNumbers ? withLineNumbers(sec.content, sec.line_start) : sec.content;
+      // The cap holds for what a read returns, a section too (it is returned as text and again as structured content).
+      const bytes = utf8Length(body);
+      if (bytes > cap) {
+        const what = `The section "${sec.heading}" (lines ${sec.line_start}–${sec.line_end})${opts.withLineNumbers ? " with line numbers" : ""}`;
+        throw new VaultError("too_large", sectionCapMessage(file.path, what, bytes, cap, subsectionsOf(text, meta, sec.line_start, sec.line_end)));
+      }
+      return { ...base, body, section: { heading: sec.heading, line_start: sec.line_start, line_end: sec.line_end } };
     }
     const split = splitFrontmatter(text);
     const body = opts.withLineNumbers ? bodyWithLineNumbers(text) : text.slice(split.bodyOffset).replace(/^\uFEFF/, "");
+    // The file fitted; its body with line numbers may not.
+    const bytes = utf8Length(body);
+    if (bytes > cap) {
+      throw new VaultError("too_large", sectionCapMessage(file.path, "The body with line numbers", bytes, cap, subsectionsOf(text, meta, 0, Number.MAX_SAFE_INTEGER)));
+    }
     return { ...base, body };
   }
 
@@ -225,7 +234,20 @@ export class VaultService {
   }
 }
 
-export function toEntry(f: VaultFile): DocumentEntry {
+export /**
+ * The section arguments of the sections directly below lines `start`–`end` (1-based, the heading
+ * line first): the highest headings after the first line, as "Parent > Child" paths.
+ */
+function subsectionsOf(text: string, meta: Parameters<typeof headingsOf>[1], start: number, end: number): string[] {
+  const all = headingsOf(text, meta);
+  const own = all.find((h) => h.line + 1 === start);
+  const inner = all.filter((h) => h.line + 1 > start && h.line + 1 <= end && (!own || h.level > own.level));
+  if (!inner.length) return [];
+  const top = Math.min(...inner.map((h) => h.level));
+  return inner.filter((h) => h.level === top).map((h) => (own ? `${own.heading} > ${h.heading}` : h.heading));
+}
+
+function toEntry(f: VaultFile): DocumentEntry {
   const note = isNotePath(f.path);
   return {
     path: f.path,

@@ -33,6 +33,8 @@ interface Link {
   kind: "download" | "upload";
   path: string;
   overwrite: boolean;
+  /** An upload's etag of the file it replaces, compared when the bytes arrive. */
+  ifMatch?: string;
   expires: number;
   /** A transfer on this link is under way (a second concurrent use gets 404). */
   busy: boolean;
@@ -73,6 +75,9 @@ export interface UploadTicket {
   commit(bytes: Uint8Array): Promise<WriteResult>;
   release(): void;
 }
+
+/** How a refused upload is asked again. */
+const UPLOAD_RETRY = "make a new upload link";
 
 const TOKEN_RE = /^[A-Za-z0-9_-]{43}$/;
 
@@ -132,10 +137,14 @@ export class TransferLinks {
     return { url: this.url(token), path, size: file.size, content_type: contentTypeOf(path), expires_at: new Date(expires).toISOString() };
   }
 
-  /** A one-time link accepting a file's bytes for `path` (checked now, and again when they arrive). */
-  createUpload(input: string, overwrite: boolean, actor: Actor): UploadLink {
+  /**
+   * A one-time link accepting a file's bytes for `path` (checked now, and again when they arrive).
+   * Replacing an existing file needs `ifMatch`, its etag: compared now, and again with the file as it
+   * is when the bytes arrive (an edit made in between is not overwritten).
+   */
+  async createUpload(input: string, overwrite: boolean, actor: Actor, ifMatch?: string): Promise<UploadLink> {
     this.sweep();
-    const path = this.deps.writer.checkWritable(input, overwrite);
+    const path = await this.deps.writer.checkWritable(input, overwrite, ifMatch, UPLOAD_RETRY);
     const ext = extensionOf(path);
     if (!UPLOAD_EXTENSIONS.has(ext)) {
       throw new VaultError(
@@ -145,7 +154,7 @@ export class TransferLinks {
     }
     const token = newToken();
     const expires = this.now() + this.options.ttlMs;
-    this.links.set(token, { kind: "upload", path, overwrite, expires, busy: false, client: actor.client });
+    this.links.set(token, { kind: "upload", path, overwrite, ...(ifMatch !== undefined ? { ifMatch } : {}), expires, busy: false, client: actor.client });
     return { url: this.url(token), path, overwrite, max_bytes: this.options.maxUploadBytes, expires_at: new Date(expires).toISOString() };
   }
 
@@ -195,13 +204,22 @@ export class TransferLinks {
       commit: async (bytes) => {
         try {
           const r = await this.deps.writer.putBytes(
-            { path: link.path, bytes, overwrite: link.overwrite, detail: `upload link, ${formatBytes(bytes.length)}` },
+            {
+              path: link.path,
+              bytes,
+              overwrite: link.overwrite,
+              ...(link.ifMatch !== undefined ? { if_match: link.ifMatch } : {}),
+              detail: `upload link, ${formatBytes(bytes.length)}`,
+              retry: UPLOAD_RETRY,
+            },
             { client: link.client, tool: "upload" },
           );
           this.links.delete(t);
           return r;
         } catch (e) {
-          link.busy = false;
+          // The file changed since the link's etag was taken: the link can never replace it now.
+          if (e instanceof VaultError && e.code === "conflict") this.links.delete(t);
+          else link.busy = false;
           throw e;
         }
       },

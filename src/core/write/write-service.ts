@@ -150,6 +150,8 @@ export interface RenameRequest {
   path: string;
   new_path: string;
   overwrite?: boolean;
+  /** With overwrite: the etag of the existing file at new_path that is replaced (moved to the trash). */
+  if_match?: string;
 }
 
 export interface RenameResultOut {
@@ -170,10 +172,14 @@ export interface RenameResultOut {
 export interface PutBytesRequest {
   path: string;
   bytes: Uint8Array;
-  /** Replace an existing file (asks the owner first where confirmations are on). */
+  /** Replace an existing file (asks the owner first where confirmations are on); needs `if_match`. */
   overwrite: boolean;
+  /** The etag of the file being replaced; compared with the file when the bytes are written. */
+  if_match?: string;
   /** For the activity log, e.g. `upload (2.1 MB)`, `fetch https://…`. */
   detail: string;
+  /** How the caller asks again, for refusals (e.g. `make a new upload link`). Default: `ask again`. */
+  retry?: string;
 }
 
 /** What the start-up did with renames a crash had cut short. */
@@ -202,8 +208,12 @@ export interface WriteService {
   delete(req: { path: string; confirm_path: string }, actor: Actor): Promise<DeleteResult>;
   /** Writes bytes from outside the conversation to a vault path (atomic, checked, logged, committed). */
   putBytes(req: PutBytesRequest, actor: Actor): Promise<WriteResult>;
-  /** Throws unless a client may write to `path` (valid, visible, not protected, not a folder; existing only with overwrite). Returns the normalised path. */
-  checkWritable(path: string, overwrite: boolean): string;
+  /**
+   * Throws unless a client may write to `path` (valid, visible, not protected, not a folder; an
+   * existing file only with overwrite and the etag of its current content). Returns the normalised
+   * path. For an early refusal (before a download or an upload): `putBytes` checks it all again.
+   */
+  checkWritable(path: string, overwrite: boolean, ifMatch?: string, retry?: string): Promise<string>;
   rename(req: RenameRequest, actor: Actor, onProgress?: RenameProgress): Promise<RenameResultOut>;
   /**
    * At start-up, before clients are served: finishes the renames a crash cut short (from the rename
@@ -277,13 +287,8 @@ class WriteServiceImpl implements WriteService {
       const old = await this.port.read(path);
       if (mode !== "overwrite") checkTextSize("The note", old, path);
       const before = await etagOf(old);
-      if (mode === "overwrite" && req.if_match === undefined) {
-        throw new VaultError(
-          "conflict",
-          `"${path}" already exists; overwriting needs its etag: read it first and pass its etag as if_match (or use edit, or mode "append"/"prepend").`,
-        );
-      }
-      this.checkEtag(path, req.if_match, before);
+      if (mode === "overwrite") requireEtag(path, req.if_match, before, WRITE_RETRY, ' (or use edit, or mode "append"/"prepend")');
+      else this.checkEtag(path, req.if_match, before);
       const shape = shapeOf(old);
       const working = toWorkingText(old, shape);
       const incoming = content.replace(/\r\n/g, "\n");
@@ -334,30 +339,36 @@ class WriteServiceImpl implements WriteService {
       const commit = await this.record(actor, "write", path, null, etag, "created (binary)");
       return { path, created: true, mode, etag, size: bytes.length, ...withCommit(commit) };
     }
-    if (req.if_match === undefined) {
-      throw new VaultError("conflict", `"${path}" already exists; overwriting needs its etag: read it first and pass its etag as if_match.`);
-    }
-    const before = await etagOf(await this.port.readBinary(path));
-    this.checkEtag(path, req.if_match, before);
-    await this.ask({ action: "overwrite", path, summary: `Overwrite "${path}" with ${formatBytes(bytes.length)} of new content` });
-    await this.port.writeBinary(path, bytes);
+    const before = await this.replaceBytes(path, bytes, req.if_match, WRITE_RETRY, `Overwrite "${path}" with ${formatBytes(bytes.length)} of new content`);
     const etag = await etagOf(bytes);
     const commit = await this.record(actor, "write", path, before, etag, "overwrite (binary)");
     return { path, created: false, mode, etag, size: bytes.length, ...withCommit(commit) };
   }
 
-  checkWritable(input: string, overwrite: boolean): string {
+  async checkWritable(input: string, overwrite: boolean, ifMatch?: string, retry = "ask again"): Promise<string> {
+    const path = this.writablePath(input, overwrite, ifMatch, retry);
+    await this.port.ready();
+    if (this.port.stat(path)) requireEtag(path, ifMatch, await etagOf(await this.port.readBinary(path)), retry);
+    return path;
+  }
+
+  /** `checkWritable`'s synchronous part: the path, and whether an existing file may be replaced at all. */
+  private writablePath(input: string, overwrite: boolean, ifMatch: string | undefined, retry: string): string {
     const path = this.targetPath(input);
     this.assertTargetWritable(path);
     if (this.port.isFolder(path)) throw new VaultError("invalid_argument", `"${path}" is a folder; give a file path inside it.`);
+    if (ifMatch !== undefined && !overwrite) {
+      throw new VaultError("invalid_argument", `if_match is the etag of a file being replaced; pass overwrite: true with it (or drop if_match to create a new file).`);
+    }
     if (!overwrite && this.port.stat(path)) {
-      throw new VaultError("exists", `"${path}" already exists; choose another path, or pass overwrite: true to replace it.`);
+      throw new VaultError("exists", `"${path}" already exists; choose another path, or to replace it read it for its etag and ${retry} with overwrite: true and if_match set to that etag.`);
     }
     return path;
   }
 
   async putBytes(req: PutBytesRequest, actor: Actor): Promise<WriteResult> {
-    const path = this.checkWritable(req.path, req.overwrite);
+    const retry = req.retry ?? "ask again";
+    const path = this.writablePath(req.path, req.overwrite, req.if_match, retry);
     return this.locks.run([path], async () => {
       await this.port.ready();
       const existing = this.port.stat(path);
@@ -368,10 +379,10 @@ class WriteServiceImpl implements WriteService {
         const commit = await this.record(actor, tool, path, null, etag, req.detail);
         return { path, created: true, mode: "overwrite", etag, size: req.bytes.length, ...withCommit(commit) };
       }
-      if (!req.overwrite) throw new VaultError("exists", `"${path}" appeared in the meantime; nothing was written. Ask again with overwrite: true to replace it.`);
-      const before = await etagOf(await this.port.readBinary(path));
-      await this.ask({ action: "overwrite", path, summary: `Overwrite "${path}" with ${formatBytes(req.bytes.length)} (${req.detail})` });
-      await this.port.writeBinary(path, req.bytes);
+      if (!req.overwrite) {
+        throw new VaultError("exists", `"${path}" appeared in the meantime; nothing was written. To replace it, read it for its etag and ${retry} with overwrite: true and if_match set to that etag.`);
+      }
+      const before = await this.replaceBytes(path, req.bytes, req.if_match, retry, `Overwrite "${path}" with ${formatBytes(req.bytes.length)} (${req.detail})`);
       const etag = await etagOf(req.bytes);
       const commit = await this.record(actor, tool, path, before, etag, req.detail);
       return { path, created: false, mode: "overwrite", etag, size: req.bytes.length, ...withCommit(commit) };
@@ -630,11 +641,14 @@ class WriteServiceImpl implements WriteService {
       const caseOnly = target.toLowerCase() === path.toLowerCase();
       const targetExists = !caseOnly && (this.port.stat(target) !== null || this.port.isFolder(target));
       if (targetExists && !req.overwrite) {
-        throw new VaultError("exists", `"${target}" already exists; choose another new_path, or set overwrite to move the existing one to the trash first.`);
+        throw new VaultError("exists", `"${target}" already exists; choose another new_path, or set overwrite (with its etag as if_match) to move the existing one to the trash first.`);
       }
       if (targetExists && this.port.isFolder(target)) {
         throw new VaultError("exists", `"${target}" is an existing folder; rename will not replace a folder. Choose another new_path.`);
       }
+      // Replacing the target is replacing a file (the trash may be "permanently delete"): its etag, as for write.
+      const targetBefore = targetExists ? await etagOf(await this.port.readBinary(target)) : null;
+      if (targetBefore !== null) requireEtag(target, req.if_match, targetBefore, "rename again");
       const what = isFolder ? `the folder "${path}" (${files} file${files === 1 ? "" : "s"})` : `"${path}"`;
       await this.ask({
         action: "rename",
@@ -643,7 +657,14 @@ class WriteServiceImpl implements WriteService {
         summary: `Rename ${what} to "${target}"${targetExists ? `, replacing the existing "${target}" (moved to the trash)` : ""}; links to it are updated`,
       });
       let replaced: string | undefined;
-      if (targetExists) replaced = await this.port.trash(target);
+      if (targetBefore !== null) {
+        // Compared again at the moment of the change (the owner may have edited it while asked).
+        const now = this.port.stat(target) ? await etagOf(await this.port.readBinary(target)) : null;
+        if (now !== targetBefore) {
+          throw new VaultError("conflict", `"${target}" was changed by someone else while this rename was being made; nothing was changed. Read it again for its new etag and rename again with it.`);
+        }
+        replaced = await this.port.trash(target);
+      }
       const before = file ? await etagOf(await this.port.readBinary(path)) : null;
       const started = Date.now();
       // The journal: what the rename will do, written before anything moves and removed once the
@@ -839,6 +860,28 @@ class WriteServiceImpl implements WriteService {
     }
   }
 
+  /**
+   * The rule for replacing an existing file's bytes (write's content_base64, fetch, upload links; a
+   * note's text goes through `commitText`): the caller names what it replaces by its etag
+   * (`if_match`), which must be that of the file's content now; the owner is asked (where
+   * confirmations are on); then, at the moment of the write, the file is read again and must still
+   * be what was checked. Call under the path's lock. Returns the replaced content's etag.
+   */
+  private async replaceBytes(path: string, next: Uint8Array, ifMatch: string | undefined, retry: string, summary: string): Promise<string> {
+    const old = await this.port.readBinary(path);
+    const before = await etagOf(old);
+    requireEtag(path, ifMatch, before, retry);
+    await this.ask({ action: "overwrite", path, summary });
+    // Nothing but this read lies between the check and the write (the port has no compare-and-swap
+    // for bytes; a note's text is compared inside the port's atomic process).
+    const now = this.port.stat(path) ? await this.port.readBinary(path) : null;
+    if (now === null || (await etagOf(now)) !== before) {
+      throw new VaultError("conflict", `"${path}" was changed by someone else while this change was being made; nothing was written. Read it again for its new etag and ${retry} with it.`);
+    }
+    await this.port.writeBinary(path, next);
+    return before;
+  }
+
   /** Writes through the port, failing with `conflict` when someone changed the file since we read it. */
   private async commitText(path: string, expected: string, next: string): Promise<void> {
     await this.port.process(path, (current) => {
@@ -892,6 +935,25 @@ class WriteServiceImpl implements WriteService {
     } catch (e) {
       this.deps.log?.("warn", `activity log: could not append (${e instanceof Error ? e.message : String(e)})`);
     }
+  }
+}
+
+/** How a `write` asks again. */
+const WRITE_RETRY = "write again";
+
+/**
+ * The one rule for every tool that replaces an existing file: overwriting needs the etag of what
+ * it replaces. Missing or stale: a `conflict` that says how to get the etag and retry.
+ */
+function requireEtag(path: string, ifMatch: string | undefined, current: string, retry: string, alternatives = ""): void {
+  if (ifMatch === undefined) {
+    throw new VaultError(
+      "conflict",
+      `"${path}" already exists; replacing it needs the etag of what you replace: read it (read gives its etag) and ${retry} with if_match set to that etag${alternatives}. Nothing was written.`,
+    );
+  }
+  if (bareEtag(ifMatch) !== bareEtag(current)) {
+    throw new VaultError("conflict", `"${path}" changed since you read it (if_match ${ifMatch} is stale); nothing was written. Read it again to see the change, and ${retry} with the new etag if it should still be replaced.`);
   }
 }
 

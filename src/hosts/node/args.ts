@@ -42,6 +42,9 @@ export interface CliArgs {
   /** fetch: hosts allowed even on a private address; largest download in MB. */
   fetchAllowHosts: string[];
   fetchMaxMB?: number;
+  /** The read caps, as the plugin's settings: the largest text a read returns, the largest attachment returned as base64 (KB). */
+  maxReadKB?: number;
+  maxAttachmentKB?: number;
 }
 
 /** Each provider's defaults when --embeddings-url / --embeddings-model are not given. */
@@ -64,6 +67,8 @@ Options:
   --allow-origin O    allow browser requests from this origin (repeatable; none by default)
   --hidden FOLDER     hide a folder from every tool (repeatable)
   --protected FOLDER  make a folder read-only (repeatable)
+  --max-read-kb N     the largest text a read returns, a whole note or a section (default 256)
+  --max-attachment-kb N  the largest attachment read returns as base64 (default 1024)
   --tool-timeout S    seconds one read tool call may take before it is answered with a timeout
                       error (default 10; 0 = no limit)
   --embeddings P      turn on semantic search with embedding provider P: ollama (a local Ollama)
@@ -144,6 +149,8 @@ export function parseArgs(argv: string[]): CliArgs {
       case "--upload-max-mb": a.uploadMaxMB = wholeNumber(flag, take(), 1, 4096); break;
       case "--fetch-allow-host": a.fetchAllowHosts.push(take()); break;
       case "--fetch-max-mb": a.fetchMaxMB = wholeNumber(flag, take(), 1, 4096); break;
+      case "--max-read-kb": a.maxReadKB = wholeNumber(flag, take(), 1, 10 * 1024); break;
+      case "--max-attachment-kb": a.maxAttachmentKB = wholeNumber(flag, take(), 1, 100 * 1024); break;
       case "--verbose": a.verbose = true; break;
       case "-h":
       case "--help": a.help = true; break;

@@ -82,6 +82,10 @@ async function run(args: ReturnType<typeof parseArgs>): Promise<void> {
       version: VERSION,
       log,
       toolTimeoutMs: args.toolTimeoutMs,
+      readLimits: {
+        ...(args.maxReadKB ? { maxNoteBytes: args.maxReadKB * 1024 } : {}),
+        ...(args.maxAttachmentKB ? { maxAttachmentBytes: args.maxAttachmentKB * 1024 } : {}),
+      },
       embedder: embedderOf(args),
       ...(args.noGit ? {} : { gitRunner: createGitRunner({ cwd: root, program: args.gitProgram, allowHooks: args.gitHooks, helperFile: existingFile(path.join(__dirname, "git-helper.js")) }) }),
       gitOptions: { commitChanges: args.gitCommit && args.write, pushAfterCommit: args.gitPush && args.write },

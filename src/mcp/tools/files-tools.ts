@@ -3,6 +3,9 @@ import { VaultError } from "../../core/errors";
 import { formatBytes } from "../../core/strings";
 import { defineTool, READ_ONLY } from "../tool";
 
+/** Replacing an existing file needs its etag, as for write. */
+const ifMatch = z.string().optional().describe("With overwrite: the etag (from read) of the file replaced.");
+
 const actor = (clientName: string, tool: string) => ({ client: clientName, tool });
 
 export const createDownloadLinkTool = defineTool({
@@ -33,6 +36,7 @@ export const createUploadLinkTool = defineTool({
   input: {
     path: z.string().describe('Where the file goes, e.g. "Attachments/Scan.pdf".'),
     overwrite: z.boolean().default(false),
+    if_match: ifMatch,
   },
   output: { url: z.string(), path: z.string(), overwrite: z.boolean(), max_bytes: z.number(), expires_at: z.string() },
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
@@ -40,10 +44,10 @@ export const createUploadLinkTool = defineTool({
   example: { path: "Attachments/Scan.pdf" },
   handler: async (args, ctx) => {
     await ctx.services.port.ready();
-    const r = ctx.services.transfer.createUpload(args.path, args.overwrite, actor(ctx.clientName, "create_upload_link"));
+    const r = await ctx.services.transfer.createUpload(args.path, args.overwrite, actor(ctx.clientName, "create_upload_link"), args.if_match);
     return {
       structured: r,
-      text: `One-time upload to "${r.path}" (up to ${formatBytes(r.max_bytes)}${r.overwrite ? ", replacing it if it exists" : ""}), valid until ${r.expires_at}:\n${r.url}\ne.g. curl -T "<local file>" "${r.url}"`,
+      text: `One-time upload to "${r.path}" (up to ${formatBytes(r.max_bytes)}${r.overwrite ? (args.if_match !== undefined ? `, replacing it if its etag is still ${args.if_match}` : ", only if no file is there by then") : ""}), valid until ${r.expires_at}:\n${r.url}\ne.g. curl -T "<local file>" "${r.url}"`,
     };
   },
 });
@@ -57,6 +61,7 @@ export const fetchTool = defineTool({
     url: z.string().describe("An http:// or https:// URL."),
     path: z.string().describe('e.g. "Clippings/Article.md"; without an extension, one from the content type.'),
     overwrite: z.boolean().default(false),
+    if_match: ifMatch,
     format: z.enum(["markdown", "html"]).optional(),
   },
   output: {

@@ -174,11 +174,12 @@ export const deleteTool = defineTool({
 export const renameTool = defineTool({
   name: "rename",
   title: "Rename or move",
-  description: "Renames or moves a file or folder, updating every link to it; overwrite trashes an existing target first.",
+  description: "Renames or moves a file or folder, updating every link to it; overwrite trashes an existing target first (if_match: its etag).",
   input: {
     path: pathArg,
     new_path: z.string().describe('The new vault-relative path.'),
     overwrite: z.boolean().default(false),
+    if_match: z.string().optional(),
   },
   output: {
     path: z.string(),
