@@ -358,7 +358,7 @@ describe("git_sync", () => {
   beforeAll(async () => {
     remote = bareRemote();
     const seed = cloneOf(remote);
-    commitAll(seed, "seed", "2026-01-01T10:00:00Z", { "X.md": "x1\n", "C.md": "c base\n", "D.md": "d base\n", "E.md": "e base\n" });
+    commitAll(seed, "seed", "2026-01-01T10:00:00Z", { "X.md": "x1\n", "C.md": "c base\n", "D.md": "d base\n", "E.md": "e base\n", "S.md": "s base\n", "U.md": "u base\n" });
     git(seed, ["push", "-q", "origin", "main"]);
     removeTree(seed);
     root = cloneOf(remote);
@@ -404,6 +404,31 @@ describe("git_sync", () => {
     expect(disk(root, "E.md")).toBe("e remote\n");
   });
 
+  test("a rebase leaves the owner's staged and unstaged work as it was; the activity log's shas follow the rebased commits", async () => {
+    put(root, { "S.md": "s staged by the owner\n", "U.md": "u edited by the owner\n", "New.md": "staged new file\n" });
+    git(root, ["add", "S.md", "New.md"]);
+    put(root, { "S.md": "s staged, then edited again\n" });
+    const statusBefore = git(root, ["status", "--porcelain"]);
+    expect(statusBefore).toContain("MM S.md");
+    const r0 = await ok(client, "read", { path: "D.md" });
+    await ok(client, "edit", { path: "D.md", old_text: "d local", new_text: "d local again", if_match: r0.etag });
+    otherCommits({ "E.md": "e remote again\n" }, "e elsewhere again");
+    const r = await ok(client, "git_sync", { direction: "both" });
+    expect(r).toMatchObject({ status: "pulled_and_pushed", pull: { action: "rebase" } });
+    expect(git(root, ["status", "--porcelain"])).toBe(statusBefore);
+    expect(git(root, ["show", ":S.md"])).toBe("s staged by the owner\n");
+    expect(disk(root, "S.md")).toBe("s staged, then edited again\n");
+    // Every sha in the activity log is on the branch (the rebase gave our commits new ones).
+    const log = await ok(client, "get_activity_log", { limit: 50 });
+    const shas = (log.entries as { commit?: string }[]).map((e) => e.commit).filter((c): c is string => !!c);
+    expect(shas.length).toBeGreaterThanOrEqual(2);
+    for (const sha of shas) expect(git(root, ["branch", "--contains", sha, "--format=%(refname:short)"]).trim()).toBe("main");
+    expect(shas[0]).toBe(git(root, ["rev-parse", "HEAD"]).trim());
+    git(root, ["reset", "-q", "--", "S.md", "New.md"]);
+    git(root, ["checkout", "--", "S.md", "U.md"]);
+    rmSync(path.join(root, "New.md"));
+  });
+
   test("push refused because the remote moved says to pull first", async () => {
     const r0 = await ok(client, "read", { path: "D.md" });
     await ok(client, "edit", { path: "D.md", old_text: "d local", new_text: "d local 2", if_match: r0.etag });
@@ -440,6 +465,12 @@ describe("git_sync", () => {
     expect(git(root, ["show", "HEAD:C.md"])).toBe("c committed here\n");
     expect(git(root, ["rev-list", "--parents", "-1", "HEAD"]).trim().split(" ")).toHaveLength(3);
     expect(git(remote, ["rev-parse", "main"])).toBe(git(root, ["rev-parse", "HEAD"]));
+    // The remote's version is committed with the merge: the other clone gets both sides at its pull.
+    expect(git(root, ["show", `HEAD:${copy}`])).toBe("c committed there\n");
+    expect(git(root, ["status", "--porcelain", "--", copy])).toBe("");
+    git(other, ["pull", "-q", "--rebase", "origin", "main"]);
+    expect(disk(other, "C.md")).toBe("c committed here\n");
+    expect(disk(other, copy)).toBe("c committed there\n");
   });
 
   test("a repository without a remote says so", async () => {

@@ -623,6 +623,25 @@ export class GitService implements ChangeCommitter {
     return this.deps.policy;
   }
 
+  private readonly rewriteListeners = new Set<(map: ReadonlyMap<string, string>) => Promise<unknown>>();
+
+  /** Hears commits rewritten by a sync (old sha → new sha): the activity log follows them. */
+  onRewrite(listener: (map: ReadonlyMap<string, string>) => Promise<unknown>): void {
+    this.rewriteListeners.add(listener);
+  }
+
+  /** Called by sync after a rebase with the commits it rewrote. */
+  async commitsRewritten(map: ReadonlyMap<string, string>): Promise<void> {
+    if (map.size === 0) return;
+    for (const l of this.rewriteListeners) {
+      try {
+        await l(map);
+      } catch (e) {
+        this.options.log?.("warn", `after a rebase, the activity log could not be updated: ${e instanceof Error ? e.message : String(e)}`);
+      }
+    }
+  }
+
   /** Called by sync after it pushed (clears a push failure shown in the status bar). */
   pushSucceeded(): void {
     this.lastPushError = undefined;

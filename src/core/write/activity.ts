@@ -29,8 +29,45 @@ export class ActivityLog {
     private readonly file = ACTIVITY_FILE,
   ) {}
 
-  async append(entry: ActivityEntry): Promise<void> {
-    await this.store.append(this.file, JSON.stringify(entry));
+  /** Appends and rewrites one after another (a rewrite must not lose an entry appended meanwhile). */
+  private tail: Promise<unknown> = Promise.resolve();
+
+  private queued<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.tail.then(fn, fn);
+    this.tail = run.catch(() => undefined);
+    return run;
+  }
+
+  append(entry: ActivityEntry): Promise<void> {
+    return this.queued(() => this.store.append(this.file, JSON.stringify(entry)));
+  }
+
+  /**
+   * Commits that were rewritten (a sync rebased them): each entry naming an old sha gets the new
+   * one, so every sha in the log stays on the branch. Returns how many entries changed.
+   */
+  remapCommits(map: ReadonlyMap<string, string>): Promise<number> {
+    return this.queued(async () => {
+      if (map.size === 0) return 0;
+      const bytes = await this.store.read(this.file);
+      if (!bytes) return 0;
+      let changed = 0;
+      const lines = new TextDecoder().decode(bytes).split("\n");
+      const out = lines.map((line) => {
+        if (!line.includes('"commit"')) return line;
+        try {
+          const e = JSON.parse(line) as ActivityEntry;
+          const next = typeof e.commit === "string" ? map.get(e.commit) : undefined;
+          if (!next) return line;
+          changed++;
+          return JSON.stringify({ ...e, commit: next });
+        } catch {
+          return line;
+        }
+      });
+      if (changed) await this.store.write(this.file, out.join("\n"));
+      return changed;
+    });
   }
 
   /** The latest `limit` entries, newest first. Lines that are not valid JSON are skipped. */

@@ -199,6 +199,8 @@ export interface WriteService {
   rename(req: RenameRequest, actor: Actor, onProgress?: RenameProgress): Promise<RenameResultOut>;
   /** Newest first. */
   activity(limit: number): Promise<ActivityEntry[]>;
+  /** Commits a sync rewrote (old sha → new): the activity log's entries follow them. */
+  remapCommits(map: ReadonlyMap<string, string>): Promise<number>;
   /** The confirmer in use; hosts may swap it (e.g. when the owner toggles confirmations). */
   confirmer: Confirmer;
 }
@@ -653,6 +655,10 @@ class WriteServiceImpl implements WriteService {
     const all = await this.log.recent(Math.max(limit * 4, 200));
     const visible = all.filter((e) => !this.policy.isHidden(e.path) && !(e.new_path !== undefined && this.policy.isHidden(e.new_path)));
     return visible.slice(0, limit);
+  }
+
+  remapCommits(map: ReadonlyMap<string, string>): Promise<number> {
+    return this.log.remapCommits(map);
   }
 
   // ------------------------------------------------------------------ helpers
