@@ -244,6 +244,8 @@ describe("a commit per change made through the server", () => {
       "Other.md": "other\n",
       "Staged.md": "staged\n",
       "Gone.md": "bye\n",
+      "Mixed.md": "one\ntwo\nthree\nfour\nfive\nsix\n",
+      "Close.md": "alpha\nbeta\ngamma\n",
     });
     git(root, ["remote", "add", "origin", remote]);
     git(root, ["push", "-q", "-u", "origin", "main"]);
@@ -344,7 +346,61 @@ describe("a commit per change made through the server", () => {
     } finally {
       rmSync(lock, { force: true });
     }
+    // Kept pending (stats lists it), then committed, with its own message, before the next change.
+    const pending = (await ok(client, "stats")).git.pending_commits;
+    expect(pending).toEqual([expect.objectContaining({ tool: "write", path: "Inbox/Locked2.md" })]);
+    const c = await ok(client, "write", { path: "Inbox/Locked3.md", content: "three\n" });
+    expect(c.commit).toMatchObject({ committed: true, sha: head() });
+    expect(c.commit.note).toMatch(/1 earlier change/);
+    expect(git(root, ["log", "-2", "--format=%s"]).trim().split("\n")).toEqual(["vault-mcp: write Inbox/Locked3.md (vault-mcp-tests)", "vault-mcp: write Inbox/Locked2.md (vault-mcp-tests)"]);
+    expect(files("HEAD~1")).toEqual(["A\tInbox/Locked2.md"]);
+    expect((await ok(client, "stats")).git.pending_commits).toBeUndefined();
   }, 20_000);
+
+  test("a commit that fails (signing) leaves nothing staged and stays pending", async () => {
+    git(root, ["config", "commit.gpgsign", "true"]);
+    git(root, ["config", "gpg.program", "false"]);
+    try {
+      const w = await ok(client, "write", { path: "Inbox/Signed.md", content: "signed\n" });
+      expect(w.commit).toMatchObject({ committed: false, pending: true });
+      expect(git(root, ["status", "--porcelain", "--", "Inbox/Signed.md"])).toBe("?? Inbox/Signed.md\n");
+    } finally {
+      git(root, ["config", "--unset", "commit.gpgsign"]);
+      git(root, ["config", "--unset", "gpg.program"]);
+    }
+    await ok(client, "git_sync", { direction: "pull" });
+    expect(git(root, ["log", "--format=%s"])).toContain("vault-mcp: write Inbox/Signed.md (vault-mcp-tests)\n");
+    expect(git(root, ["status", "--porcelain", "--", "Inbox/Signed.md"])).toBe("");
+  });
+
+  test("our commit holds only our change: the owner's staged and unstaged lines in the same note stay theirs", async () => {
+    put(root, { "Mixed.md": "one, staged by the owner\ntwo\nthree\nfour\nfive\nsix\n" });
+    git(root, ["add", "Mixed.md"]);
+    put(root, { "Mixed.md": "one, staged by the owner\ntwo\nthree\nfour\nfive\nsix, not staged\n" });
+    const r = await ok(client, "read", { path: "Mixed.md" });
+    const e = await ok(client, "edit", { path: "Mixed.md", old_text: "three", new_text: "three, ours", if_match: r.etag });
+    expect(e.commit).toMatchObject({ committed: true, sha: head() });
+    expect(e.commit.note).toMatch(/uncommitted/);
+    expect(git(root, ["show", "HEAD:Mixed.md"])).toBe("one\ntwo\nthree, ours\nfour\nfive\nsix\n");
+    expect(git(root, ["show", ":Mixed.md"])).toBe("one, staged by the owner\ntwo\nthree, ours\nfour\nfive\nsix\n");
+    expect(disk(root, "Mixed.md")).toBe("one, staged by the owner\ntwo\nthree, ours\nfour\nfive\nsix, not staged\n");
+    expect(git(root, ["status", "--porcelain", "--", "Mixed.md"])).toBe("MM Mixed.md\n");
+    expect(files()).toEqual(["M\tMixed.md"]);
+  });
+
+  test("a change next to the owner's uncommitted edits is not committed, and the answer says so", async () => {
+    put(root, { "Close.md": "alpha\nbeta, the owner's\ngamma\n" });
+    const headBefore = head();
+    const r = await ok(client, "read", { path: "Close.md" });
+    const e = await call(client, "edit", { path: "Close.md", old_text: "gamma", new_text: "gamma, ours", if_match: r.etag });
+    const sc = e.structuredContent as { commit: { committed: boolean; skipped: string } };
+    expect(sc.commit.committed).toBe(false);
+    expect(sc.commit.skipped).toMatch(/uncommitted edits/);
+    expect(textOf(e)).toMatch(/Not committed: the note has your uncommitted edits/);
+    expect(head()).toBe(headBefore);
+    expect(git(root, ["show", "HEAD:Close.md"])).toBe("alpha\nbeta\ngamma\n");
+    expect(git(root, ["status", "--porcelain", "--", "Close.md"])).toBe(" M Close.md\n");
+  });
 });
 
 describe("git_sync", () => {

@@ -15,6 +15,11 @@ export interface CommittedChange {
   paths: string[];
   /** Those of `paths` that did not exist before the change (git must be told about them). */
   created: string[];
+  /**
+   * What files were before the change, where the write service knows it (null: the file did not
+   * exist): the commit then holds only this change, never the owner's uncommitted edits in them.
+   */
+  before?: { path: string; content: string | Uint8Array | null }[];
 }
 
 export interface CommitOutcome {
@@ -27,6 +32,10 @@ export interface CommitOutcome {
   error?: string;
   pushed?: boolean;
   push_error?: string;
+  /** Something the owner should know about the commit (their own edits left out of it, earlier commits made first). */
+  note?: string;
+  /** The commit failed and is kept pending: the next commit or git_sync makes it. */
+  pending?: boolean;
 }
 
 export interface ChangeCommitter {

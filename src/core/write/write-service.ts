@@ -301,7 +301,7 @@ class WriteServiceImpl implements WriteService {
       }
       await this.commitText(path, old, finalText);
       const etag = await etagOf(finalText);
-      const commit = await this.record(actor, "write", path, before, etag, mode);
+      const commit = await this.record(actor, "write", path, before, etag, mode, undefined, [], old);
       return { path, created: false, mode, etag, size: new TextEncoder().encode(finalText).length, diff, ...withCommit(commit) };
     });
   }
@@ -321,12 +321,13 @@ class WriteServiceImpl implements WriteService {
     if (req.if_match === undefined) {
       throw new VaultError("conflict", `"${path}" already exists; overwriting needs its etag: read it first and pass its etag as if_match.`);
     }
-    const before = await etagOf(await this.port.readBinary(path));
+    const oldBytes = await this.port.readBinary(path);
+    const before = await etagOf(oldBytes);
     this.checkEtag(path, req.if_match, before);
     await this.ask({ action: "overwrite", path, summary: `Overwrite "${path}" with ${formatBytes(bytes.length)} of new content` });
     await this.port.writeBinary(path, bytes);
     const etag = await etagOf(bytes);
-    const commit = await this.record(actor, "write", path, before, etag, "overwrite (binary)");
+    const commit = await this.record(actor, "write", path, before, etag, "overwrite (binary)", undefined, [], oldBytes);
     return { path, created: false, mode, etag, size: bytes.length, ...withCommit(commit) };
   }
 
@@ -353,11 +354,12 @@ class WriteServiceImpl implements WriteService {
         return { path, created: true, mode: "overwrite", etag, size: req.bytes.length, ...withCommit(commit) };
       }
       if (!req.overwrite) throw new VaultError("exists", `"${path}" appeared in the meantime; nothing was written. Ask again with overwrite: true to replace it.`);
-      const before = await etagOf(await this.port.readBinary(path));
+      const oldBytes = await this.port.readBinary(path);
+      const before = await etagOf(oldBytes);
       await this.ask({ action: "overwrite", path, summary: `Overwrite "${path}" with ${formatBytes(req.bytes.length)} (${req.detail})` });
       await this.port.writeBinary(path, req.bytes);
       const etag = await etagOf(req.bytes);
-      const commit = await this.record(actor, tool, path, before, etag, req.detail);
+      const commit = await this.record(actor, tool, path, before, etag, req.detail, undefined, [], oldBytes);
       return { path, created: false, mode: "overwrite", etag, size: req.bytes.length, ...withCommit(commit) };
     });
   }
@@ -466,7 +468,7 @@ class WriteServiceImpl implements WriteService {
       if (finalText === old) return result(before, false);
       await this.commitText(path, old, finalText);
       const etag = await etagOf(finalText);
-      const commit = await this.record(actor, "edit", path, before, etag, `${replacements.length} replacement${replacements.length === 1 ? "" : "s"} (${matchType})`);
+      const commit = await this.record(actor, "edit", path, before, etag, `${replacements.length} replacement${replacements.length === 1 ? "" : "s"} (${matchType})`, undefined, [], old);
       return { ...result(etag, false), ...withCommit(commit) };
     });
   }
@@ -502,7 +504,7 @@ class WriteServiceImpl implements WriteService {
       }
       const now = await this.port.read(path);
       const etag = await etagOf(now);
-      const commit = changed.size > 0 ? await this.record(actor, "update_frontmatter", path, before, etag, `keys: ${[...changed].join(", ")}`) : undefined;
+      const commit = changed.size > 0 ? await this.record(actor, "update_frontmatter", path, before, etag, `keys: ${[...changed].join(", ")}`, undefined, [], old) : undefined;
       return { path, frontmatter: readFrontmatterStrict(now, path).fm, changed: [...changed], etag, ...withCommit(commit) };
     });
   }
@@ -557,7 +559,7 @@ class WriteServiceImpl implements WriteService {
           else delete data.tags;
         });
         etag = await etagOf(await this.port.read(path));
-        commit = await this.record(actor, "manage_tags", path, before, etag, `${req.action}: ${[...added, ...removed].join(", ")}`);
+        commit = await this.record(actor, "manage_tags", path, before, etag, `${req.action}: ${[...added, ...removed].join(", ")}`, undefined, [], old);
       }
       return { path, tags: nextTags, inline_tags: inline, added, removed, inline_only: inlineOnly, etag, ...withCommit(commit) };
     });
@@ -752,7 +754,18 @@ class WriteServiceImpl implements WriteService {
    * After a change: commits it when the owner asked for commits (only the paths it touched), then
    * appends the activity log entry (with the commit's sha). Returns the commit's outcome.
    */
-  private async record(actor: Actor, tool: string, path: string, before: string | null, after: string | null, detail?: string, newPath?: string, alsoTouched: string[] = []): Promise<CommitOutcome | undefined> {
+  private async record(
+    actor: Actor,
+    tool: string,
+    path: string,
+    before: string | null,
+    after: string | null,
+    detail?: string,
+    newPath?: string,
+    alsoTouched: string[] = [],
+    /** The file's content before the change, when known (a commit then holds only this change). */
+    beforeContent?: string | Uint8Array,
+  ): Promise<CommitOutcome | undefined> {
     const toolName = actor.tool ?? tool;
     const commit =
       (await this.deps.committer?.commit({
@@ -762,6 +775,7 @@ class WriteServiceImpl implements WriteService {
         ...(newPath !== undefined ? { newPath } : {}),
         paths: [path, ...(newPath !== undefined ? [newPath] : []), ...alsoTouched],
         created: newPath !== undefined ? [newPath] : before === null && after !== null ? [path] : [],
+        ...(beforeContent !== undefined ? { before: [{ path, content: beforeContent }] } : newPath === undefined && before === null && after !== null ? { before: [{ path, content: null }] } : {}),
       })) ?? undefined;
     const entry: ActivityEntry = {
       time: this.now().toISOString(),

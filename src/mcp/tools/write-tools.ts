@@ -26,6 +26,8 @@ const commitOut = z
     error: z.string().optional(),
     pushed: z.boolean().optional(),
     push_error: z.string().optional(),
+    note: z.string().optional(),
+    pending: z.boolean().optional(),
   })
   .optional();
 
@@ -35,7 +37,7 @@ function commitLine(c: z.infer<typeof commitOut>): string {
   if (c.error) return `\n${c.error}`;
   if (!c.committed) return c.skipped ? `\nNot committed: ${c.skipped}.` : "";
   const push = c.push_error ? ` ${c.push_error}` : c.pushed ? " Pushed." : "";
-  return `\nCommitted ${c.sha?.slice(0, 7) ?? ""}.${push}`;
+  return `\nCommitted ${c.sha?.slice(0, 7) ?? ""}.${push}${c.note ? ` ${c.note}` : ""}`;
 }
 
 export const writeTool = defineTool({
