@@ -292,6 +292,14 @@ describe("a commit per change made through the server", () => {
     expect(d.commit.committed).toBe(true);
     expect(files()).toEqual(["D\tGone.md"]);
     expect(git(root, ["log", "-1", "--format=%s"]).trim()).toBe("vault-mcp: delete Gone.md (vault-mcp-tests)");
+    // The trash copy is the owner's local undo, not history: out of their git status, and said once.
+    expect(d.trash_note).toMatch(/\.git\/info\/exclude/);
+    expect(readFileSync(path.join(root, ".git", "info", "exclude"), "utf8")).toMatch(/^\/\.trash\/$/m);
+    expect(git(root, ["status", "--porcelain", "--untracked-files=all"])).not.toMatch(/\.trash/);
+    await ok(client, "write", { path: "Inbox/Brief.md", content: "brief\n" });
+    const d2 = await ok(client, "delete", { path: "Inbox/Brief.md", confirm_path: "Inbox/Brief.md" });
+    expect(d2.trash_note).toBeUndefined();
+    expect(git(root, ["status", "--porcelain", "--untracked-files=all"])).not.toMatch(/\.trash/);
   });
 
   test("a note git never knew, edited through the server, is added and committed", async () => {

@@ -108,6 +108,14 @@ export interface GitOptions {
   pushAfterCommit: boolean;
   log?: (level: "debug" | "info" | "warn" | "error", message: string) => void;
   now?: () => Date;
+  /** The git folder's files (`info/exclude`: the vault's `.trash` stays out of the owner's git status). */
+  files?: GitFiles;
+}
+
+/** Reads and appends files of the repository's git folder, at a path git printed relative to the vault folder; the host gives it. */
+export interface GitFiles {
+  read(rel: string): Promise<string | null>;
+  append(rel: string, text: string): Promise<void>;
 }
 
 export const MAX_LISTED_CHANGES = 50;
@@ -705,6 +713,33 @@ export class GitService implements ChangeCommitter {
     const outcome = this.committed(sha, message);
     if (push && this.options.pushAfterCommit) Object.assign(outcome, await this.pushQuietly());
     return outcome;
+  }
+
+  private trashChecked = false;
+
+  /**
+   * After something went to the vault's `.trash`: the trash is the owner's local undo, not history,
+   * so it goes into the repository's `info/exclude` (once, unless git already ignores it) and stays
+   * out of their `git status`. Returns a sentence for the answer the time it is added, else null.
+   */
+  async trashed(): Promise<string | null> {
+    if (this.trashChecked || !this.options.files) return null;
+    this.trashChecked = true;
+    try {
+      const probe = ".trash/vault-mcp-probe.md";
+      if ((await this.git.raw(["check-ignore", "-q", "--no-index", "--", probe])).code === 0) return null;
+      const rel = (await this.git.out(["rev-parse", "--git-path", "info/exclude"])).trim();
+      if (!rel) return null;
+      const old = (await this.options.files.read(rel)) ?? "";
+      const line = `/${this.toRepo(".trash")}/`;
+      if (old.split(/\r?\n/).includes(line)) return null;
+      await this.options.files.append(rel, `${old && !old.endsWith("\n") ? "\n" : ""}# Vault MCP: the vault's trash is the owner's local undo, not history\n${line}\n`);
+      this.statusCache = null;
+      return "The vault's .trash folder was added to this repository's .git/info/exclude, so trashed notes stay out of git status (a deletion itself is committed, when commits are on).";
+    } catch (e) {
+      this.options.log?.("warn", `could not exclude .trash in git: ${errorText(e)}`);
+      return null;
+    }
   }
 
   /** Pushes the current branch to its remote; the outcome carries a failure instead of throwing. */

@@ -41,4 +41,6 @@ export interface CommitOutcome {
 export interface ChangeCommitter {
   /** Commits one change; null when committing is off. Never throws. */
   commit(change: CommittedChange): Promise<CommitOutcome | null>;
+  /** Something went to the vault's trash: keeps it out of git (once); a sentence for the answer when that is new. */
+  trashed?(): Promise<string | null>;
 }

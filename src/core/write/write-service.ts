@@ -143,6 +143,8 @@ export interface DeleteResult {
   /** Where it went, e.g. `the vault's .trash folder`. */
   trashed_to: string;
   files: number;
+  /** The vault's `.trash` was just excluded from git (a git-backed vault's first delete). */
+  trash_note?: string;
 }
 
 export interface RenameRequest {
@@ -591,8 +593,9 @@ class WriteServiceImpl implements WriteService {
       const what = isFolder ? `the folder "${path}" and the ${files} file${files === 1 ? "" : "s"} in it` : `"${path}"`;
       await this.ask({ action: "delete", path, summary: `Delete ${what} (moved to the trash)` });
       const where = await this.port.trash(path);
+      const trashNote = (await this.deps.committer?.trashed?.()) ?? null;
       const commit = await this.record(actor, "delete", path, before, null, isFolder ? `folder, ${files} files` : undefined);
-      return { path, kind: isFolder ? "folder" : "file", trashed_to: where, files, ...withCommit(commit) };
+      return { path, kind: isFolder ? "folder" : "file", trashed_to: where, files, ...(trashNote ? { trash_note: trashNote } : {}), ...withCommit(commit) };
     });
   }
 
@@ -629,7 +632,10 @@ class WriteServiceImpl implements WriteService {
         summary: `Rename ${what} to "${target}"${targetExists ? `, replacing the existing "${target}" (moved to the trash)` : ""}; links to it are updated`,
       });
       let replaced: string | undefined;
-      if (targetExists) replaced = await this.port.trash(target);
+      if (targetExists) {
+        replaced = await this.port.trash(target);
+        await this.deps.committer?.trashed?.();
+      }
       const before = file ? await etagOf(await this.port.readBinary(path)) : null;
       const started = Date.now();
       const res = await this.port.rename(path, target, onProgress);

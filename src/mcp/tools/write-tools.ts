@@ -163,13 +163,13 @@ export const deleteTool = defineTool({
   title: "Delete a note or folder",
   description: "Moves a file or folder to the trash; confirm_path repeats path.",
   input: { path: pathArg, confirm_path: z.string().describe("The same path again, to confirm.") },
-  output: { path: z.string(), kind: z.enum(["file", "folder"]), trashed_to: z.string(), files: z.number(), commit: commitOut },
+  output: { path: z.string(), kind: z.enum(["file", "folder"]), trashed_to: z.string(), files: z.number(), trash_note: z.string().optional(), commit: commitOut },
   annotations: { ...WRITE_ANN, destructiveHint: true, idempotentHint: false },
   access: "write",
   example: { path: "Inbox/Old.md", confirm_path: "Inbox/Old.md" },
   handler: async (args, ctx) => {
     const r = await writerOf(ctx.services).delete(args, actor(ctx, "delete"));
-    return { structured: r, text: `Moved "${r.path}"${r.kind === "folder" ? ` (folder, ${r.files} files)` : ""} to ${r.trashed_to}.${commitLine(r.commit)}` };
+    return { structured: r, text: `Moved "${r.path}"${r.kind === "folder" ? ` (folder, ${r.files} files)` : ""} to ${r.trashed_to}.${r.trash_note ? ` ${r.trash_note}` : ""}${commitLine(r.commit)}` };
   },
 });
 
