@@ -246,6 +246,8 @@ describe("a commit per change made through the server", () => {
       "Gone.md": "bye\n",
       "Mixed.md": "one\ntwo\nthree\nfour\nfive\nsix\n",
       "Close.md": "alpha\nbeta\ngamma\n",
+      "Dirty.md": "# Dirty\n\nbody\n",
+      "DirtyLinker.md": "See [[Dirty]].\n\nmore\n",
     });
     git(root, ["remote", "add", "origin", remote]);
     git(root, ["push", "-q", "-u", "origin", "main"]);
@@ -394,6 +396,19 @@ describe("a commit per change made through the server", () => {
     expect(disk(root, "Mixed.md")).toBe("one, staged by the owner\ntwo\nthree, ours\nfour\nfive\nsix, not staged\n");
     expect(git(root, ["status", "--porcelain", "--", "Mixed.md"])).toBe("MM Mixed.md\n");
     expect(files()).toEqual(["M\tMixed.md"]);
+  });
+
+  test("a rename of a note with the owner's uncommitted edits commits the rename alone; a rewritten note with their edits stays out, said", async () => {
+    put(root, { "Dirty.md": "# Dirty\n\nbody, the owner's\n", "DirtyLinker.md": "See [[Dirty]].\n\nmore, the owner's\n" });
+    const r = await ok(client, "rename", { path: "Dirty.md", new_path: "Renamed.md" });
+    expect(r.commit).toMatchObject({ committed: true, sha: head() });
+    expect(r.commit.note).toMatch(/"DirtyLinker\.md"/);
+    expect(files()).toEqual(["R100\tDirty.md\tRenamed.md"]);
+    expect(git(root, ["show", "HEAD:Renamed.md"])).toBe("# Dirty\n\nbody\n");
+    expect(disk(root, "Renamed.md")).toBe("# Dirty\n\nbody, the owner's\n");
+    expect(disk(root, "DirtyLinker.md")).toBe("See [[Renamed]].\n\nmore, the owner's\n");
+    const status = git(root, ["status", "--porcelain", "--", "Renamed.md", "Dirty.md", "DirtyLinker.md"]);
+    expect(status).toBe(" M DirtyLinker.md\n M Renamed.md\n");
   });
 
   test("a change next to the owner's uncommitted edits is not committed, and the answer says so", async () => {

@@ -15,6 +15,8 @@ import { mergeTexts } from "./merge3";
 export interface ChangeBlobs {
   /** Vault path. */
   path: string;
+  /** A rename's new path: the old path, whose HEAD and index entries the change starts from. */
+  from?: string;
   /** The file before our change: a blob, null when it did not exist, absent when not known. */
   before?: string | null;
   /** The file after our change: a blob, or null when our change removed it. */
@@ -108,7 +110,7 @@ export async function commitOwnChange(
   identity: string[],
 ): Promise<OwnCommitResult> {
   const head = await git.headSha();
-  const cwdSpecs = blobs.map((b) => b.path);
+  const cwdSpecs = [...new Set(blobs.flatMap((b) => (b.from !== undefined ? [b.path, b.from] : [b.path])))];
   const { head: inHead, index: inIndex, unmerged } = await entriesOf(git, cwdSpecs);
   const leftOut: { path: string; why: string }[] = [];
   const commitLines: string[] = [];
@@ -119,8 +121,9 @@ export async function commitOwnChange(
       leftOut.push({ path: b.path, why: "it has unresolved merge conflicts in git" });
       continue;
     }
-    const h = inHead.get(rp) ?? null;
-    const i = inIndex.get(rp) ?? null;
+    const fromRp = b.from !== undefined ? paths.toRepo(b.from) : rp;
+    const h = inHead.get(fromRp) ?? null;
+    const i = inIndex.get(fromRp) ?? null;
     const mode = h?.mode ?? i?.mode ?? "100644";
     // What the commit gets: HEAD's version with our change applied.
     let c: string | null;

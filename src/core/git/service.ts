@@ -584,7 +584,29 @@ export class GitService implements ChangeCommitter {
     return done;
   }
 
+  async uncommittedPaths(): Promise<string[] | null> {
+    if (!this.options.commitChanges) return null;
+    const out = await this.git.out(["status", "--porcelain=v1", "-z", "--untracked-files=no", "--", "."]).catch(() => "");
+    const paths: string[] = [];
+    for (const e of parseStatus(out)) {
+      const v = this.fromRepo(e.path);
+      if (v !== null) paths.push(v);
+    }
+    return paths;
+  }
+
   private async commitNow(change: CommittedChange): Promise<CommitOutcome> {
+    // Notes a rename rewrote links in that had the owner's uncommitted edits: their lines and ours
+    // cannot be told apart there, so they stay out of the commit (said in the answer).
+    const dirty = new Set(change.uncommittedBefore ?? []);
+    const own = new Set([change.path, ...(change.newPath !== undefined ? [change.newPath] : [])]);
+    const leftOutLinks = change.paths.filter((p) => dirty.has(p) && !own.has(p));
+    if (leftOutLinks.length) {
+      const outcome = await this.commitNow({ ...change, paths: change.paths.filter((p) => !leftOutLinks.includes(p)), uncommittedBefore: [] });
+      const said = `Not committed: the link updates in ${leftOutLinks.map((p) => `"${p}"`).join(", ")}, which had your uncommitted edits (they stay uncommitted with them).`;
+      outcome.note = [outcome.note, said].filter(Boolean).join(" ");
+      return outcome;
+    }
     const message = commitMessage(change);
     let blobs: ChangeBlobs[] | null = null;
     try {
@@ -593,9 +615,9 @@ export class GitService implements ChangeCommitter {
         blobs = await this.captureBefore(change, files);
         // The owner's own uncommitted work in a path we changed (staged, or edits in the file
         // before ours): our change alone is committed, built apart from their index.
-        const { head, index } = await entriesOf(this.git, files);
+        const { head, index } = await entriesOf(this.git, [...new Set([...files, ...blobs.flatMap((b) => (b.from !== undefined ? [b.from] : []))])]);
         const foreign = blobs.some((b) => {
-          const rp = this.toRepo(b.path);
+          const rp = this.toRepo(b.from ?? b.path);
           const h = head.get(rp)?.sha ?? null;
           if ((index.get(rp)?.sha ?? null) !== h) return true;
           return typeof b.before === "string" && h !== null && b.before !== h;
@@ -648,7 +670,7 @@ export class GitService implements ChangeCommitter {
     for (const path of files) {
       const known = change.before?.find((b) => b.path === path);
       const before = known === undefined ? undefined : known.content === null ? null : await hashContent(this.git, path, known.content);
-      out.push({ path, ...(before !== undefined ? { before } : {}), after: null });
+      out.push({ path, ...(known?.from !== undefined ? { from: known.from } : {}), ...(before !== undefined ? { before } : {}), after: null });
     }
     return out;
   }

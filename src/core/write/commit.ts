@@ -19,7 +19,9 @@ export interface CommittedChange {
    * What files were before the change, where the write service knows it (null: the file did not
    * exist): the commit then holds only this change, never the owner's uncommitted edits in them.
    */
-  before?: { path: string; content: string | Uint8Array | null }[];
+  before?: { path: string; content: string | Uint8Array | null; from?: string }[];
+  /** Paths that had the owner's uncommitted changes before this one (a rename's notes whose links it rewrote are left out of the commit). */
+  uncommittedBefore?: string[];
 }
 
 export interface CommitOutcome {
@@ -43,4 +45,6 @@ export interface ChangeCommitter {
   commit(change: CommittedChange): Promise<CommitOutcome | null>;
   /** Something went to the vault's trash: keeps it out of git (once); a sentence for the answer when that is new. */
   trashed?(): Promise<string | null>;
+  /** Vault paths with uncommitted changes now (null when committing is off), asked before a change whose every path is not known in advance. */
+  uncommittedPaths?(): Promise<string[] | null>;
 }

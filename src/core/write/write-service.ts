@@ -8,7 +8,7 @@ import type { StateStore } from "../state";
 import { formatBytes } from "../strings";
 import { extensionOf, isNotePath, parentOf, type RenameProgress, type VaultFile, type VaultPort } from "../vault";
 import { ActivityLog, type ActivityEntry } from "./activity";
-import type { ChangeCommitter, CommitOutcome } from "./commit";
+import type { ChangeCommitter, CommitOutcome, CommittedChange } from "./commit";
 import { decodeBase64InSteps } from "./base64";
 import { AutoApprove, type Confirmer, type ConfirmRequest } from "./confirm";
 import { unifiedDiffInSteps } from "./diff";
@@ -631,20 +631,31 @@ class WriteServiceImpl implements WriteService {
         target,
         summary: `Rename ${what} to "${target}"${targetExists ? `, replacing the existing "${target}" (moved to the trash)` : ""}; links to it are updated`,
       });
+      // Which notes had the owner's uncommitted edits before the links in them are rewritten.
+      const uncommittedBefore = (await this.deps.committer?.uncommittedPaths?.().catch(() => null)) ?? undefined;
       let replaced: string | undefined;
       if (targetExists) {
         replaced = await this.port.trash(target);
         await this.deps.committer?.trashed?.();
       }
-      const before = file ? await etagOf(await this.port.readBinary(path)) : null;
+      const oldBytes = file ? await this.port.readBinary(path) : null;
+      const before = oldBytes ? await etagOf(oldBytes) : null;
       const started = Date.now();
       const res = await this.port.rename(path, target, onProgress);
       const durationMs = Date.now() - started;
       const after = file ? await etagOf(await this.port.readBinary(res.path)) : null;
-      const commit = await this.record(actor, "rename", path, before, after, `links: ${res.linksUpdated} in ${res.notesUpdated} notes`, res.path, [
-        ...(targetExists ? [target] : []),
-        ...(res.updatedPaths ?? []),
-      ]);
+      const commit = await this.record(
+        actor,
+        "rename",
+        path,
+        before,
+        after,
+        `links: ${res.linksUpdated} in ${res.notesUpdated} notes`,
+        res.path,
+        [...(targetExists ? [target] : []), ...(res.updatedPaths ?? [])],
+        undefined,
+        { ...(oldBytes ? { before: [{ path: res.path, from: path, content: oldBytes }] } : {}), ...(uncommittedBefore ? { uncommittedBefore } : {}) },
+      );
       return {
         path,
         new_path: res.path,
@@ -771,6 +782,7 @@ class WriteServiceImpl implements WriteService {
     alsoTouched: string[] = [],
     /** The file's content before the change, when known (a commit then holds only this change). */
     beforeContent?: string | Uint8Array,
+    extra: Pick<CommittedChange, "before" | "uncommittedBefore"> = {},
   ): Promise<CommitOutcome | undefined> {
     const toolName = actor.tool ?? tool;
     const commit =
@@ -782,6 +794,7 @@ class WriteServiceImpl implements WriteService {
         paths: [path, ...(newPath !== undefined ? [newPath] : []), ...alsoTouched],
         created: newPath !== undefined ? [newPath] : before === null && after !== null ? [path] : [],
         ...(beforeContent !== undefined ? { before: [{ path, content: beforeContent }] } : newPath === undefined && before === null && after !== null ? { before: [{ path, content: null }] } : {}),
+        ...extra,
       })) ?? undefined;
     const entry: ActivityEntry = {
       time: this.now().toISOString(),
