@@ -610,6 +610,20 @@ describe("a vault in a folder of a larger repository", () => {
     expect(git(top, ["show", "--name-only", "--format=", "HEAD"]).trim()).toBe("vault/Notes/B.md");
     expect(git(top, ["status", "--porcelain"])).toContain(" M code/main.c");
   });
+
+  test("only our change is committed beside the owner's staged edit, and a delete keeps the vault's trash out of status", async () => {
+    await ok(client, "write", { path: "Notes/M.md", content: "m1\nm2\nm3\nm4\nm5\n" });
+    put(root, { "Notes/M.md": "m1, the owner's\nm2\nm3\nm4\nm5\n" });
+    git(top, ["add", "vault/Notes/M.md"]);
+    const r = await ok(client, "read", { path: "Notes/M.md" });
+    const e = await ok(client, "edit", { path: "Notes/M.md", old_text: "m5", new_text: "m5, ours", if_match: r.etag });
+    expect(e.commit).toMatchObject({ committed: true });
+    expect(git(top, ["show", "HEAD:vault/Notes/M.md"])).toBe("m1\nm2\nm3\nm4\nm5, ours\n");
+    expect(git(top, ["status", "--porcelain", "--", "vault/Notes/M.md"])).toBe("M  vault/Notes/M.md\n");
+    await ok(client, "delete", { path: "Notes/B.md", confirm_path: "Notes/B.md" });
+    expect(readFileSync(path.join(top, ".git", "info", "exclude"), "utf8")).toMatch(/^\/vault\/\.trash\/$/m);
+    expect(git(top, ["status", "--porcelain", "--untracked-files=all"])).not.toMatch(/\.trash/);
+  });
 });
 
 test("a repository above the vault that tracks none of its files (a home folder in git) does not make it git-backed", async () => {

@@ -150,7 +150,8 @@ export async function commitOwnChange(
   }
   if (commitLines.length === 0) return { kind: "skipped", why: leftOut.map((l) => `"${l.path}": ${l.why}`).join("; ") || "no change to commit", leftOut };
 
-  const indexFile = (await git.out(["rev-parse", "--git-path", "vault-mcp-commit.index"])).trim();
+  // Absolute: git reads GIT_INDEX_FILE from the top of the work tree, not from the vault folder.
+  const indexFile = `${(await git.out(["rev-parse", "--absolute-git-dir"])).trim()}/vault-mcp-commit.index`;
   const env = { GIT_INDEX_FILE: indexFile };
   const step = async (args: string[], input?: string): Promise<string> => {
     const r = await git.raw(args, { env, ...(input !== undefined ? { input } : {}) });
