@@ -359,11 +359,15 @@ describe("a commit per change made through the server", () => {
     // Kept pending (stats lists it), then committed, with its own message, before the next change.
     const pending = (await ok(client, "stats")).git.pending_commits;
     expect(pending).toEqual([expect.objectContaining({ tool: "write", path: "Inbox/Locked2.md" })]);
+    expect((await ok(client, "get_activity_log", { limit: 1 })).entries[0]).toMatchObject({ path: "Inbox/Locked2.md", commit_pending: true });
     const c = await ok(client, "write", { path: "Inbox/Locked3.md", content: "three\n" });
     expect(c.commit).toMatchObject({ committed: true, sha: head() });
     expect(c.commit.note).toMatch(/1 earlier change/);
     expect(git(root, ["log", "-2", "--format=%s"]).trim().split("\n")).toEqual(["vault-mcp: write Inbox/Locked3.md (vault-mcp-tests)", "vault-mcp: write Inbox/Locked2.md (vault-mcp-tests)"]);
     expect(files("HEAD~1")).toEqual(["A\tInbox/Locked2.md"]);
+    const log = await ok(client, "get_activity_log", { limit: 2 });
+    expect(log.entries[1]).toMatchObject({ path: "Inbox/Locked2.md", commit: git(root, ["rev-parse", "HEAD~1"]).trim() });
+    expect(log.entries[1].commit_pending).toBeUndefined();
     expect((await ok(client, "stats")).git.pending_commits).toBeUndefined();
   }, 20_000);
 

@@ -569,11 +569,15 @@ export class GitService implements ChangeCommitter {
           if (r.kind === "committed") {
             done++;
             this.emit({ committed: r.sha });
+            await this.pendingListener?.(p.change.tool, p.change.path, r.sha).catch(() => undefined);
           }
         } else {
           const r = await this.commitPaths(p.change, message);
           if (r.error) throw new Error(r.error);
-          if (r.committed) done++;
+          if (r.committed) {
+            done++;
+            if (r.sha) await this.pendingListener?.(p.change.tool, p.change.path, r.sha).catch(() => undefined);
+          }
         }
       } catch (e) {
         left.push({ ...p, error: errorText(e) });
@@ -823,6 +827,13 @@ export class GitService implements ChangeCommitter {
   /** Hears commits rewritten by a sync (old sha → new sha): the activity log follows them. */
   onRewrite(listener: (map: ReadonlyMap<string, string>) => Promise<unknown>): void {
     this.rewriteListeners.add(listener);
+  }
+
+  private pendingListener: ((tool: string, path: string, sha: string) => Promise<unknown>) | null = null;
+
+  /** Hears a pending commit being made (the activity log's entry gets its sha). */
+  onPendingCommitted(listener: (tool: string, path: string, sha: string) => Promise<unknown>): void {
+    this.pendingListener = listener;
   }
 
   /** Called by sync after a rebase with the commits it rewrote. */

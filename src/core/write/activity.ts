@@ -18,6 +18,8 @@ export interface ActivityEntry {
   detail?: string;
   /** The git commit of this change (when the owner turned committing on). */
   commit?: string;
+  /** Its commit failed and is pending (the next commit or git_sync makes it, then `commit` is set). */
+  commit_pending?: boolean;
 }
 
 export const ACTIVITY_FILE = "activity.jsonl";
@@ -40,6 +42,30 @@ export class ActivityLog {
 
   append(entry: ActivityEntry): Promise<void> {
     return this.queued(() => this.store.append(this.file, JSON.stringify(entry)));
+  }
+
+  /** A pending commit was made: the oldest pending entry of that tool and path gets its sha. */
+  commitMade(tool: string, path: string, sha: string): Promise<boolean> {
+    return this.queued(async () => {
+      const bytes = await this.store.read(this.file);
+      if (!bytes) return false;
+      const lines = new TextDecoder().decode(bytes).split("\n");
+      for (let i = 0; i < lines.length; i++) {
+        if (!lines[i].includes('"commit_pending"')) continue;
+        try {
+          const e = JSON.parse(lines[i]) as ActivityEntry;
+          if (!e.commit_pending || e.tool !== tool || e.path !== path) continue;
+          const { commit_pending: _pending, ...rest } = e;
+          void _pending;
+          lines[i] = JSON.stringify({ ...rest, commit: sha });
+          await this.store.write(this.file, lines.join("\n"));
+          return true;
+        } catch {
+          /* a torn line: skip it */
+        }
+      }
+      return false;
+    });
   }
 
   /**

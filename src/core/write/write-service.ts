@@ -203,6 +203,8 @@ export interface WriteService {
   activity(limit: number): Promise<ActivityEntry[]>;
   /** Commits a sync rewrote (old sha → new): the activity log's entries follow them. */
   remapCommits(map: ReadonlyMap<string, string>): Promise<number>;
+  /** A pending commit was made: its activity entry gets the sha. */
+  commitMade(tool: string, path: string, sha: string): Promise<boolean>;
   /** The confirmer in use; hosts may swap it (e.g. when the owner toggles confirmations). */
   confirmer: Confirmer;
 }
@@ -680,6 +682,10 @@ class WriteServiceImpl implements WriteService {
     return this.log.remapCommits(map);
   }
 
+  commitMade(tool: string, path: string, sha: string): Promise<boolean> {
+    return this.log.commitMade(tool, path, sha);
+  }
+
   // ------------------------------------------------------------------ helpers
 
   /** A client's path for something to create or move to: validated, not the root, not hidden or protected. */
@@ -806,6 +812,7 @@ class WriteServiceImpl implements WriteService {
       ...(newPath !== undefined ? { new_path: newPath } : {}),
       ...(detail ? { detail } : {}),
       ...(commit?.sha ? { commit: commit.sha } : {}),
+      ...(commit?.pending ? { commit_pending: true } : {}),
     };
     try {
       await this.log.append(entry);

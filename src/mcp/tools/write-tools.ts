@@ -223,6 +223,7 @@ export const activityLogTool = defineTool({
         new_path: z.string().optional(),
         detail: z.string().optional(),
         commit: z.string().optional(),
+        commit_pending: z.boolean().optional(),
       }),
     ),
   },
