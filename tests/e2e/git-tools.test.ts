@@ -244,6 +244,10 @@ describe("a commit per change made through the server", () => {
       "Other.md": "other\n",
       "Staged.md": "staged\n",
       "Gone.md": "bye\n",
+      "Mixed.md": "one\ntwo\nthree\nfour\nfive\nsix\n",
+      "Close.md": "alpha\nbeta\ngamma\n",
+      "Dirty.md": "# Dirty\n\nbody\n",
+      "DirtyLinker.md": "See [[Dirty]].\n\nmore\n",
     });
     git(root, ["remote", "add", "origin", remote]);
     git(root, ["push", "-q", "-u", "origin", "main"]);
@@ -290,6 +294,14 @@ describe("a commit per change made through the server", () => {
     expect(d.commit.committed).toBe(true);
     expect(files()).toEqual(["D\tGone.md"]);
     expect(git(root, ["log", "-1", "--format=%s"]).trim()).toBe("vault-mcp: delete Gone.md (vault-mcp-tests)");
+    // The trash copy is the owner's local undo, not history: out of their git status, and said once.
+    expect(d.trash_note).toMatch(/\.git\/info\/exclude/);
+    expect(readFileSync(path.join(root, ".git", "info", "exclude"), "utf8")).toMatch(/^\/\.trash\/$/m);
+    expect(git(root, ["status", "--porcelain", "--untracked-files=all"])).not.toMatch(/\.trash/);
+    await ok(client, "write", { path: "Inbox/Brief.md", content: "brief\n" });
+    const d2 = await ok(client, "delete", { path: "Inbox/Brief.md", confirm_path: "Inbox/Brief.md" });
+    expect(d2.trash_note).toBeUndefined();
+    expect(git(root, ["status", "--porcelain", "--untracked-files=all"])).not.toMatch(/\.trash/);
   });
 
   test("a note git never knew, edited through the server, is added and committed", async () => {
@@ -344,7 +356,78 @@ describe("a commit per change made through the server", () => {
     } finally {
       rmSync(lock, { force: true });
     }
+    // Kept pending (stats lists it), then committed, with its own message, before the next change.
+    const pending = (await ok(client, "stats")).git.pending_commits;
+    expect(pending).toEqual([expect.objectContaining({ tool: "write", path: "Inbox/Locked2.md" })]);
+    expect((await ok(client, "get_activity_log", { limit: 1 })).entries[0]).toMatchObject({ path: "Inbox/Locked2.md", commit_pending: true });
+    const c = await ok(client, "write", { path: "Inbox/Locked3.md", content: "three\n" });
+    expect(c.commit).toMatchObject({ committed: true, sha: head() });
+    expect(c.commit.note).toMatch(/1 earlier change/);
+    expect(git(root, ["log", "-2", "--format=%s"]).trim().split("\n")).toEqual(["vault-mcp: write Inbox/Locked3.md (vault-mcp-tests)", "vault-mcp: write Inbox/Locked2.md (vault-mcp-tests)"]);
+    expect(files("HEAD~1")).toEqual(["A\tInbox/Locked2.md"]);
+    const log = await ok(client, "get_activity_log", { limit: 2 });
+    expect(log.entries[1]).toMatchObject({ path: "Inbox/Locked2.md", commit: git(root, ["rev-parse", "HEAD~1"]).trim() });
+    expect(log.entries[1].commit_pending).toBeUndefined();
+    expect((await ok(client, "stats")).git.pending_commits).toBeUndefined();
   }, 20_000);
+
+  test("a commit that fails (signing) leaves nothing staged and stays pending", async () => {
+    git(root, ["config", "commit.gpgsign", "true"]);
+    git(root, ["config", "gpg.program", "false"]);
+    try {
+      const w = await ok(client, "write", { path: "Inbox/Signed.md", content: "signed\n" });
+      expect(w.commit).toMatchObject({ committed: false, pending: true });
+      expect(git(root, ["status", "--porcelain", "--", "Inbox/Signed.md"])).toBe("?? Inbox/Signed.md\n");
+    } finally {
+      git(root, ["config", "--unset", "commit.gpgsign"]);
+      git(root, ["config", "--unset", "gpg.program"]);
+    }
+    await ok(client, "git_sync", { direction: "pull" });
+    expect(git(root, ["log", "--format=%s"])).toContain("vault-mcp: write Inbox/Signed.md (vault-mcp-tests)\n");
+    expect(git(root, ["status", "--porcelain", "--", "Inbox/Signed.md"])).toBe("");
+  });
+
+  test("our commit holds only our change: the owner's staged and unstaged lines in the same note stay theirs", async () => {
+    put(root, { "Mixed.md": "one, staged by the owner\ntwo\nthree\nfour\nfive\nsix\n" });
+    git(root, ["add", "Mixed.md"]);
+    put(root, { "Mixed.md": "one, staged by the owner\ntwo\nthree\nfour\nfive\nsix, not staged\n" });
+    const r = await ok(client, "read", { path: "Mixed.md" });
+    const e = await ok(client, "edit", { path: "Mixed.md", old_text: "three", new_text: "three, ours", if_match: r.etag });
+    expect(e.commit).toMatchObject({ committed: true, sha: head() });
+    expect(e.commit.note).toMatch(/uncommitted/);
+    expect(git(root, ["show", "HEAD:Mixed.md"])).toBe("one\ntwo\nthree, ours\nfour\nfive\nsix\n");
+    expect(git(root, ["show", ":Mixed.md"])).toBe("one, staged by the owner\ntwo\nthree, ours\nfour\nfive\nsix\n");
+    expect(disk(root, "Mixed.md")).toBe("one, staged by the owner\ntwo\nthree, ours\nfour\nfive\nsix, not staged\n");
+    expect(git(root, ["status", "--porcelain", "--", "Mixed.md"])).toBe("MM Mixed.md\n");
+    expect(files()).toEqual(["M\tMixed.md"]);
+  });
+
+  test("a rename of a note with the owner's uncommitted edits commits the rename alone; a rewritten note with their edits stays out, said", async () => {
+    put(root, { "Dirty.md": "# Dirty\n\nbody, the owner's\n", "DirtyLinker.md": "See [[Dirty]].\n\nmore, the owner's\n" });
+    const r = await ok(client, "rename", { path: "Dirty.md", new_path: "Renamed.md" });
+    expect(r.commit).toMatchObject({ committed: true, sha: head() });
+    expect(r.commit.note).toMatch(/"DirtyLinker\.md"/);
+    expect(files()).toEqual(["R100\tDirty.md\tRenamed.md"]);
+    expect(git(root, ["show", "HEAD:Renamed.md"])).toBe("# Dirty\n\nbody\n");
+    expect(disk(root, "Renamed.md")).toBe("# Dirty\n\nbody, the owner's\n");
+    expect(disk(root, "DirtyLinker.md")).toBe("See [[Renamed]].\n\nmore, the owner's\n");
+    const status = git(root, ["status", "--porcelain", "--", "Renamed.md", "Dirty.md", "DirtyLinker.md"]);
+    expect(status).toBe(" M DirtyLinker.md\n M Renamed.md\n");
+  });
+
+  test("a change next to the owner's uncommitted edits is not committed, and the answer says so", async () => {
+    put(root, { "Close.md": "alpha\nbeta, the owner's\ngamma\n" });
+    const headBefore = head();
+    const r = await ok(client, "read", { path: "Close.md" });
+    const e = await call(client, "edit", { path: "Close.md", old_text: "gamma", new_text: "gamma, ours", if_match: r.etag });
+    const sc = e.structuredContent as { commit: { committed: boolean; skipped: string } };
+    expect(sc.commit.committed).toBe(false);
+    expect(sc.commit.skipped).toMatch(/uncommitted edits/);
+    expect(textOf(e)).toMatch(/Not committed: the note has your uncommitted edits/);
+    expect(head()).toBe(headBefore);
+    expect(git(root, ["show", "HEAD:Close.md"])).toBe("alpha\nbeta\ngamma\n");
+    expect(git(root, ["status", "--porcelain", "--", "Close.md"])).toBe(" M Close.md\n");
+  });
 });
 
 describe("git_sync", () => {
@@ -358,7 +441,7 @@ describe("git_sync", () => {
   beforeAll(async () => {
     remote = bareRemote();
     const seed = cloneOf(remote);
-    commitAll(seed, "seed", "2026-01-01T10:00:00Z", { "X.md": "x1\n", "C.md": "c base\n", "D.md": "d base\n", "E.md": "e base\n" });
+    commitAll(seed, "seed", "2026-01-01T10:00:00Z", { "X.md": "x1\n", "C.md": "c base\n", "D.md": "d base\n", "E.md": "e base\n", "S.md": "s base\n", "U.md": "u base\n" });
     git(seed, ["push", "-q", "origin", "main"]);
     removeTree(seed);
     root = cloneOf(remote);
@@ -404,6 +487,31 @@ describe("git_sync", () => {
     expect(disk(root, "E.md")).toBe("e remote\n");
   });
 
+  test("a rebase leaves the owner's staged and unstaged work as it was; the activity log's shas follow the rebased commits", async () => {
+    put(root, { "S.md": "s staged by the owner\n", "U.md": "u edited by the owner\n", "New.md": "staged new file\n" });
+    git(root, ["add", "S.md", "New.md"]);
+    put(root, { "S.md": "s staged, then edited again\n" });
+    const statusBefore = git(root, ["status", "--porcelain"]);
+    expect(statusBefore).toContain("MM S.md");
+    const r0 = await ok(client, "read", { path: "D.md" });
+    await ok(client, "edit", { path: "D.md", old_text: "d local", new_text: "d local again", if_match: r0.etag });
+    otherCommits({ "E.md": "e remote again\n" }, "e elsewhere again");
+    const r = await ok(client, "git_sync", { direction: "both" });
+    expect(r).toMatchObject({ status: "pulled_and_pushed", pull: { action: "rebase" } });
+    expect(git(root, ["status", "--porcelain"])).toBe(statusBefore);
+    expect(git(root, ["show", ":S.md"])).toBe("s staged by the owner\n");
+    expect(disk(root, "S.md")).toBe("s staged, then edited again\n");
+    // Every sha in the activity log is on the branch (the rebase gave our commits new ones).
+    const log = await ok(client, "get_activity_log", { limit: 50 });
+    const shas = (log.entries as { commit?: string }[]).map((e) => e.commit).filter((c): c is string => !!c);
+    expect(shas.length).toBeGreaterThanOrEqual(2);
+    for (const sha of shas) expect(git(root, ["branch", "--contains", sha, "--format=%(refname:short)"]).trim()).toBe("main");
+    expect(shas[0]).toBe(git(root, ["rev-parse", "HEAD"]).trim());
+    git(root, ["reset", "-q", "--", "S.md", "New.md"]);
+    git(root, ["checkout", "--", "S.md", "U.md"]);
+    rmSync(path.join(root, "New.md"));
+  });
+
   test("push refused because the remote moved says to pull first", async () => {
     const r0 = await ok(client, "read", { path: "D.md" });
     await ok(client, "edit", { path: "D.md", old_text: "d local", new_text: "d local 2", if_match: r0.etag });
@@ -440,6 +548,12 @@ describe("git_sync", () => {
     expect(git(root, ["show", "HEAD:C.md"])).toBe("c committed here\n");
     expect(git(root, ["rev-list", "--parents", "-1", "HEAD"]).trim().split(" ")).toHaveLength(3);
     expect(git(remote, ["rev-parse", "main"])).toBe(git(root, ["rev-parse", "HEAD"]));
+    // The remote's version is committed with the merge: the other clone gets both sides at its pull.
+    expect(git(root, ["show", `HEAD:${copy}`])).toBe("c committed there\n");
+    expect(git(root, ["status", "--porcelain", "--", copy])).toBe("");
+    git(other, ["pull", "-q", "--rebase", "origin", "main"]);
+    expect(disk(other, "C.md")).toBe("c committed here\n");
+    expect(disk(other, copy)).toBe("c committed there\n");
   });
 
   test("a repository without a remote says so", async () => {
@@ -499,6 +613,20 @@ describe("a vault in a folder of a larger repository", () => {
     expect(w.commit.committed).toBe(true);
     expect(git(top, ["show", "--name-only", "--format=", "HEAD"]).trim()).toBe("vault/Notes/B.md");
     expect(git(top, ["status", "--porcelain"])).toContain(" M code/main.c");
+  });
+
+  test("only our change is committed beside the owner's staged edit, and a delete keeps the vault's trash out of status", async () => {
+    await ok(client, "write", { path: "Notes/M.md", content: "m1\nm2\nm3\nm4\nm5\n" });
+    put(root, { "Notes/M.md": "m1, the owner's\nm2\nm3\nm4\nm5\n" });
+    git(top, ["add", "vault/Notes/M.md"]);
+    const r = await ok(client, "read", { path: "Notes/M.md" });
+    const e = await ok(client, "edit", { path: "Notes/M.md", old_text: "m5", new_text: "m5, ours", if_match: r.etag });
+    expect(e.commit).toMatchObject({ committed: true });
+    expect(git(top, ["show", "HEAD:vault/Notes/M.md"])).toBe("m1\nm2\nm3\nm4\nm5, ours\n");
+    expect(git(top, ["status", "--porcelain", "--", "vault/Notes/M.md"])).toBe("M  vault/Notes/M.md\n");
+    await ok(client, "delete", { path: "Notes/B.md", confirm_path: "Notes/B.md" });
+    expect(readFileSync(path.join(top, ".git", "info", "exclude"), "utf8")).toMatch(/^\/vault\/\.trash\/$/m);
+    expect(git(top, ["status", "--porcelain", "--untracked-files=all"])).not.toMatch(/\.trash/);
   });
 });
 

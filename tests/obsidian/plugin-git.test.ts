@@ -36,6 +36,12 @@ test("in a git-backed vault the plugin offers the git tools and commits a change
     const h = (await client.callTool({ name: "get_history", arguments: {} })).structuredContent as { commits: { message: string }[] };
     expect(h.commits.map((c) => c.message)).toEqual(["vault-mcp: write Notes/B.md (plugin-test)", "first"]);
 
+    // A delete is committed; the vault's trash goes into the repository's info/exclude, said once.
+    const d = (await client.callTool({ name: "delete", arguments: { path: "Notes/B.md", confirm_path: "Notes/B.md" } })).structuredContent as { trash_note?: string; commit: { committed: boolean } };
+    expect(d.commit.committed).toBe(true);
+    expect(d.trash_note).toMatch(/info\/exclude/);
+    expect(fs.readFileSync(path.join(root, ".git", "info", "exclude"), "utf8")).toMatch(/^\/\.trash\/$/m);
+
     // The plugin folder's caches never show up as changes in the owner's repository.
     fs.rmSync(path.join(root, ".gitignore"));
     const untracked = git(root, ["status", "--porcelain", "--untracked-files=all", "--", ".obsidian/plugins/vault-mcp"]).trim().split("\n").map((l) => l.slice(3)).sort();

@@ -9,6 +9,7 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import sqlWasm from "sql.js/dist/sql-wasm.wasm";
 import { MemoryStateStore, type StateStore } from "../../src/core/state";
 import { startRuntime } from "../../src/hosts/common/runtime";
+import { createGitFiles } from "../../src/hosts/common/git-files";
 import { createGitRunner } from "../../src/hosts/common/git-process";
 import { createNodeNet } from "../../src/hosts/common/net";
 import type { App as ObsidianApp } from "obsidian";
@@ -124,7 +125,7 @@ export async function startTestServer(root: string, opts: TestServerOptions = {}
         },
       }),
       ...(opts.fetch ? { fetch: { ...(opts.fetch.allowHosts ? { allowHosts: opts.fetch.allowHosts } : {}), ...(opts.fetch.maxBytes ? { maxBytes: opts.fetch.maxBytes } : {}), ...(opts.fetch.timeoutMs ? { timeoutMs: opts.fetch.timeoutMs } : {}), ...(opts.fetch.contentTypes ? { contentTypes: opts.fetch.contentTypes } : {}) } } : {}),
-      ...(opts.git ? { gitRunner: createGitRunner({ cwd: root, program: opts.git.program, allowHooks: opts.git.hooks, helperFile: GIT_HELPER }), gitOptions: { commitChanges: opts.git.commit ?? false, pushAfterCommit: opts.git.push ?? false } } : {}),
+      ...(opts.git ? { gitRunner: createGitRunner({ cwd: root, program: opts.git.program, allowHooks: opts.git.hooks, helperFile: GIT_HELPER }), gitOptions: { commitChanges: opts.git.commit ?? false, pushAfterCommit: opts.git.push ?? false, files: createGitFiles(root) } } : {}),
     });
   } catch (e) {
     await vault.close();

@@ -1,12 +1,14 @@
 import { VaultError } from "../errors";
 import { isUnder, normalizeVaultPath } from "../paths";
 import type { AccessPolicy } from "../policy";
+import type { StateStore } from "../state";
 import type { VaultPort } from "../vault";
 import type { ChangeCommitter, CommitOutcome, CommittedChange } from "../write/commit";
 import { cleanGitMessage, Git, GitCommandError, GitLockedError } from "./git";
 import { HistoryIndex } from "./history";
 import { parsePathList, parseStatus, statusEntryKind, type RepoChange, type RepoCommit } from "./parse";
 import { GitMissingError, GIT_NETWORK_TIMEOUT_MS, type GitRunner } from "./runner";
+import { commitOwnChange, entriesOf, hashContent, hashFile, PendingCommits, type ChangeBlobs, type PendingCommit } from "./own-commit";
 import { syncWithRemote, type SyncRequest, type SyncResult } from "./sync";
 
 /** A commit as the tools show it. */
@@ -95,6 +97,8 @@ export interface GitStatus {
   commit_changes: boolean;
   push_after_commit: boolean;
   last_push_error?: string;
+  /** Changes made through the server whose commit failed (committed with the next commit or by git_sync). */
+  pending_commits?: { tool: string; path: string; time: string; error: string }[];
 }
 
 export interface GitOptions {
@@ -104,6 +108,14 @@ export interface GitOptions {
   pushAfterCommit: boolean;
   log?: (level: "debug" | "info" | "warn" | "error", message: string) => void;
   now?: () => Date;
+  /** The git folder's files (`info/exclude`: the vault's `.trash` stays out of the owner's git status). */
+  files?: GitFiles;
+}
+
+/** Reads and appends files of the repository's git folder, at a path git printed relative to the vault folder; the host gives it. */
+export interface GitFiles {
+  read(rel: string): Promise<string | null>;
+  append(rel: string, text: string): Promise<void>;
 }
 
 export const MAX_LISTED_CHANGES = 50;
@@ -152,11 +164,14 @@ export class GitService implements ChangeCommitter {
     readonly git: Git,
     /** The vault folder inside the repository: "" or "sub/dir/". */
     readonly prefix: string,
-    private readonly deps: { port: VaultPort; policy: AccessPolicy; identity: boolean },
+    private readonly deps: { port: VaultPort; policy: AccessPolicy; identity: boolean; store?: StateStore },
     readonly options: GitOptions,
   ) {
     this.history = new HistoryIndex(git);
+    this.pending = new PendingCommits(deps.store);
   }
+
+  private readonly pending: PendingCommits;
 
   /** Builds the history index in the background. */
   start(): void {
@@ -204,6 +219,7 @@ export class GitService implements ChangeCommitter {
       this.git.out(["remote"]).then((o) => o.split("\n").map((s) => s.trim()).filter(Boolean), () => []),
       this.uncommitted(1),
     ]);
+    const pending = await this.pendingCommits().catch(() => []);
     const value: GitStatus = {
       git_backed: true,
       branch,
@@ -213,6 +229,7 @@ export class GitService implements ChangeCommitter {
       clean: dirty.total === 0,
       commit_changes: this.options.commitChanges,
       push_after_commit: this.options.pushAfterCommit,
+      ...(pending.length ? { pending_commits: pending } : {}),
     };
     this.statusCache = { at: now, value };
     return { ...value, ...(this.lastPushError ? { last_push_error: this.lastPushError } : {}) };
@@ -517,31 +534,186 @@ export class GitService implements ChangeCommitter {
    */
   commit(change: CommittedChange): Promise<CommitOutcome | null> {
     if (!this.options.commitChanges) return Promise.resolve(null);
-    return this.git.exclusive(() => this.commitNow(change));
+    return this.git.exclusive(async () => {
+      const earlier = await this.retryPending();
+      const outcome = await this.commitNow(change);
+      if (earlier > 0) outcome.note = [outcome.note, `${earlier} earlier change(s) whose commit had failed were committed first.`].filter(Boolean).join(" ");
+      return outcome;
+    });
+  }
+
+  /** Changes whose commit failed, oldest first (stats lists them). */
+  async pendingCommits(): Promise<{ tool: string; path: string; time: string; error: string }[]> {
+    return (await this.pending.all()).map((p) => ({ tool: p.change.tool, path: p.change.path, time: p.time, error: p.error }));
+  }
+
+  /**
+   * Commits the changes whose commit failed earlier, oldest first, each with its own message and
+   * only its own change; the ones that fail again stay pending. Returns how many were committed.
+   * Runs in the repository queue (the caller's `exclusive`).
+   */
+  async retryPending(): Promise<number> {
+    const list = await this.pending.all();
+    if (list.length === 0) return 0;
+    const left: PendingCommit[] = [];
+    let done = 0;
+    for (const p of list) {
+      if (left.length) {
+        left.push(p);
+        continue;
+      }
+      try {
+        const message = commitMessage(p.change);
+        if (p.blobs) {
+          const r = await commitOwnChange(this.git, this, p.blobs, message, this.identityArgs());
+          if (r.kind === "committed") {
+            done++;
+            this.emit({ committed: r.sha });
+            await this.pendingListener?.(p.change.tool, p.change.path, r.sha).catch(() => undefined);
+          }
+        } else {
+          const r = await this.commitPaths(p.change, message);
+          if (r.error) throw new Error(r.error);
+          if (r.committed) {
+            done++;
+            if (r.sha) await this.pendingListener?.(p.change.tool, p.change.path, r.sha).catch(() => undefined);
+          }
+        }
+      } catch (e) {
+        left.push({ ...p, error: errorText(e) });
+      }
+    }
+    await this.pending.set(left);
+    this.statusCache = null;
+    return done;
+  }
+
+  async uncommittedPaths(): Promise<string[] | null> {
+    if (!this.options.commitChanges) return null;
+    const out = await this.git.out(["status", "--porcelain=v1", "-z", "--untracked-files=no", "--", "."]).catch(() => "");
+    const paths: string[] = [];
+    for (const e of parseStatus(out)) {
+      const v = this.fromRepo(e.path);
+      if (v !== null) paths.push(v);
+    }
+    return paths;
   }
 
   private async commitNow(change: CommittedChange): Promise<CommitOutcome> {
+    // Notes a rename rewrote links in that had the owner's uncommitted edits: their lines and ours
+    // cannot be told apart there, so they stay out of the commit (said in the answer).
+    const dirty = new Set(change.uncommittedBefore ?? []);
+    const own = new Set([change.path, ...(change.newPath !== undefined ? [change.newPath] : [])]);
+    const leftOutLinks = change.paths.filter((p) => dirty.has(p) && !own.has(p));
+    if (leftOutLinks.length) {
+      const outcome = await this.commitNow({ ...change, paths: change.paths.filter((p) => !leftOutLinks.includes(p)), uncommittedBefore: [] });
+      const said = `Not committed: the link updates in ${leftOutLinks.map((p) => `"${p}"`).join(", ")}, which had your uncommitted edits (they stay uncommitted with them).`;
+      outcome.note = [outcome.note, said].filter(Boolean).join(" ");
+      return outcome;
+    }
     const message = commitMessage(change);
+    let blobs: ChangeBlobs[] | null = null;
     try {
-      const paths = [...new Set(change.paths)].filter((p) => p !== "");
-      const exists = (p: string) => this.deps.port.stat(p) !== null || this.deps.port.isFolder(p);
-      const present = paths.filter(exists);
-      const gone = paths.filter((p) => !exists(p));
-      // Files that are gone are committed only when git knew them (deleting an untracked file is no change).
-      const trackedGone = gone.length ? parsePathList(await this.git.out(["ls-files", "-z", "--", ...gone])).map((p) => this.fromRepo(p) ?? p) : [];
-      const goneSpecs = gone.filter((g) => trackedGone.some((t) => t === g || isUnder(t, g)));
-      const identity = this.identityArgs();
-      const specs = [...present, ...goneSpecs];
-      if (specs.length === 0) return { committed: false, skipped: "nothing git tracks was changed" };
-      // New files must be added first; a changed tracked file needs no `add` (`commit --only` takes
-      // its working-tree content), which saves a git call on every edit.
-      const add = async (paths: string[]): Promise<CommitOutcome | null> => {
-        if (!paths.length) return null;
-        const r = await this.git.change(["add", "-A", "--", ...paths]);
-        if (r.code === 0) return null;
-        if (/ignored by one of your \.gitignore/i.test(r.stderr)) return { committed: false, skipped: "the file is ignored by .gitignore" };
-        throw new GitCommandError("add", r.stderr);
-      };
+      const files = await this.fileChanges(change);
+      if (files) {
+        blobs = await this.captureBefore(change, files);
+        // The owner's own uncommitted work in a path we changed (staged, or edits in the file
+        // before ours): our change alone is committed, built apart from their index.
+        const { head, index } = await entriesOf(this.git, [...new Set([...files, ...blobs.flatMap((b) => (b.from !== undefined ? [b.from] : []))])]);
+        const foreign = blobs.some((b) => {
+          const rp = this.toRepo(b.from ?? b.path);
+          const h = head.get(rp)?.sha ?? null;
+          if ((index.get(rp)?.sha ?? null) !== h) return true;
+          return typeof b.before === "string" && h !== null && b.before !== h;
+        });
+        if (foreign) {
+          for (const b of blobs) b.after = this.deps.port.stat(b.path) ? await hashFile(this.git, b.path) : null;
+          const r = await commitOwnChange(this.git, this, blobs, message, this.identityArgs());
+          const leftOut = r.leftOut.length ? `Not committed: ${r.leftOut.map((l) => `"${l.path}" (${l.why})`).join(", ")}; your change and ours to it stay uncommitted in the file.` : "";
+          if (r.kind === "skipped") return { committed: false, skipped: r.leftOut.length ? `the note has your uncommitted edits where it was changed; commit it yourself (${r.why})` : r.why };
+          const outcome = this.committed(r.sha, message, leftOut || "Your own uncommitted edits in the same file stay uncommitted (only this change was committed).");
+          if (this.options.pushAfterCommit) Object.assign(outcome, await this.pushQuietly());
+          return outcome;
+        }
+      }
+      return await this.commitPaths(change, message, true);
+    } catch (e) {
+      const error = errorText(e);
+      this.options.log?.("warn", `git commit after ${change.tool} of ${change.path} failed: ${error}`);
+      // Kept pending: committed with the next commit or by git_sync (stats lists it).
+      try {
+        const files = await this.fileChanges(change).catch(() => null);
+        if (files && !blobs) blobs = await this.captureBefore(change, files).catch(() => null);
+        if (blobs) for (const b of blobs) b.after = this.deps.port.stat(b.path) ? await hashFile(this.git, b.path) : null;
+        const { before: _before, ...rest } = change;
+        void _before;
+        await this.pending.set([...(await this.pending.all()), { change: rest, blobs, time: (this.options.now?.() ?? new Date()).toISOString(), error }]);
+        this.statusCache = null;
+      } catch (e2) {
+        this.options.log?.("warn", `could not keep the failed commit pending: ${errorText(e2)}`);
+      }
+      return { committed: false, pending: true, error: `The change was made but not committed: ${error.replace(/\.?$/, ".")} It is kept pending: the next commit (or git_sync) commits it; stats lists pending commits.` };
+    }
+  }
+
+  /** The vault paths of a change when all are files (present or gone), or null when a folder is among them. */
+  private async fileChanges(change: CommittedChange): Promise<string[] | null> {
+    const paths = [...new Set(change.paths)].filter((p) => p !== "");
+    if (paths.some((p) => this.deps.port.isFolder(p))) return null;
+    const gone = paths.filter((p) => !this.deps.port.stat(p));
+    if (gone.length) {
+      const tracked = parsePathList(await this.git.out(["ls-files", "-z", "--full-name", "--", ...gone])).map((p) => this.fromRepo(p) ?? p);
+      if (tracked.some((t) => !gone.includes(t))) return null; // a folder that was deleted
+    }
+    return paths;
+  }
+
+  /** Blobs of what each file was before our change, where the write service knew it. */
+  private async captureBefore(change: CommittedChange, files: string[]): Promise<ChangeBlobs[]> {
+    const out: ChangeBlobs[] = [];
+    for (const path of files) {
+      const known = change.before?.find((b) => b.path === path);
+      const before = known === undefined ? undefined : known.content === null ? null : await hashContent(this.git, path, known.content);
+      out.push({ path, ...(known?.from !== undefined ? { from: known.from } : {}), ...(before !== undefined ? { before } : {}), after: null });
+    }
+    return out;
+  }
+
+  private committed(sha: string, message: string, note?: string): CommitOutcome {
+    this.statusCache = null;
+    this.emit({ committed: sha });
+    return { committed: true, sha, message, ...(note ? { note } : {}) };
+  }
+
+  /**
+   * `git commit --only -- <paths>`: the paths' working-tree content, nothing else of the index.
+   * When the commit fails, what we staged for it (new files) is unstaged again. Throws on failure.
+   */
+  private async commitPaths(change: CommittedChange, message: string, push = false): Promise<CommitOutcome> {
+    const paths = [...new Set(change.paths)].filter((p) => p !== "");
+    const exists = (p: string) => this.deps.port.stat(p) !== null || this.deps.port.isFolder(p);
+    const present = paths.filter(exists);
+    const gone = paths.filter((p) => !exists(p));
+    // Files that are gone are committed only when git knew them (deleting an untracked file is no change).
+    const trackedGone = gone.length ? parsePathList(await this.git.out(["ls-files", "-z", "--", ...gone])).map((p) => this.fromRepo(p) ?? p) : [];
+    const goneSpecs = gone.filter((g) => trackedGone.some((t) => t === g || isUnder(t, g)));
+    const identity = this.identityArgs();
+    const specs = [...present, ...goneSpecs];
+    if (specs.length === 0) return { committed: false, skipped: "nothing git tracks was changed" };
+    const added: string[] = [];
+    // New files must be added first; a changed tracked file needs no `add` (`commit --only` takes
+    // its working-tree content), which saves a git call on every edit.
+    const add = async (paths: string[]): Promise<CommitOutcome | null> => {
+      if (!paths.length) return null;
+      const r = await this.git.change(["add", "-A", "--", ...paths]);
+      if (r.code === 0) {
+        added.push(...paths);
+        return null;
+      }
+      if (/ignored by one of your \.gitignore/i.test(r.stderr)) return { committed: false, skipped: "the file is ignored by .gitignore" };
+      throw new GitCommandError("add", r.stderr);
+    };
+    try {
       const created = new Set(change.created);
       const skipped = await add(present.filter((p) => created.has(p) || this.deps.port.isFolder(p)));
       if (skipped) return skipped;
@@ -558,16 +730,41 @@ export class GitService implements ChangeCommitter {
         if (/nothing to commit|no changes added to commit|nothing added to commit/i.test(r.stderr + r.stdout)) return { committed: false, skipped: "no change to commit" };
         throw new GitCommandError("commit", r.stderr || r.stdout);
       }
-      const sha = (await this.git.headSha()) ?? undefined;
-      this.statusCache = null;
-      const outcome: CommitOutcome = { committed: true, ...(sha ? { sha } : {}), message };
-      this.emit({ committed: sha });
-      if (this.options.pushAfterCommit) Object.assign(outcome, await this.pushQuietly());
-      return outcome;
     } catch (e) {
-      const error = e instanceof GitLockedError || e instanceof GitCommandError ? e.message : e instanceof Error ? cleanGitMessage(e.message) : String(e);
-      this.options.log?.("warn", `git commit after ${change.tool} of ${change.path} failed: ${error}`);
-      return { committed: false, error: `The change was made but not committed: ${error}` };
+      // Nothing stays staged that the owner had not staged: what we added goes out of the index again.
+      if (added.length) await this.git.change(["reset", "-q", "--", ...added]).catch(() => undefined);
+      throw e;
+    }
+    const sha = (await this.git.headSha()) ?? "";
+    const outcome = this.committed(sha, message);
+    if (push && this.options.pushAfterCommit) Object.assign(outcome, await this.pushQuietly());
+    return outcome;
+  }
+
+  private trashChecked = false;
+
+  /**
+   * After something went to the vault's `.trash`: the trash is the owner's local undo, not history,
+   * so it goes into the repository's `info/exclude` (once, unless git already ignores it) and stays
+   * out of their `git status`. Returns a sentence for the answer the time it is added, else null.
+   */
+  async trashed(): Promise<string | null> {
+    if (this.trashChecked || !this.options.files) return null;
+    this.trashChecked = true;
+    try {
+      const probe = ".trash/vault-mcp-probe.md";
+      if ((await this.git.raw(["check-ignore", "-q", "--no-index", "--", probe])).code === 0) return null;
+      const rel = (await this.git.out(["rev-parse", "--git-path", "info/exclude"])).trim();
+      if (!rel) return null;
+      const old = (await this.options.files.read(rel)) ?? "";
+      const line = `/${this.toRepo(".trash")}/`;
+      if (old.split(/\r?\n/).includes(line)) return null;
+      await this.options.files.append(rel, `${old && !old.endsWith("\n") ? "\n" : ""}# Vault MCP: the vault's trash is the owner's local undo, not history\n${line}\n`);
+      this.statusCache = null;
+      return "The vault's .trash folder was added to this repository's .git/info/exclude, so trashed notes stay out of git status (a deletion itself is committed, when commits are on).";
+    } catch (e) {
+      this.options.log?.("warn", `could not exclude .trash in git: ${errorText(e)}`);
+      return null;
     }
   }
 
@@ -607,6 +804,8 @@ export class GitService implements ChangeCommitter {
   sync(req: SyncRequest): Promise<SyncResult> {
     return this.git.exclusive(async () => {
       try {
+        // Commits that failed earlier go in first, so the sync pushes them.
+        if (this.options.commitChanges) await this.retryPending().catch(() => 0);
         return await syncWithRemote(this, this.deps.port, req, this.options.now?.() ?? new Date());
       } finally {
         this.statusCache = null;
@@ -623,11 +822,41 @@ export class GitService implements ChangeCommitter {
     return this.deps.policy;
   }
 
+  private readonly rewriteListeners = new Set<(map: ReadonlyMap<string, string>) => Promise<unknown>>();
+
+  /** Hears commits rewritten by a sync (old sha → new sha): the activity log follows them. */
+  onRewrite(listener: (map: ReadonlyMap<string, string>) => Promise<unknown>): void {
+    this.rewriteListeners.add(listener);
+  }
+
+  private pendingListener: ((tool: string, path: string, sha: string) => Promise<unknown>) | null = null;
+
+  /** Hears a pending commit being made (the activity log's entry gets its sha). */
+  onPendingCommitted(listener: (tool: string, path: string, sha: string) => Promise<unknown>): void {
+    this.pendingListener = listener;
+  }
+
+  /** Called by sync after a rebase with the commits it rewrote. */
+  async commitsRewritten(map: ReadonlyMap<string, string>): Promise<void> {
+    if (map.size === 0) return;
+    for (const l of this.rewriteListeners) {
+      try {
+        await l(map);
+      } catch (e) {
+        this.options.log?.("warn", `after a rebase, the activity log could not be updated: ${e instanceof Error ? e.message : String(e)}`);
+      }
+    }
+  }
+
   /** Called by sync after it pushed (clears a push failure shown in the status bar). */
   pushSucceeded(): void {
     this.lastPushError = undefined;
     this.emit({});
   }
+}
+
+function errorText(e: unknown): string {
+  return e instanceof GitLockedError || e instanceof GitCommandError ? e.message : e instanceof Error ? cleanGitMessage(e.message) : String(e);
 }
 
 function notInHistory(path: string): VaultError {

@@ -144,16 +144,22 @@ export async function syncWithRemote(svc: GitService, port: VaultPort, req: Sync
       // (their local bytes are saved or equal to the remote's), so git may update them.
       for (const p of [...sameOnBoth, ...conflicts.filter((c) => dirty.has(c.repoPath)).map((c) => c.repoPath)]) await resetToHead(svc, head, p);
       let ok: { ok: true } | { ok: false; why: string };
+      const oldHead = head;
       if (action === "fast_forward") ok = await run(svc, ["merge", "--ff-only", "--no-edit", upSha]);
       else if (action === "rebase") {
+        // The owner's staged entries, put back after the rebase: `--autostash` brings their work
+        // tree back but unstages everything. No incoming file is one of theirs (else a merge).
+        const staged = await stagedEntries(svc);
         ok = await run(svc, [...svc.identityArgs(), "rebase", "--autostash", upSha]);
         if (!ok.ok) await git.raw(["rebase", "--abort"]);
-      } else ok = await mergeKeepingOurs(svc, head, upSha, conflicts.map((c) => c.repoPath), remoteName);
+        else if (staged) await git.change(["update-index", "--index-info"], { input: staged });
+      } else ok = await mergeKeepingOurs(svc, head, upSha, conflicts.map((c) => c.repoPath), remoteName, planned);
       if (!ok.ok) {
         await restoreSaved();
         return { ...base, status: "failed", message: `Could not update from ${remoteName}: ${ok.why}. Your files are as they were.` };
       }
-      // The remote's version beside each conflicting file; the local version back in place.
+      // The remote's version beside each conflicting file (in a merge, already committed with it);
+      // the local version back in place.
       for (const c of planned) {
         if (c.remote_copy) {
           const bytes = await blob(svc, `${upSha}:${svc.toRepo(c.path)}`);
@@ -162,6 +168,7 @@ export async function syncWithRemote(svc: GitService, port: VaultPort, req: Sync
         await putFile(port, svc, c.path, saved.get(c.path) ?? null);
       }
       head = await git.headSha();
+      if (action === "rebase" && oldHead && mergeBase && head) await svc.commitsRewritten(await rewrittenShas(svc, `${mergeBase}..${oldHead}`, `${upSha}..${head}`));
       outgoing = head ? await countCommits(svc, `${upSha}..${head}`) : 0;
       base.status = planned.length ? "kept_both" : "pulled";
     }
@@ -237,7 +244,7 @@ async function run(svc: GitService, args: string[]): Promise<{ ok: true } | { ok
  * Merges the remote, taking the local side of every file changed on both sides (its remote side
  * is saved beside it by the caller), and commits the merge.
  */
-async function mergeKeepingOurs(svc: GitService, head: string | null, upSha: string, conflicts: string[], remoteName: string): Promise<{ ok: true } | { ok: false; why: string }> {
+async function mergeKeepingOurs(svc: GitService, head: string | null, upSha: string, conflicts: string[], remoteName: string, copies: SyncConflict[]): Promise<{ ok: true } | { ok: false; why: string }> {
   const git = svc.git;
   const m = await git.change([...svc.identityArgs(), "merge", "--no-ff", "--no-commit", "-X", "ours", upSha]);
   if (m.code !== 0 && !/CONFLICT|Automatic merge failed/i.test(m.stdout + m.stderr)) return { ok: false, why: cleanGitMessage(m.stderr || m.stdout) };
@@ -254,12 +261,68 @@ async function mergeKeepingOurs(svc: GitService, head: string | null, upSha: str
     await git.raw(["merge", "--abort"]);
     return { ok: false, why: `${unmerged.length} file(s) could not be merged` };
   }
+  // The remote's versions go into the merge itself, beside the local ones, so every clone gets both
+  // sides of each conflict at its next pull (the caller writes the same bytes to the work tree).
+  for (const c of copies) {
+    if (!c.remote_copy) continue;
+    const entry = await treeEntry(svc, upSha, svc.toRepo(c.path));
+    if (entry) await git.change(["update-index", "--add", "--cacheinfo", `${entry.mode},${entry.sha},${svc.toRepo(c.remote_copy)}`]);
+  }
   const c = await git.change([...svc.identityArgs(), "commit", "-q", "--no-verify", "-m", `vault-mcp: sync with ${remoteName}, kept the local version of ${conflicts.length} file(s) changed on both sides (remote versions saved beside them)`]);
   if (c.code !== 0) {
     await git.raw(["merge", "--abort"]);
     return { ok: false, why: cleanGitMessage(c.stderr || c.stdout) };
   }
   return { ok: true };
+}
+
+/** A file's mode and blob in a commit (repository path), or null. */
+async function treeEntry(svc: GitService, rev: string, repoPath: string): Promise<{ mode: string; sha: string } | null> {
+  const r = await svc.git.raw(["ls-tree", "-z", "--full-tree", rev, "--", repoPath], { env: { GIT_OPTIONAL_LOCKS: "0" } });
+  const m = /^(\d{6}) blob ([0-9a-f]+)\t/.exec(r.stdout);
+  return r.code === 0 && m ? { mode: m[1], sha: m[2] } : null;
+}
+
+/**
+ * The owner's staged changes as `update-index --index-info` lines (mode, blob, repository path),
+ * or "" when nothing is staged.
+ */
+async function stagedEntries(svc: GitService): Promise<string> {
+  const out = await svc.git.out(["diff-index", "--cached", "--raw", "-z", "--no-renames", "HEAD", "--"]);
+  const parts = out.split("\0");
+  let lines = "";
+  for (let i = 0; i + 1 < parts.length; i += 2) {
+    const m = /^:\d{6} (\d{6}) [0-9a-f]+ ([0-9a-f]+) [A-Z]/.exec(parts[i]);
+    if (!m) continue;
+    lines += `${m[1] === "000000" ? "0" : m[1]} ${m[2]}\t${parts[i + 1]}\n`;
+  }
+  return lines;
+}
+
+/**
+ * Old sha → new sha of the commits a rebase rewrote: matched by author, author time and message
+ * (a rebase keeps all three). Commits the rebase dropped (already upstream) have no entry.
+ */
+async function rewrittenShas(svc: GitService, oldRange: string, newRange: string): Promise<Map<string, string>> {
+  const list = async (range: string) => {
+    const out = await svc.git.out(["log", "-z", "--format=%H%x1f%an%x1f%ae%x1f%at%x1f%B", range, "--"]);
+    return out
+      .split("\0")
+      .filter(Boolean)
+      .map((rec) => {
+        const i = rec.indexOf("\x1f");
+        return { sha: rec.slice(0, i).trim(), key: rec.slice(i + 1) };
+      });
+  };
+  const map = new Map<string, string>();
+  const fresh = new Map<string, string[]>();
+  for (const c of await list(newRange)) fresh.set(c.key, [...(fresh.get(c.key) ?? []), c.sha]);
+  for (const c of await list(oldRange)) {
+    const candidates = fresh.get(c.key);
+    const next = candidates?.shift();
+    if (next && next !== c.sha) map.set(c.sha, next);
+  }
+  return map;
 }
 
 /** Puts a file's working-tree copy back to HEAD's (or removes it when HEAD does not have it). */

@@ -108,8 +108,11 @@ export function createCoreServices(port: VaultPort, opts: CoreOptions): CoreServ
   });
   const lookup = createLookupService({ port, policy });
   const detection = opts.git?.detection;
-  const git = detection?.kind === "repo" && opts.git ? new GitService(detection.git, detection.prefix, { port, policy, identity: detection.identity }, { log: opts.log, ...opts.git.options }) : null;
+  const git = detection?.kind === "repo" && opts.git ? new GitService(detection.git, detection.prefix, { port, policy, identity: detection.identity, store: opts.stateStore }, { log: opts.log, ...opts.git.options }) : null;
   const writer = createWriteService({ port, policy, stateStore: opts.stateStore, confirmer: opts.confirmer, log: opts.log, ...(git ? { committer: git } : {}) });
+  // A sync that rebases our commits gives them new shas: the activity log follows.
+  git?.onRewrite((map) => writer.remapCommits(map));
+  git?.onPendingCommitted((tool, path, sha) => writer.commitMade(tool, path, sha));
   const reader = createReadService({ port, policy, vault, noteCapBytes: () => vault.limits.maxNoteBytes });
   const search = createSearchService({ port, policy, store: opts.stateStore, sqlWasm: opts.sqlWasm, log: opts.log, options: opts.search });
   const graph = createGraphService({ port, policy, search });

@@ -8,7 +8,7 @@ import type { StateStore } from "../state";
 import { formatBytes } from "../strings";
 import { extensionOf, isNotePath, parentOf, type RenamePlan, type RenameProgress, type VaultFile, type VaultPort } from "../vault";
 import { ActivityLog, type ActivityEntry } from "./activity";
-import type { ChangeCommitter, CommitOutcome } from "./commit";
+import type { ChangeCommitter, CommitOutcome, CommittedChange } from "./commit";
 import { decodeBase64InSteps } from "./base64";
 import { AutoApprove, type Confirmer, type ConfirmRequest } from "./confirm";
 import { unifiedDiffInSteps } from "./diff";
@@ -144,6 +144,8 @@ export interface DeleteResult {
   /** Where it went, e.g. `the vault's .trash folder`. */
   trashed_to: string;
   files: number;
+  /** The vault's `.trash` was just excluded from git (a git-backed vault's first delete). */
+  trash_note?: string;
 }
 
 export interface RenameRequest {
@@ -224,6 +226,10 @@ export interface WriteService {
   readonly lastRecovery: RenameRecoveryReport | null;
   /** Newest first. */
   activity(limit: number): Promise<ActivityEntry[]>;
+  /** Commits a sync rewrote (old sha → new): the activity log's entries follow them. */
+  remapCommits(map: ReadonlyMap<string, string>): Promise<number>;
+  /** A pending commit was made: its activity entry gets the sha. */
+  commitMade(tool: string, path: string, sha: string): Promise<boolean>;
   /** The confirmer in use; hosts may swap it (e.g. when the owner toggles confirmations). */
   confirmer: Confirmer;
 }
@@ -322,7 +328,7 @@ class WriteServiceImpl implements WriteService {
       }
       await this.commitText(path, old, finalText);
       const etag = await etagOf(finalText);
-      const commit = await this.record(actor, "write", path, before, etag, mode);
+      const commit = await this.record(actor, "write", path, before, etag, mode, undefined, [], old);
       return { path, created: false, mode, etag, size: new TextEncoder().encode(finalText).length, diff, ...withCommit(commit) };
     });
   }
@@ -339,9 +345,9 @@ class WriteServiceImpl implements WriteService {
       const commit = await this.record(actor, "write", path, null, etag, "created (binary)");
       return { path, created: true, mode, etag, size: bytes.length, ...withCommit(commit) };
     }
-    const before = await this.replaceBytes(path, bytes, req.if_match, WRITE_RETRY, `Overwrite "${path}" with ${formatBytes(bytes.length)} of new content`);
+    const { before, old: oldBytes } = await this.replaceBytes(path, bytes, req.if_match, WRITE_RETRY, `Overwrite "${path}" with ${formatBytes(bytes.length)} of new content`);
     const etag = await etagOf(bytes);
-    const commit = await this.record(actor, "write", path, before, etag, "overwrite (binary)");
+    const commit = await this.record(actor, "write", path, before, etag, "overwrite (binary)", undefined, [], oldBytes);
     return { path, created: false, mode, etag, size: bytes.length, ...withCommit(commit) };
   }
 
@@ -382,9 +388,9 @@ class WriteServiceImpl implements WriteService {
       if (!req.overwrite) {
         throw new VaultError("exists", `"${path}" appeared in the meantime; nothing was written. To replace it, read it for its etag and ${retry} with overwrite: true and if_match set to that etag.`);
       }
-      const before = await this.replaceBytes(path, req.bytes, req.if_match, retry, `Overwrite "${path}" with ${formatBytes(req.bytes.length)} (${req.detail})`);
+      const { before, old: oldBytes } = await this.replaceBytes(path, req.bytes, req.if_match, retry, `Overwrite "${path}" with ${formatBytes(req.bytes.length)} (${req.detail})`);
       const etag = await etagOf(req.bytes);
-      const commit = await this.record(actor, tool, path, before, etag, req.detail);
+      const commit = await this.record(actor, tool, path, before, etag, req.detail, undefined, [], oldBytes);
       return { path, created: false, mode: "overwrite", etag, size: req.bytes.length, ...withCommit(commit) };
     });
   }
@@ -493,7 +499,7 @@ class WriteServiceImpl implements WriteService {
       if (finalText === old) return result(before, false);
       await this.commitText(path, old, finalText);
       const etag = await etagOf(finalText);
-      const commit = await this.record(actor, "edit", path, before, etag, `${replacements.length} replacement${replacements.length === 1 ? "" : "s"} (${matchType})`);
+      const commit = await this.record(actor, "edit", path, before, etag, `${replacements.length} replacement${replacements.length === 1 ? "" : "s"} (${matchType})`, undefined, [], old);
       return { ...result(etag, false), ...withCommit(commit) };
     });
   }
@@ -529,7 +535,7 @@ class WriteServiceImpl implements WriteService {
       }
       const now = await this.port.read(path);
       const etag = await etagOf(now);
-      const commit = changed.size > 0 ? await this.record(actor, "update_frontmatter", path, before, etag, `keys: ${[...changed].join(", ")}`) : undefined;
+      const commit = changed.size > 0 ? await this.record(actor, "update_frontmatter", path, before, etag, `keys: ${[...changed].join(", ")}`, undefined, [], old) : undefined;
       return { path, frontmatter: readFrontmatterStrict(now, path).fm, changed: [...changed], etag, ...withCommit(commit) };
     });
   }
@@ -584,7 +590,7 @@ class WriteServiceImpl implements WriteService {
           else delete data.tags;
         });
         etag = await etagOf(await this.port.read(path));
-        commit = await this.record(actor, "manage_tags", path, before, etag, `${req.action}: ${[...added, ...removed].join(", ")}`);
+        commit = await this.record(actor, "manage_tags", path, before, etag, `${req.action}: ${[...added, ...removed].join(", ")}`, undefined, [], old);
       }
       return { path, tags: nextTags, inline_tags: inline, added, removed, inline_only: inlineOnly, etag, ...withCommit(commit) };
     });
@@ -616,8 +622,9 @@ class WriteServiceImpl implements WriteService {
       const what = isFolder ? `the folder "${path}" and the ${files} file${files === 1 ? "" : "s"} in it` : `"${path}"`;
       await this.ask({ action: "delete", path, summary: `Delete ${what} (moved to the trash)` });
       const where = await this.port.trash(path);
+      const trashNote = (await this.deps.committer?.trashed?.()) ?? null;
       const commit = await this.record(actor, "delete", path, before, null, isFolder ? `folder, ${files} files` : undefined);
-      return { path, kind: isFolder ? "folder" : "file", trashed_to: where, files, ...withCommit(commit) };
+      return { path, kind: isFolder ? "folder" : "file", trashed_to: where, files, ...(trashNote ? { trash_note: trashNote } : {}), ...withCommit(commit) };
     });
   }
 
@@ -656,6 +663,8 @@ class WriteServiceImpl implements WriteService {
         target,
         summary: `Rename ${what} to "${target}"${targetExists ? `, replacing the existing "${target}" (moved to the trash)` : ""}; links to it are updated`,
       });
+      // Which notes had the owner's uncommitted edits before the links in them are rewritten.
+      const uncommittedBefore = (await this.deps.committer?.uncommittedPaths?.().catch(() => null)) ?? undefined;
       let replaced: string | undefined;
       if (targetBefore !== null) {
         // Compared again at the moment of the change (the owner may have edited it while asked).
@@ -664,8 +673,10 @@ class WriteServiceImpl implements WriteService {
           throw new VaultError("conflict", `"${target}" was changed by someone else while this rename was being made; nothing was changed. Read it again for its new etag and rename again with it.`);
         }
         replaced = await this.port.trash(target);
+        await this.deps.committer?.trashed?.();
       }
-      const before = file ? await etagOf(await this.port.readBinary(path)) : null;
+      const oldBytes = file ? await this.port.readBinary(path) : null;
+      const before = oldBytes ? await etagOf(oldBytes) : null;
       const started = Date.now();
       // The journal: what the rename will do, written before anything moves and removed once the
       // change is recorded, so a crash in between is finished at the next start.
@@ -697,10 +708,18 @@ class WriteServiceImpl implements WriteService {
         res = await this.port.rename(path, target, onProgress, beforeMove);
         durationMs = Date.now() - started;
         const after = file ? await etagOf(await this.port.readBinary(res.path)) : null;
-        commit = await this.record(actor, "rename", path, before, after, `links: ${res.linksUpdated} in ${res.notesUpdated} notes`, res.path, [
-          ...(targetExists ? [target] : []),
-          ...(res.updatedPaths ?? []),
-        ]);
+        commit = await this.record(
+          actor,
+          "rename",
+          path,
+          before,
+          after,
+          `links: ${res.linksUpdated} in ${res.notesUpdated} notes`,
+          res.path,
+          [...(targetExists ? [target] : []), ...(res.updatedPaths ?? [])],
+          undefined,
+          { ...(oldBytes ? { before: [{ path: res.path, from: path, content: oldBytes }] } : {}), ...(uncommittedBefore ? { uncommittedBefore } : {}) },
+        );
         failed = false;
       } finally {
         // A rename that failed after its move (the adapter threw while updating links) is half done,
@@ -790,6 +809,14 @@ class WriteServiceImpl implements WriteService {
     return visible.slice(0, limit);
   }
 
+  remapCommits(map: ReadonlyMap<string, string>): Promise<number> {
+    return this.log.remapCommits(map);
+  }
+
+  commitMade(tool: string, path: string, sha: string): Promise<boolean> {
+    return this.log.commitMade(tool, path, sha);
+  }
+
   // ------------------------------------------------------------------ helpers
 
   /** A client's path for something to create or move to: validated, not the root, not hidden or protected. */
@@ -867,7 +894,7 @@ class WriteServiceImpl implements WriteService {
    * confirmations are on); then, at the moment of the write, the file is read again and must still
    * be what was checked. Call under the path's lock. Returns the replaced content's etag.
    */
-  private async replaceBytes(path: string, next: Uint8Array, ifMatch: string | undefined, retry: string, summary: string): Promise<string> {
+  private async replaceBytes(path: string, next: Uint8Array, ifMatch: string | undefined, retry: string, summary: string): Promise<{ before: string; old: Uint8Array }> {
     const old = await this.port.readBinary(path);
     const before = await etagOf(old);
     requireEtag(path, ifMatch, before, retry);
@@ -879,7 +906,7 @@ class WriteServiceImpl implements WriteService {
       throw new VaultError("conflict", `"${path}" was changed by someone else while this change was being made; nothing was written. Read it again for its new etag and ${retry} with it.`);
     }
     await this.port.writeBinary(path, next);
-    return before;
+    return { before, old };
   }
 
   /** Writes through the port, failing with `conflict` when someone changed the file since we read it. */
@@ -903,7 +930,19 @@ class WriteServiceImpl implements WriteService {
    * After a change: commits it when the owner asked for commits (only the paths it touched), then
    * appends the activity log entry (with the commit's sha). Returns the commit's outcome.
    */
-  private async record(actor: Actor, tool: string, path: string, before: string | null, after: string | null, detail?: string, newPath?: string, alsoTouched: string[] = []): Promise<CommitOutcome | undefined> {
+  private async record(
+    actor: Actor,
+    tool: string,
+    path: string,
+    before: string | null,
+    after: string | null,
+    detail?: string,
+    newPath?: string,
+    alsoTouched: string[] = [],
+    /** The file's content before the change, when known (a commit then holds only this change). */
+    beforeContent?: string | Uint8Array,
+    extra: Pick<CommittedChange, "before" | "uncommittedBefore"> = {},
+  ): Promise<CommitOutcome | undefined> {
     const toolName = actor.tool ?? tool;
     const commit =
       (await this.deps.committer?.commit({
@@ -913,6 +952,8 @@ class WriteServiceImpl implements WriteService {
         ...(newPath !== undefined ? { newPath } : {}),
         paths: [path, ...(newPath !== undefined ? [newPath] : []), ...alsoTouched],
         created: newPath !== undefined ? [newPath] : before === null && after !== null ? [path] : [],
+        ...(beforeContent !== undefined ? { before: [{ path, content: beforeContent }] } : newPath === undefined && before === null && after !== null ? { before: [{ path, content: null }] } : {}),
+        ...extra,
       })) ?? undefined;
     const entry: ActivityEntry = {
       time: this.now().toISOString(),
@@ -924,6 +965,7 @@ class WriteServiceImpl implements WriteService {
       ...(newPath !== undefined ? { new_path: newPath } : {}),
       ...(detail ? { detail } : {}),
       ...(commit?.sha ? { commit: commit.sha } : {}),
+      ...(commit?.pending ? { commit_pending: true } : {}),
     };
     await this.appendActivity(entry);
     return commit;

@@ -4,6 +4,7 @@ import path from "node:path";
 import sqlWasm from "sql.js/dist/sql-wasm.wasm";
 import { clientConfigs } from "../common/client-config";
 import { PortInUseError, startRuntime, type LogLevel } from "../common/runtime";
+import { createGitFiles } from "../common/git-files";
 import { createGitRunner } from "../common/git-process";
 import { createNodeNet } from "../common/net";
 import { PLUGIN_GITIGNORE } from "../common/state-gitignore";
@@ -88,7 +89,7 @@ async function run(args: ReturnType<typeof parseArgs>): Promise<void> {
       },
       embedder: embedderOf(args),
       ...(args.noGit ? {} : { gitRunner: createGitRunner({ cwd: root, program: args.gitProgram, allowHooks: args.gitHooks, helperFile: existingFile(path.join(__dirname, "git-helper.js")) }) }),
-      gitOptions: { commitChanges: args.gitCommit && args.write, pushAfterCommit: args.gitPush && args.write },
+      gitOptions: { commitChanges: args.gitCommit && args.write, pushAfterCommit: args.gitPush && args.write, files: createGitFiles(root) },
       transfer: {
         ...(args.transferTtlMinutes ? { ttlMs: args.transferTtlMinutes * 60_000 } : {}),
         ...(args.uploadMaxMB ? { maxUploadBytes: args.uploadMaxMB * 1024 * 1024 } : {}),

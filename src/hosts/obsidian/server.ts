@@ -9,6 +9,7 @@ import { useHostTimers } from "../../core/timers";
 import { ActivityLog, AutoApprove, type ActivityEntry, type Confirmer } from "../../core/write";
 import { PortInUseError, startRuntime, type LogLevel, type Runtime } from "../common/runtime";
 import { ObsidianVault } from "./adapter";
+import { createGitFiles } from "../common/git-files";
 import { createGitRunner } from "../common/git-process";
 import { createNodeNet } from "../common/net";
 import { pluginBuiltinEmbedder } from "../common/builtin-runtime";
@@ -200,7 +201,11 @@ export class ServerController {
         workspace: new ObsidianWorkspace(app),
         embedder: settings.semanticProvider === "builtin" ? this.builtinEmbedder(settings, basePath !== null) : embedderOf(settings),
         ...(settings.gitEnabled && basePath ? { gitRunner: createGitRunner({ cwd: basePath, program: gitProgram, allowHooks: settings.gitHooks, helperFile: gitHelper }) } : {}),
-        gitOptions: { commitChanges: settings.writeMode && settings.gitCommit, pushAfterCommit: settings.writeMode && settings.gitCommit && settings.gitPush },
+        gitOptions: {
+          commitChanges: settings.writeMode && settings.gitCommit,
+          pushAfterCommit: settings.writeMode && settings.gitCommit && settings.gitPush,
+          ...(basePath ? { files: createGitFiles(basePath) } : {}),
+        },
         transfer: { ttlMs: settings.transferTtlMinutes * 60_000, maxUploadBytes: settings.uploadMaxMB * 1024 * 1024 },
         // Node's http/https, not requestUrl: each redirect hop and the connected address must be checked (see net.ts).
         net: createNodeNet(),

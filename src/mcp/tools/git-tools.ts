@@ -23,6 +23,7 @@ export const gitSummaryShape = z.object({
   commit_changes: z.boolean().optional(),
   push_after_commit: z.boolean().optional(),
   last_push_error: z.string().optional(),
+  pending_commits: z.array(z.object({ tool: z.string(), path: z.string(), time: z.string(), error: z.string() })).optional(),
   unavailable: z.string().optional(),
 });
 

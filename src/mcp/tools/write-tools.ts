@@ -26,6 +26,8 @@ const commitOut = z
     error: z.string().optional(),
     pushed: z.boolean().optional(),
     push_error: z.string().optional(),
+    note: z.string().optional(),
+    pending: z.boolean().optional(),
   })
   .optional();
 
@@ -35,7 +37,7 @@ function commitLine(c: z.infer<typeof commitOut>): string {
   if (c.error) return `\n${c.error}`;
   if (!c.committed) return c.skipped ? `\nNot committed: ${c.skipped}.` : "";
   const push = c.push_error ? ` ${c.push_error}` : c.pushed ? " Pushed." : "";
-  return `\nCommitted ${c.sha?.slice(0, 7) ?? ""}.${push}`;
+  return `\nCommitted ${c.sha?.slice(0, 7) ?? ""}.${push}${c.note ? ` ${c.note}` : ""}`;
 }
 
 export const writeTool = defineTool({
@@ -161,13 +163,13 @@ export const deleteTool = defineTool({
   title: "Delete a note or folder",
   description: "Moves a file or folder to the trash; confirm_path repeats path.",
   input: { path: pathArg, confirm_path: z.string().describe("The same path again, to confirm.") },
-  output: { path: z.string(), kind: z.enum(["file", "folder"]), trashed_to: z.string(), files: z.number(), commit: commitOut },
+  output: { path: z.string(), kind: z.enum(["file", "folder"]), trashed_to: z.string(), files: z.number(), trash_note: z.string().optional(), commit: commitOut },
   annotations: { ...WRITE_ANN, destructiveHint: true, idempotentHint: false },
   access: "write",
   example: { path: "Inbox/Old.md", confirm_path: "Inbox/Old.md" },
   handler: async (args, ctx) => {
     const r = await writerOf(ctx.services).delete(args, actor(ctx, "delete"));
-    return { structured: r, text: `Moved "${r.path}"${r.kind === "folder" ? ` (folder, ${r.files} files)` : ""} to ${r.trashed_to}.${commitLine(r.commit)}` };
+    return { structured: r, text: `Moved "${r.path}"${r.kind === "folder" ? ` (folder, ${r.files} files)` : ""} to ${r.trashed_to}.${r.trash_note ? ` ${r.trash_note}` : ""}${commitLine(r.commit)}` };
   },
 });
 
@@ -222,6 +224,7 @@ export const activityLogTool = defineTool({
         new_path: z.string().optional(),
         detail: z.string().optional(),
         commit: z.string().optional(),
+        commit_pending: z.boolean().optional(),
       }),
     ),
   },
