@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, test } from "@jest/globals";
-import { chmodSync, existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { afterAll, beforeAll, beforeEach, describe, expect, test } from "@jest/globals";
+import { chmodSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { call, fails, makeTempVault, ok, removeTree, startTestServer, textOf, type TestServer } from "../support/harness";
@@ -513,4 +513,157 @@ test("a repository above the vault that tracks none of its files (a home folder 
     await s.close();
     removeTree(top);
   }
+});
+
+describe("programs a repository's configuration names never run", () => {
+  /**
+   * A marker program: configured every way a repository can name a program, it leaves a file named
+   * after the way it was started in `marks` (and, as a filter, turns "plain" into "FILTERED").
+   */
+  let marks: string;
+  let mark: string;
+  const HOOKS = ["pre-commit", "prepare-commit-msg", "commit-msg", "post-commit", "post-checkout", "post-merge", "pre-push", "pre-rebase", "post-rewrite", "reference-transaction", "pre-auto-gc", "post-index-change", "fsmonitor-watchman"];
+
+  beforeAll(() => {
+    marks = makeTempVault({}, "vault-mcp-marks-");
+    mark = path.join(marks, "mark.sh");
+    writeFileSync(mark, `#!/bin/sh\ntouch "${marks}/ran-$1"\ncase "$1" in *clean|*smudge) sed 's/plain/FILTERED/' ;; *) exit 1 ;; esac\n`);
+    chmodSync(mark, 0o755);
+  });
+  afterAll(() => removeTree(marks));
+
+  beforeEach(() => {
+    for (const f of readdirSync(marks)) if (f.startsWith("ran-")) rmSync(path.join(marks, f));
+  });
+  const ran = () => readdirSync(marks).filter((f) => f.startsWith("ran-")).sort();
+  const blob = (root: string, rev: string) => git(root, ["cat-file", "blob", rev]);
+
+  /** Every way a repository's own configuration and attributes can name a program. */
+  function arm(root: string, signing: "openpgp" | "ssh"): void {
+    put(root, {
+      ".git/extra.cfg": `[filter "included"]\n\tclean = ${mark} included-clean\n\tsmudge = ${mark} included-smudge\n`,
+      ".git/info/attributes": "*.txt filter=included\n",
+    });
+    const cfg: [string, string][] = [
+      ["include.path", "extra.cfg"],
+      ["filter.evil.clean", `${mark} filter-clean`],
+      ["filter.evil.smudge", `${mark} filter-smudge`],
+      ["filter.evil.required", "true"],
+      ["filter.proc.process", `${mark} filter-process`],
+      ["diff.drv.textconv", `${mark} textconv`],
+      ["diff.drv.command", `${mark} diff-command`],
+      ["diff.external", `${mark} diff-external`],
+      ["merge.mrg.driver", `${mark} merge-driver %A`],
+      ["merge.default", "mrg"],
+      ["commit.gpgSign", "true"],
+      ["tag.gpgSign", "true"],
+      ["push.gpgSign", "true"],
+      ["merge.verifySignatures", "true"],
+      ...(signing === "openpgp"
+        ? ([["gpg.program", `${mark} gpg`], ["gpg.openpgp.program", `${mark} gpg-openpgp`]] as [string, string][])
+        : ([["gpg.format", "ssh"], ["gpg.ssh.program", `${mark} gpg-ssh`], ["gpg.ssh.defaultKeyCommand", `${mark} gpg-ssh-key`]] as [string, string][])),
+      ["core.editor", `${mark} editor`],
+      ["sequence.editor", `${mark} sequence-editor`],
+      ["core.pager", `${mark} pager`],
+      ["core.fsmonitor", `${mark} fsmonitor`],
+      ["core.askPass", `${mark} askpass`],
+      ["credential.helper", `${mark} credential`],
+      ["core.sshCommand", `${mark} ssh`],
+      ["core.gitProxy", `${mark} git-proxy`],
+      ["core.alternateRefsCommand", `${mark} alternate-refs`],
+      ["remote.origin.uploadpack", `${mark} upload-pack`],
+      ["remote.origin.receivepack", `${mark} receive-pack`],
+      ["protocol.ext.allow", "always"],
+      ["submodule.recurse", "true"],
+    ];
+    for (const [k, v] of cfg) git(root, ["config", "--add", k, v]);
+    for (const h of HOOKS) {
+      put(root, { [`.git/hooks/${h}`]: `#!/bin/sh\ntouch "${marks}/ran-hook-${h}"\n` });
+      chmodSync(path.join(root, ".git", "hooks", h), 0o755);
+    }
+  }
+
+  test("reads, writes with commits and pushes, and git_sync (rebase, merge, fast-forward) run none; written bytes are committed as they are", async () => {
+    const remote = bareRemote();
+    const seed = cloneOf(remote);
+    const attributes = "*.md filter=evil diff=drv merge=mrg\nproc/* filter=proc\n";
+    commitAll(seed, "seed", "2026-01-01T10:00:00Z", { ".gitattributes": attributes, "A.md": "plain a\n", "B.md": "plain b\n", "proc/P.md": "plain p\n", "Shared.md": "shared base\n" });
+    git(seed, ["push", "-q", "origin", "main"]);
+    removeTree(seed);
+    const root = cloneOf(remote);
+    const other = cloneOf(remote);
+    arm(root, "openpgp");
+    // Dirty, in the future (no racy-clean shortcut): status and diffs must read them through git.
+    put(root, { "A.md": "plain a, edited\n", "proc/P.md": "plain p, edited\n", "T.txt": "plain t\n" });
+    const { s, client } = await serve(root, { write: true, git: { commit: true, push: true } });
+    try {
+      // Reads.
+      await ok(client, "stats");
+      await ok(client, "get_history", { path: "A.md" });
+      await ok(client, "get_recent_changes", {});
+      const d = await ok(client, "get_diff", { path: "A.md", since_sha: git(root, ["rev-parse", "HEAD"]).trim() });
+      expect(d.diffs[0].diff).toContain("+plain a, edited");
+      await ok(client, "get_diff", { path: "proc/P.md", per_commit: true });
+      expect(ran()).toEqual([]);
+
+      // Writes, each committed and pushed.
+      const w = await ok(client, "write", { path: "New.md", content: "plain new\n" });
+      expect(w.commit).toMatchObject({ committed: true, pushed: true });
+      expect(blob(root, "HEAD:New.md")).toBe("plain new\n");
+      const r = await ok(client, "read", { path: "A.md" });
+      const e = await ok(client, "edit", { path: "A.md", old_text: "edited", new_text: "edited twice", if_match: r.etag });
+      expect(e.commit).toMatchObject({ committed: true, pushed: true });
+      expect(blob(root, "HEAD:A.md")).toBe("plain a, edited twice\n");
+      await ok(client, "write", { path: "proc/Q.md", content: "plain q\n" });
+      expect(blob(root, "HEAD:proc/Q.md")).toBe("plain q\n");
+      expect(ran()).toEqual([]);
+
+      // git_sync: a rebase of a local commit over a remote one.
+      git(other, ["pull", "-q", "origin", "main"]);
+      commitAll(other, "b elsewhere", "2026-02-01T10:00:00Z", { "B.md": "plain b, remote\n" });
+      git(other, ["push", "-q", "origin", "main"]);
+      await ok(client, "write", { path: "Local.md", content: "plain local\n" });
+      expect((await ok(client, "git_sync", { direction: "both" })).pull.action).toBe("rebase");
+      expect(readFileSync(path.join(root, "B.md"), "utf8")).toBe("plain b, remote\n");
+      // A merge of a note committed on both sides (the merge driver's case).
+      git(other, ["pull", "-q", "origin", "main"]);
+      commitAll(other, "shared elsewhere", "2026-03-01T10:00:00Z", { "Shared.md": "shared base\nremote line\n" });
+      git(other, ["push", "-q", "origin", "main"]);
+      const r2 = await ok(client, "read", { path: "Shared.md" });
+      await ok(client, "edit", { path: "Shared.md", old_text: "shared base", new_text: "local line\nshared base", if_match: r2.etag });
+      const m = await ok(client, "git_sync", { direction: "both" });
+      expect(m).toMatchObject({ status: "kept_both", pull: { action: "merge_keeping_both" } });
+      expect(readFileSync(path.join(root, "Shared.md"), "utf8")).toBe("local line\nshared base\n");
+      // A fast-forward that checks out a filtered file (the smudge filter's case).
+      commitAll(other, "a elsewhere", "2026-04-01T10:00:00Z", { "C.md": "plain c\n" });
+      git(other, ["pull", "-q", "--no-rebase", "origin", "main"]);
+      git(other, ["push", "-q", "origin", "main"]);
+      expect((await ok(client, "git_sync", { direction: "pull" })).pull.action).toBe("fast_forward");
+      expect(readFileSync(path.join(root, "C.md"), "utf8")).toBe("plain c\n");
+      expect(ran()).toEqual([]);
+    } finally {
+      await s.close();
+      for (const dir of [root, other, remote]) removeTree(dir);
+    }
+  }, 60_000);
+
+  test("ssh signing programs and an ext:: remote run neither", async () => {
+    const root = initRepo(makeTempVault({}));
+    commitAll(root, "first", "2026-01-01T10:00:00Z", { "A.md": "plain a\n" });
+    arm(root, "ssh");
+    git(root, ["remote", "add", "evil", `ext::${mark} ext-transport %S`]);
+    git(root, ["config", "branch.main.remote", "evil"]);
+    git(root, ["config", "branch.main.merge", "refs/heads/main"]);
+    const { s, client } = await serve(root, { write: true, git: { commit: true } });
+    try {
+      const w = await ok(client, "write", { path: "New.md", content: "plain new\n" });
+      expect(w.commit).toMatchObject({ committed: true });
+      const sync = await ok(client, "git_sync", { direction: "both" });
+      expect(sync.status).toBe("failed");
+      expect(ran()).toEqual([]);
+    } finally {
+      await s.close();
+      removeTree(root);
+    }
+  });
 });

@@ -121,7 +121,8 @@ class UnsafeConfigError extends Error {}
  * The `-c` settings that switch off every program named by a driver in the configuration (filters,
  * merge drivers, diff drivers), whichever file defined it; for calls that talk to a remote, the
  * transport's programs the repository's own configuration names (credential helper, ssh command,
- * askpass, upload-pack/receive-pack) are replaced by the owner's (system and global configuration).
+ * askpass) are replaced by the owner's (system and global configuration); upload-pack and receive-pack
+ * are git's own (`transportArgs`).
  */
 export function programOverrides(entries: readonly ConfigEntry[], network: boolean): string[] {
   const out: string[] = [];
@@ -131,7 +132,7 @@ export function programOverrides(entries: readonly ConfigEntry[], network: boole
     out.push("-c", `${key}=${value}`);
   };
   for (const e of entries) {
-    const { section, sub, name } = splitKey(e.key);
+    const { section, sub } = splitKey(e.key);
     if (sub === null) continue;
     const id = `${section}\0${sub}`;
     if (seen.has(id)) continue;
@@ -148,8 +149,6 @@ export function programOverrides(entries: readonly ConfigEntry[], network: boole
       // Empty: a diff that would use them fails instead (ours pass --no-ext-diff --no-textconv and never do).
       set(`diff.${sub}.command`, "");
       set(`diff.${sub}.textconv`, "");
-    } else if (section === "remote" && (name === "uploadpack" || name === "receivepack")) {
-      set(`remote.${sub}.${name}`, name === "uploadpack" ? "git-upload-pack" : "git-receive-pack");
     }
   }
   const repoScoped = (e: ConfigEntry) => e.scope === "local" || e.scope === "worktree";
@@ -225,11 +224,27 @@ async function readConfig(program: string, cwd: string, env: Record<string, stri
   return { entries, files: list, stamp: fileStamp(list), volatile };
 }
 
-/** The command of an argument list that may start with our own `-c key=value` pairs. */
-function commandOf(args: readonly string[]): string {
+/** Where the command is in an argument list that may start with our own `-c key=value` pairs. */
+function commandAt(args: readonly string[]): number {
   let i = 0;
   while (i < args.length && args[i] === "-c") i += 2;
-  return args[i] ?? "";
+  return i;
+}
+
+function commandOf(args: readonly string[]): string {
+  return args[commandAt(args)] ?? "";
+}
+
+/**
+ * Fetch and push with git's own upload-pack and receive-pack: `remote.<name>.uploadpack` and
+ * `.receivepack` name programs (run here for a remote on this machine), and the first value given
+ * wins, so only the command-line option overrides them.
+ */
+function transportArgs(args: readonly string[]): readonly string[] {
+  const at = commandAt(args);
+  const cmd = args[at];
+  const option = cmd === "push" ? "--receive-pack=git-receive-pack" : cmd === "fetch" || cmd === "pull" || cmd === "ls-remote" ? "--upload-pack=git-upload-pack" : null;
+  return option ? [...args.slice(0, at + 1), option, ...args.slice(at + 1)] : args;
 }
 
 /**
@@ -276,7 +291,7 @@ export function createDirectGitRunner(opts: GitProcessOptions): GitRunner {
         if (e instanceof UnsafeConfigError) return { code: 128, stdout: "", stderr: `fatal: ${e.message}`, stopped: false, timedOut: false };
         throw e;
       }
-      return spawnGit(program, opts.cwd, baseEnv, [...globalArgs, ...extra, ...args], o);
+      return spawnGit(program, opts.cwd, baseEnv, [...globalArgs, ...extra, ...transportArgs(args)], o);
     },
   };
 }
