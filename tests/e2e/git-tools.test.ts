@@ -115,9 +115,15 @@ describe("history, diffs and recent changes", () => {
     expect(r.target).toBe("file");
     expect(r.commits.map((c: { sha: string }) => c.sha)).toEqual([sha.c4, sha.c3, sha.c2, sha.c1]);
     expect(r.previous_paths).toEqual(["Notes/A.md"]);
+    // Each commit: the note's own change (lines added and removed, its name then when it had another), and how many other files.
     const rename = r.commits[1];
-    expect(rename.changes).toContainEqual({ status: "renamed", path: "Archive/A2.md", from: "Notes/A.md" });
-    expect(rename).toMatchObject({ short_sha: sha.c3.slice(0, 7), author: "Test Author", email: "author@example.com", message: "Archive A", time: "2026-03-01T10:00:00.000Z" });
+    expect(rename).toEqual({ sha: sha.c3, time: "2026-03-01T10:00:00Z", author: "Test Author", message: "Archive A", change: { status: "renamed", from: "Notes/A.md", added: 0, removed: 0 }, other_files: 0 });
+    expect(r.commits[0]).toMatchObject({ sha: sha.c4, message: "More on A, and the secret", change: { status: "modified", added: 1, removed: 0 }, other_files: 1 });
+    expect(r.commits[2]).toMatchObject({ change: { status: "modified", path: "Notes/A.md", added: 1, removed: 1 }, other_files: 0 });
+    expect(r.commits[3]).toMatchObject({ change: { status: "added", path: "Notes/A.md", added: 16, removed: 0 }, other_files: 2 });
+    const text = textOf(await call(client, "get_history", { path: "Archive/A2.md" }));
+    expect(text).toContain(`${sha.c3.slice(0, 7)} 2026-03-01 10:00 Test Author: Archive A — renamed from Notes/A.md +0 −0`);
+    expect(text).toContain("— modified +1 −0; 1 other file");
     const json = JSON.stringify(r);
     expect(json).not.toMatch(/\.obsidian|Private|Secret|\.keep/);
   });
@@ -210,10 +216,25 @@ describe("history, diffs and recent changes", () => {
     const un = r.uncommitted.map((u: { status: string; path: string }) => `${u.status} ${u.path}`).sort();
     expect(un).toEqual(["modified Archive/A2.md", "untracked Notes/New.md"]);
     expect(JSON.stringify(r)).not.toMatch(/Private|\.obsidian/);
-    const none = await ok(client, "get_recent_changes", { include_uncommitted: false, limit: 1 });
+    const none = await ok(client, "get_recent_changes", { include_uncommitted: false, limit: 1, since: "2026-01-01" });
     expect(none.commits).toHaveLength(1);
     expect(none.has_more).toBe(true);
     expect(none.uncommitted).toEqual([]);
+    // Without since/until: the last 7 days (these commits are older).
+    const recent = await ok(client, "get_recent_changes", {});
+    expect(recent.commits).toEqual([]);
+    expect(Date.now() - Date.parse(recent.since)).toBeGreaterThan(6.9 * 86_400_000);
+    expect(Date.now() - Date.parse(recent.since)).toBeLessThan(7.1 * 86_400_000);
+  });
+
+  test("since/until git cannot read as a date are refused, with examples of what it can", async () => {
+    for (const bad of ["banana", "2026-13-45", "2026-02-30", "next tuesday"]) {
+      expect(await fails(client, "get_history", { path: "Archive/A2.md", since: bad })).toMatch(/is not a date: give an ISO date or time \("2026-11-24".*"2 weeks ago"/);
+      expect(await fails(client, "get_recent_changes", { until: bad })).toMatch(/until ".*" is not a date/);
+      expect(await fails(client, "get_diff", { path: "Archive/A2.md", since_timestamp: bad })).toMatch(/since_timestamp ".*" is not a date/);
+    }
+    expect((await ok(client, "get_history", { path: "Archive/A2.md", since: "2 Weeks ago" })).commits).toEqual([]);
+    expect((await ok(client, "get_history", { path: "Archive/A2.md", until: "yesterday" })).commits).toHaveLength(4);
   });
 
   test("new commits made outside the server show up at the next call", async () => {
@@ -417,6 +438,10 @@ describe("git_sync", () => {
   test("an uncommitted local edit and a remote change to the same note: both kept, byte for byte", async () => {
     otherCommits({ "C.md": "c from the other machine\n" }, "c elsewhere");
     put(root, { "C.md": "c edited here, not committed\n" });
+    // A dry run says what it would do, in those words.
+    const dry = textOf(await call(client, "git_sync", { direction: "pull", dry_run: true }));
+    expect(dry).toMatch(/C\.md: would keep the local version; the remote's would go to "C \(conflict/);
+    expect(dry).not.toMatch(/kept|is in/);
     const r = await ok(client, "git_sync", { direction: "pull" });
     const copy = `C (conflict ${today} from origin).md`;
     expect(r).toMatchObject({ status: "kept_both", pull: { action: "fast_forward" }, conflicts: [{ path: "C.md", remote_copy: copy, kind: "both_changed" }] });
