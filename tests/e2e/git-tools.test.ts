@@ -17,6 +17,9 @@ const KEEP = Array.from({ length: 12 }, (_, i) => `kept line ${i}\n`).join("");
 
 const GIT_TOOLS = ["get_history", "get_diff", "get_recent_changes"];
 
+/** Commit ids as the history tools give them (12 hex digits). */
+const short = (...shas: string[]) => shas.map((s) => s.slice(0, 12));
+
 function disk(root: string, p: string): string {
   return readFileSync(path.join(root, ...p.split("/")), "utf8");
 }
@@ -113,17 +116,18 @@ describe("history, diffs and recent changes", () => {
   test("a note's history follows it across the rename, newest first, with no hidden path anywhere", async () => {
     const r = await ok(client, "get_history", { path: "Archive/A2.md" });
     expect(r.target).toBe("file");
-    expect(r.commits.map((c: { sha: string }) => c.sha)).toEqual([sha.c4, sha.c3, sha.c2, sha.c1]);
+    expect(r.commits.map((c: { sha: string }) => c.sha)).toEqual(short(sha.c4, sha.c3, sha.c2, sha.c1));
     expect(r.previous_paths).toEqual(["Notes/A.md"]);
     // Each commit: the note's own change (lines added and removed, its name then when it had another), and how many other files.
     const rename = r.commits[1];
-    expect(rename).toEqual({ sha: sha.c3, time: "2026-03-01T10:00:00Z", author: "Test Author", message: "Archive A", change: { status: "renamed", from: "Notes/A.md", added: 0, removed: 0 }, other_files: 0 });
-    expect(r.commits[0]).toMatchObject({ sha: sha.c4, message: "More on A, and the secret", change: { status: "modified", added: 1, removed: 0 }, other_files: 1 });
+    expect(rename).toEqual({ sha: sha.c3.slice(0, 12), time: "2026-03-01T10:00:00Z", author: "Test Author", message: "Archive A", change: { status: "renamed", from: "Notes/A.md", added: 0, removed: 0 }, other_files: 0 });
+    expect(r.commits[0]).toMatchObject({ sha: sha.c4.slice(0, 12), message: "More on A, and the secret", change: { status: "modified", added: 1, removed: 0 }, other_files: 1 });
     expect(r.commits[2]).toMatchObject({ change: { status: "modified", path: "Notes/A.md", added: 1, removed: 1 }, other_files: 0 });
     expect(r.commits[3]).toMatchObject({ change: { status: "added", path: "Notes/A.md", added: 16, removed: 0 }, other_files: 2 });
     const text = textOf(await call(client, "get_history", { path: "Archive/A2.md" }));
-    expect(text).toContain(`${sha.c3.slice(0, 7)} 2026-03-01 10:00 Test Author: Archive A — renamed from Notes/A.md +0 −0`);
-    expect(text).toContain("— modified +1 −0; 1 other file");
+    expect(text).toContain(`${sha.c3.slice(0, 7)} 2026-03-01 10:00 Test Author: Archive A (renamed from Notes/A.md, +0 -0)`);
+    expect(text).toContain("More on A, and the secret (+1 -0, 1 other file)");
+    expect(text).toContain("Second line changed (as Notes/A.md, +1 -1)");
     const json = JSON.stringify(r);
     expect(json).not.toMatch(/\.obsidian|Private|Secret|\.keep/);
   });
@@ -131,14 +135,14 @@ describe("history, diffs and recent changes", () => {
   test("the whole vault's history leaves out commits that only touched hidden files", async () => {
     const r = await ok(client, "get_history", {});
     expect(r.target).toBe("vault");
-    expect(r.commits.map((c: { sha: string }) => c.sha)).toEqual([sha.c4, sha.c3, sha.c2, sha.c1]);
+    expect(r.commits.map((c: { sha: string }) => c.sha)).toEqual(short(sha.c4, sha.c3, sha.c2, sha.c1));
     expect(JSON.stringify(r)).not.toMatch(/\.obsidian|Private|Secret/);
     expect(r.commits[3].changes.map((c: { path: string }) => c.path).sort()).toEqual(["Notes/A.md", "Notes/B.md", "img.png"]);
   });
 
   test("since/until (ISO dates and git expressions), limit and has_more; a folder's history", async () => {
     const r = await ok(client, "get_history", { path: "Archive/A2.md", since: "2026-02-15", until: "2026-03-15T00:00:00Z" });
-    expect(r.commits.map((c: { sha: string }) => c.sha)).toEqual([sha.c3]);
+    expect(r.commits.map((c: { sha: string }) => c.sha)).toEqual(short(sha.c3));
     expect(r.since).toMatch(/^2026-02-1[45]T/);
     const old = await ok(client, "get_history", { path: "Archive/A2.md", until: "100 years ago" });
     expect(old.commits).toEqual([]);
@@ -147,7 +151,7 @@ describe("history, diffs and recent changes", () => {
     expect(lim.has_more).toBe(true);
     const folder = await ok(client, "get_history", { path: "Notes" });
     expect(folder.target).toBe("folder");
-    expect(folder.commits.map((c: { sha: string }) => c.sha)).toEqual([sha.c3, sha.c2, sha.c1]);
+    expect(folder.commits.map((c: { sha: string }) => c.sha)).toEqual(short(sha.c3, sha.c2, sha.c1));
   });
 
   test("hidden paths look missing; a client's path or date can never become a git option", async () => {
@@ -212,7 +216,7 @@ describe("history, diffs and recent changes", () => {
 
   test("get_recent_changes: commits in the window with their files, plus visible uncommitted changes", async () => {
     const r = await ok(client, "get_recent_changes", { since: "2026-02-15" });
-    expect(r.commits.map((c: { sha: string }) => c.sha)).toEqual([sha.c4, sha.c3]);
+    expect(r.commits.map((c: { sha: string }) => c.sha)).toEqual(short(sha.c4, sha.c3));
     const un = r.uncommitted.map((u: { status: string; path: string }) => `${u.status} ${u.path}`).sort();
     expect(un).toEqual(["modified Archive/A2.md", "untracked Notes/New.md"]);
     expect(JSON.stringify(r)).not.toMatch(/Private|\.obsidian/);
@@ -240,12 +244,12 @@ describe("history, diffs and recent changes", () => {
   test("new commits made outside the server show up at the next call", async () => {
     const c6 = commitAll(root, "Outside commit", "2026-06-01T10:00:00Z", { "Notes/B.md": "# B\n\nchanged outside\n" });
     const r = await ok(client, "get_history", { path: "Notes/B.md" });
-    expect(r.commits[0].sha).toBe(c6);
+    expect(r.commits[0].sha).toBe(c6.slice(0, 12));
     // A rewrite of history (amend) is noticed too.
     git(root, ["commit", "-q", "--amend", "-m", "Outside commit, amended"], { date: "2026-06-01T10:00:00Z" });
     const r2 = await ok(client, "get_history", { path: "Notes/B.md" });
     expect(r2.commits[0].message).toBe("Outside commit, amended");
-    expect(r2.commits.map((c: { sha: string }) => c.sha)).not.toContain(c6);
+    expect(r2.commits.map((c: { sha: string }) => c.sha)).not.toContain(c6.slice(0, 12));
   });
 });
 

@@ -116,8 +116,10 @@ export interface GitOptions {
   now?: () => Date;
 }
 
-export const MAX_LISTED_CHANGES = 5;
+export const MAX_LISTED_CHANGES = 4;
 export const MAX_MESSAGE_CHARS = 120;
+/** Commit ids in answers: 12 hex digits (unambiguous in any vault's repository; get_diff takes 4 to 40). */
+export const SHA_CHARS = 12;
 /** get_recent_changes without since/until: this window (a vault committed every few minutes has thousands of commits). */
 export const DEFAULT_RECENT_WINDOW = "7 days ago";
 export const DEFAULT_DIFF_CHARS = 40_000;
@@ -333,10 +335,10 @@ export class GitService implements ChangeCommitter {
   }
 
   /** Lines added and removed in each commit's change of the file (one `git log --numstat` for all of them; binary files have none). */
-  private async addLineCounts(commits: FileHistoryCommit[], names: string[]): Promise<void> {
+  private async addLineCounts(commits: FileHistoryCommit[], full: Map<FileHistoryCommit, string>, names: string[]): Promise<void> {
     if (!commits.length) return;
     const out = await this.git
-      .out(["log", "--no-walk=unsorted", "-M", "--numstat", "-z", "--format=%x1e%H", ...commits.map((c) => c.sha), "--", ...names.map((n) => this.relToCwd(n))], { timeoutMs: 60_000 })
+      .out(["log", "--no-walk=unsorted", "-M", "--numstat", "-z", "--format=%x1e%H", ...commits.map((c) => full.get(c) ?? c.sha), "--", ...names.map((n) => this.relToCwd(n))], { timeoutMs: 60_000 })
       .catch(() => "");
     const bySha = new Map<string, { added: number; removed: number }>();
     for (const rec of out.split("\x1e")) {
@@ -344,7 +346,7 @@ export class GitService implements ChangeCommitter {
       if (m) bySha.set(m[1], { added: Number(m[2]), removed: Number(m[3]) });
     }
     for (const c of commits) {
-      const n = bySha.get(c.sha);
+      const n = bySha.get(full.get(c) ?? c.sha);
       if (n) Object.assign(c.change, n);
     }
   }
@@ -363,6 +365,7 @@ export class GitService implements ChangeCommitter {
     const previous: string[] = [];
     if (isFile) {
       const own: FileHistoryCommit[] = [];
+      const full = new Map<FileHistoryCommit, string>();
       const names = new Set<string>();
       this.history.follow(
         repoPath,
@@ -377,11 +380,13 @@ export class GitService implements ChangeCommitter {
             return false;
           }
           names.add(name);
-          own.push(this.fileCommit(c, name, path));
+          const shown = this.fileCommit(c, name, path);
+          full.set(shown, c.sha);
+          own.push(shown);
         },
       );
       if (own.length === 0 && !this.deps.port.stat(path) && !this.history.hasPath(repoPath)) throw notInHistory(path);
-      await this.addLineCounts(own, [...names]);
+      await this.addLineCounts(own, full, [...names]);
       commits = own;
     } else {
       if (path && !this.deps.port.isFolder(path) && !this.history.hasPathUnder(repoPath)) throw notInHistory(path);
@@ -698,7 +703,7 @@ function iso(sec: number): string {
 /** What every shown commit starts with. */
 function commitHead(c: RepoCommit): { sha: string; time: string; author: string; message: string } {
   const first = c.message.split("\n")[0].trim();
-  return { sha: c.sha, time: iso(c.authorTime), author: c.author, message: first.length > MAX_MESSAGE_CHARS ? `${first.slice(0, MAX_MESSAGE_CHARS - 1)}…` : first };
+  return { sha: c.sha.slice(0, SHA_CHARS), time: iso(c.authorTime), author: c.author, message: first.length > MAX_MESSAGE_CHARS ? `${first.slice(0, MAX_MESSAGE_CHARS - 1)}…` : first };
 }
 
 function escapeRe(s: string): string {

@@ -37,7 +37,7 @@ export async function gitSummary(services: CoreServices): Promise<z.infer<typeof
 
 const changeShape = z.object({ status: z.string(), path: z.string(), from: z.string().optional() });
 const commitShape = z.object({
-  sha: z.string(),
+  sha: z.string().describe("12 hex digits (get_diff's since_sha takes it)."),
   time: z.string(),
   author: z.string(),
   message: z.string().describe("The first line."),
@@ -61,7 +61,8 @@ const day = (t: string) => t.slice(0, 16).replace("T", " ");
 
 function commitLines(commits: HistoryCommit[]): string[] {
   return commits.map((c) => {
-    const files = c.changes.map((ch) => `${ch.status} ${ch.path}${ch.from ? ` (from ${ch.from})` : ""}`).join(", ");
+    // Modified files by name alone; other changes say what they were.
+    const files = c.changes.map((ch) => (ch.status === "modified" ? ch.path : `${ch.path} (${ch.status}${ch.from ? ` from ${ch.from}` : ""})`)).join(", ");
     const more = c.changes_total > c.changes.length ? `, +${c.changes_total - c.changes.length} more` : "";
     return `${c.sha.slice(0, 7)} ${day(c.time)} ${c.author}: ${c.message} — ${files}${more}`;
   });
@@ -70,10 +71,13 @@ function commitLines(commits: HistoryCommit[]): string[] {
 function fileCommitLines(commits: FileHistoryCommit[]): string[] {
   return commits.map((c) => {
     const ch = c.change;
-    const lines = ch.added !== undefined ? ` +${ch.added} −${ch.removed ?? 0}` : "";
-    const name = ch.from ? ` from ${ch.from}` : ch.path ? ` (as ${ch.path})` : "";
-    const others = c.other_files ? `; ${c.other_files} other file${c.other_files === 1 ? "" : "s"}` : "";
-    return `${c.sha.slice(0, 7)} ${day(c.time)} ${c.author}: ${c.message} — ${ch.status}${name}${lines}${others}`;
+    const what = [
+      ...(ch.status === "modified" ? [] : [`${ch.status}${ch.from ? ` from ${ch.from}` : ""}`]),
+      ...(ch.path && !ch.from ? [`as ${ch.path}`] : []),
+      ...(ch.added !== undefined ? [`+${ch.added} -${ch.removed ?? 0}`] : []),
+      ...(c.other_files ? [`${c.other_files} other file${c.other_files === 1 ? "" : "s"}`] : []),
+    ];
+    return `${c.sha.slice(0, 7)} ${day(c.time)} ${c.author}: ${c.message}${what.length ? ` (${what.join(", ")})` : ""}`;
   });
 }
 
