@@ -3,6 +3,7 @@ import { execFileSync } from "node:child_process";
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { detectGitRepo } from "../../src/core/git/service";
 import { createGitRunner, parseConfigList, programOverrides } from "../../src/hosts/common/git-process";
 
 /**
@@ -87,6 +88,10 @@ describe("the git runner", () => {
     const r = await createGitRunner({ cwd: dir }).run(["status", "--porcelain"]);
     expect(r.code).toBe(128);
     expect(r.stderr).toMatch(/cannot be switched off safely/);
+    // The server then says why the vault is not treated as git-backed.
+    const d = await detectGitRepo(createGitRunner({ cwd: dir }));
+    expect(d).toMatchObject({ kind: "none", reason: "error" });
+    expect(d.kind === "none" && d.message).toMatch(/names "filter\.a=b\.clean", which cannot be switched off safely/);
   });
 });
 

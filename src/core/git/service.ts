@@ -139,6 +139,8 @@ export async function detectGitRepo(runner: GitRunner): Promise<GitDetection> {
   const git = new Git(runner);
   try {
     const r = await git.raw(["rev-parse", "--is-inside-work-tree", "--show-prefix"], { env: { GIT_OPTIONAL_LOCKS: "0" } });
+    // The runner refused to start git (a configuration it cannot make safe, a git too old): say why.
+    if (r.code !== 0 && /cannot be switched off safely|too old to be run safely|could not read the repository's configuration/.test(r.stderr)) return { kind: "none", reason: "error", message: cleanGitMessage(r.stderr) };
     if (r.code !== 0) return { kind: "none", reason: "not_a_repository", message: "The vault is not inside a git repository." };
     const [inside, prefixLine = ""] = r.stdout.split("\n");
     if (inside.trim() !== "true") return { kind: "none", reason: "not_a_repository", message: "The vault folder is not in a git work tree." };

@@ -205,7 +205,11 @@ async function configSnapshot(program: string, cwd: string, env: Record<string, 
 
 async function readConfig(program: string, cwd: string, env: Record<string, string>): Promise<ConfigSnapshot> {
   const r = await spawnGit(program, cwd, env, ["config", "--list", "-z", "--show-scope", "--show-origin"], { env: { GIT_OPTIONAL_LOCKS: "0" } });
-  if (r.code !== 0) throw new UnsafeConfigError(`git could not read the repository's configuration: ${r.stderr.trim().split("\n")[0] ?? ""}`);
+  if (r.code !== 0) {
+    // `--show-scope` came with git 2.26 (2020): an older git cannot tell the owner's settings from the repository's.
+    if (/unknown option|usage: git config/i.test(r.stderr)) throw new UnsafeConfigError("this git is too old to be run safely here: install git 2.26 or later");
+    throw new UnsafeConfigError(`git could not read the repository's configuration: ${r.stderr.trim().split("\n")[0] ?? ""}`);
+  }
   const entries = parseConfigList(r.stdout);
   const files = new Set<string>();
   let volatile = false;
