@@ -564,6 +564,8 @@ describe("programs a repository's configuration names never run", () => {
   beforeEach(() => {
     for (const f of readdirSync(marks)) if (f.startsWith("ran-")) rmSync(path.join(marks, f));
   });
+  /** The test's own pushes from the other clone leave the remote's hooks alone. */
+  const NO_REMOTE_HOOKS = "--receive-pack=git -c core.hooksPath=/dev/null receive-pack";
   const ran = () => readdirSync(marks).filter((f) => f.startsWith("ran-")).sort();
   const blob = (root: string, rev: string) => git(root, ["cat-file", "blob", rev]);
 
@@ -622,6 +624,11 @@ describe("programs a repository's configuration names never run", () => {
     const root = cloneOf(remote);
     const other = cloneOf(remote);
     arm(root, "openpgp");
+    // The remote is a repository on this machine: a push runs its receive-pack here, with its hooks.
+    for (const h of ["pre-receive", "update", "post-receive", "post-update", "reference-transaction"]) {
+      put(remote, { [`hooks/${h}`]: `#!/bin/sh\ntouch "${marks}/ran-remote-hook-${h}"\n` });
+      chmodSync(path.join(remote, "hooks", h), 0o755);
+    }
     // Dirty, in the future (no racy-clean shortcut): status and diffs must read them through git.
     put(root, { "A.md": "plain a, edited\n", "proc/P.md": "plain p, edited\n", "T.txt": "plain t\n" });
     const { s, client } = await serve(root, { write: true, git: { commit: true, push: true } });
@@ -650,14 +657,14 @@ describe("programs a repository's configuration names never run", () => {
       // git_sync: a rebase of a local commit over a remote one.
       git(other, ["pull", "-q", "origin", "main"]);
       commitAll(other, "b elsewhere", "2026-02-01T10:00:00Z", { "B.md": "plain b, remote\n" });
-      git(other, ["push", "-q", "origin", "main"]);
+      git(other, ["push", "-q", NO_REMOTE_HOOKS, "origin", "main"]);
       await ok(client, "write", { path: "Local.md", content: "plain local\n" });
       expect((await ok(client, "git_sync", { direction: "both" })).pull.action).toBe("rebase");
       expect(readFileSync(path.join(root, "B.md"), "utf8")).toBe("plain b, remote\n");
       // A merge of a note committed on both sides (the merge driver's case).
       git(other, ["pull", "-q", "origin", "main"]);
       commitAll(other, "shared elsewhere", "2026-03-01T10:00:00Z", { "Shared.md": "shared base\nremote line\n" });
-      git(other, ["push", "-q", "origin", "main"]);
+      git(other, ["push", "-q", NO_REMOTE_HOOKS, "origin", "main"]);
       const r2 = await ok(client, "read", { path: "Shared.md" });
       await ok(client, "edit", { path: "Shared.md", old_text: "shared base", new_text: "local line\nshared base", if_match: r2.etag });
       const m = await ok(client, "git_sync", { direction: "both" });
@@ -666,7 +673,7 @@ describe("programs a repository's configuration names never run", () => {
       // A fast-forward that checks out a filtered file (the smudge filter's case).
       commitAll(other, "a elsewhere", "2026-04-01T10:00:00Z", { "C.md": "plain c\n" });
       git(other, ["pull", "-q", "--no-rebase", "origin", "main"]);
-      git(other, ["push", "-q", "origin", "main"]);
+      git(other, ["push", "-q", NO_REMOTE_HOOKS, "origin", "main"]);
       expect((await ok(client, "git_sync", { direction: "pull" })).pull.action).toBe("fast_forward");
       expect(readFileSync(path.join(root, "C.md"), "utf8")).toBe("plain c\n");
       expect(ran()).toEqual([]);

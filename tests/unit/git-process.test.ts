@@ -4,7 +4,7 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, wri
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { detectGitRepo } from "../../src/core/git/service";
-import { createGitRunner, parseConfigList, programOverrides } from "../../src/hosts/common/git-process";
+import { createGitRunner, isLocalRemote, parseConfigList, programOverrides } from "../../src/hosts/common/git-process";
 
 /**
  * The git runner's own safety: no folder left in the system temp folder, the repository's programs
@@ -111,4 +111,9 @@ describe("programOverrides", () => {
     const both = parseConfigList(owner + list(["local", "file:.git/config", "credential.helper", "evil"], ["local", "file:.git/config", "core.sshCommand", "evil-ssh"]));
     expect(programOverrides(both, true).filter((_, i) => i % 2 === 1)).toEqual(["credential.helper=", "credential.helper=osxkeychain", "credential.https://example.com.helper=store", "core.sshCommand=ssh"]);
   });
+});
+
+test("a remote on this machine (its receive-pack runs here, with its hooks) is told from one elsewhere", () => {
+  for (const url of ["/srv/vault.git", "../vault.git", "file:///srv/vault.git", "C:\\Users\\o\\vault.git", "D:/vault.git"]) expect(isLocalRemote(url)).toBe(true);
+  for (const url of ["git@github.com:o/vault.git", "ssh://host/vault.git", "https://github.com/o/vault.git", "host:vault.git", "gcrypt::rsync://host/x"]) expect(isLocalRemote(url)).toBe(false);
 });

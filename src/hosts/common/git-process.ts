@@ -242,13 +242,29 @@ function commandOf(args: readonly string[]): string {
 /**
  * Fetch and push with git's own upload-pack and receive-pack: `remote.<name>.uploadpack` and
  * `.receivepack` name programs (run here for a remote on this machine), and the first value given
- * wins, so only the command-line option overrides them.
+ * wins, so only the command-line option overrides them. A push to a repository on this machine (a
+ * path or file:// URL) runs receive-pack here, in that repository, with its hooks: unless hooks are
+ * allowed, it runs with `core.hooksPath` off too (`receivePack`).
  */
-function transportArgs(args: readonly string[]): readonly string[] {
+function transportArgs(args: readonly string[], receivePack: string): readonly string[] {
   const at = commandAt(args);
   const cmd = args[at];
-  const option = cmd === "push" ? "--receive-pack=git-receive-pack" : cmd === "fetch" || cmd === "pull" || cmd === "ls-remote" ? "--upload-pack=git-upload-pack" : null;
+  const option = cmd === "push" ? `--receive-pack=${receivePack}` : cmd === "fetch" || cmd === "pull" || cmd === "ls-remote" ? "--upload-pack=git-upload-pack" : null;
   return option ? [...args.slice(0, at + 1), option, ...args.slice(at + 1)] : args;
+}
+
+/** A remote URL (after git's own rewriting) that names a repository on this machine: a path or file://. */
+export function isLocalRemote(url: string): boolean {
+  if (/^[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(url)) return /^file:\/\//i.test(url);
+  if (url.includes("::")) return false; // transport::address (a remote helper)
+  // scp-like host:path (a colon before any slash), but not a Windows drive letter.
+  if (/^[^/\\]*:/.test(url) && !/^[A-Za-z]:[\\/]/.test(url)) return false;
+  return true;
+}
+
+/** A value for the shell, in single quotes. */
+function shellQuote(s: string): string {
+  return `'${s.replace(/'/g, "'\\''")}'`;
 }
 
 /**
@@ -295,7 +311,16 @@ export function createDirectGitRunner(opts: GitProcessOptions): GitRunner {
         if (e instanceof UnsafeConfigError) return { code: 128, stdout: "", stderr: `fatal: ${e.message}`, stopped: false, timedOut: false };
         throw e;
       }
-      return spawnGit(program, opts.cwd, baseEnv, [...globalArgs, ...extra, ...transportArgs(args)], o);
+      let receivePack = "git-receive-pack";
+      const at = commandAt(args);
+      if (args[at] === "push" && !opts.allowHooks) {
+        // The remote as given (a name or a URL), and its push URL as git rewrites it.
+        const remote = args.slice(at + 1).find((a) => !a.startsWith("-"));
+        const url = remote ? await spawnGit(program, opts.cwd, baseEnv, [...globalArgs, ...extra, "remote", "get-url", "--push", remote]) : null;
+        const target = url && url.code === 0 ? url.stdout.trim() : (remote ?? "");
+        if (isLocalRemote(target)) receivePack = `git -c core.hooksPath=${shellQuote(noHooksPath())} receive-pack`;
+      }
+      return spawnGit(program, opts.cwd, baseEnv, [...globalArgs, ...extra, ...transportArgs(args, receivePack)], o);
     },
   };
 }
