@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, test } from "@jest/globals";
-import { chmodSync, existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { afterAll, beforeAll, beforeEach, describe, expect, test } from "@jest/globals";
+import { chmodSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { call, fails, makeTempVault, ok, removeTree, startTestServer, textOf, type TestServer } from "../support/harness";
@@ -16,6 +16,9 @@ import { bareRemote, cloneOf, commitAll, git, initRepo, put } from "../support/g
 const KEEP = Array.from({ length: 12 }, (_, i) => `kept line ${i}\n`).join("");
 
 const GIT_TOOLS = ["get_history", "get_diff", "get_recent_changes"];
+
+/** Commit ids as the history tools give them (12 hex digits). */
+const short = (...shas: string[]) => shas.map((s) => s.slice(0, 12));
 
 function disk(root: string, p: string): string {
   return readFileSync(path.join(root, ...p.split("/")), "utf8");
@@ -113,11 +116,18 @@ describe("history, diffs and recent changes", () => {
   test("a note's history follows it across the rename, newest first, with no hidden path anywhere", async () => {
     const r = await ok(client, "get_history", { path: "Archive/A2.md" });
     expect(r.target).toBe("file");
-    expect(r.commits.map((c: { sha: string }) => c.sha)).toEqual([sha.c4, sha.c3, sha.c2, sha.c1]);
+    expect(r.commits.map((c: { sha: string }) => c.sha)).toEqual(short(sha.c4, sha.c3, sha.c2, sha.c1));
     expect(r.previous_paths).toEqual(["Notes/A.md"]);
+    // Each commit: the note's own change (lines added and removed, its name then when it had another), and how many other files.
     const rename = r.commits[1];
-    expect(rename.changes).toContainEqual({ status: "renamed", path: "Archive/A2.md", from: "Notes/A.md" });
-    expect(rename).toMatchObject({ short_sha: sha.c3.slice(0, 7), author: "Test Author", email: "author@example.com", message: "Archive A", time: "2026-03-01T10:00:00.000Z" });
+    expect(rename).toEqual({ sha: sha.c3.slice(0, 12), time: "2026-03-01T10:00:00Z", author: "Test Author", message: "Archive A", change: { status: "renamed", from: "Notes/A.md", added: 0, removed: 0 }, other_files: 0 });
+    expect(r.commits[0]).toMatchObject({ sha: sha.c4.slice(0, 12), message: "More on A, and the secret", change: { status: "modified", added: 1, removed: 0 }, other_files: 1 });
+    expect(r.commits[2]).toMatchObject({ change: { status: "modified", path: "Notes/A.md", added: 1, removed: 1 }, other_files: 0 });
+    expect(r.commits[3]).toMatchObject({ change: { status: "added", path: "Notes/A.md", added: 16, removed: 0 }, other_files: 2 });
+    const text = textOf(await call(client, "get_history", { path: "Archive/A2.md" }));
+    expect(text).toContain(`${sha.c3.slice(0, 7)} 2026-03-01 10:00 Test Author: Archive A (renamed from Notes/A.md, +0 -0)`);
+    expect(text).toContain("More on A, and the secret (+1 -0, 1 other file)");
+    expect(text).toContain("Second line changed (as Notes/A.md, +1 -1)");
     const json = JSON.stringify(r);
     expect(json).not.toMatch(/\.obsidian|Private|Secret|\.keep/);
   });
@@ -125,14 +135,14 @@ describe("history, diffs and recent changes", () => {
   test("the whole vault's history leaves out commits that only touched hidden files", async () => {
     const r = await ok(client, "get_history", {});
     expect(r.target).toBe("vault");
-    expect(r.commits.map((c: { sha: string }) => c.sha)).toEqual([sha.c4, sha.c3, sha.c2, sha.c1]);
+    expect(r.commits.map((c: { sha: string }) => c.sha)).toEqual(short(sha.c4, sha.c3, sha.c2, sha.c1));
     expect(JSON.stringify(r)).not.toMatch(/\.obsidian|Private|Secret/);
     expect(r.commits[3].changes.map((c: { path: string }) => c.path).sort()).toEqual(["Notes/A.md", "Notes/B.md", "img.png"]);
   });
 
   test("since/until (ISO dates and git expressions), limit and has_more; a folder's history", async () => {
     const r = await ok(client, "get_history", { path: "Archive/A2.md", since: "2026-02-15", until: "2026-03-15T00:00:00Z" });
-    expect(r.commits.map((c: { sha: string }) => c.sha)).toEqual([sha.c3]);
+    expect(r.commits.map((c: { sha: string }) => c.sha)).toEqual(short(sha.c3));
     expect(r.since).toMatch(/^2026-02-1[45]T/);
     const old = await ok(client, "get_history", { path: "Archive/A2.md", until: "100 years ago" });
     expect(old.commits).toEqual([]);
@@ -141,7 +151,7 @@ describe("history, diffs and recent changes", () => {
     expect(lim.has_more).toBe(true);
     const folder = await ok(client, "get_history", { path: "Notes" });
     expect(folder.target).toBe("folder");
-    expect(folder.commits.map((c: { sha: string }) => c.sha)).toEqual([sha.c3, sha.c2, sha.c1]);
+    expect(folder.commits.map((c: { sha: string }) => c.sha)).toEqual(short(sha.c3, sha.c2, sha.c1));
   });
 
   test("hidden paths look missing; a client's path or date can never become a git option", async () => {
@@ -206,25 +216,40 @@ describe("history, diffs and recent changes", () => {
 
   test("get_recent_changes: commits in the window with their files, plus visible uncommitted changes", async () => {
     const r = await ok(client, "get_recent_changes", { since: "2026-02-15" });
-    expect(r.commits.map((c: { sha: string }) => c.sha)).toEqual([sha.c4, sha.c3]);
+    expect(r.commits.map((c: { sha: string }) => c.sha)).toEqual(short(sha.c4, sha.c3));
     const un = r.uncommitted.map((u: { status: string; path: string }) => `${u.status} ${u.path}`).sort();
     expect(un).toEqual(["modified Archive/A2.md", "untracked Notes/New.md"]);
     expect(JSON.stringify(r)).not.toMatch(/Private|\.obsidian/);
-    const none = await ok(client, "get_recent_changes", { include_uncommitted: false, limit: 1 });
+    const none = await ok(client, "get_recent_changes", { include_uncommitted: false, limit: 1, since: "2026-01-01" });
     expect(none.commits).toHaveLength(1);
     expect(none.has_more).toBe(true);
     expect(none.uncommitted).toEqual([]);
+    // Without since/until: the last 7 days (these commits are older).
+    const recent = await ok(client, "get_recent_changes", {});
+    expect(recent.commits).toEqual([]);
+    expect(Date.now() - Date.parse(recent.since)).toBeGreaterThan(6.9 * 86_400_000);
+    expect(Date.now() - Date.parse(recent.since)).toBeLessThan(7.1 * 86_400_000);
+  });
+
+  test("since/until git cannot read as a date are refused, with examples of what it can", async () => {
+    for (const bad of ["banana", "2026-13-45", "2026-02-30", "next tuesday"]) {
+      expect(await fails(client, "get_history", { path: "Archive/A2.md", since: bad })).toMatch(/is not a date: give an ISO date or time \("2026-11-24".*"2 weeks ago"/);
+      expect(await fails(client, "get_recent_changes", { until: bad })).toMatch(/until ".*" is not a date/);
+      expect(await fails(client, "get_diff", { path: "Archive/A2.md", since_timestamp: bad })).toMatch(/since_timestamp ".*" is not a date/);
+    }
+    expect((await ok(client, "get_history", { path: "Archive/A2.md", since: "2 Weeks ago" })).commits).toEqual([]);
+    expect((await ok(client, "get_history", { path: "Archive/A2.md", until: "yesterday" })).commits).toHaveLength(4);
   });
 
   test("new commits made outside the server show up at the next call", async () => {
     const c6 = commitAll(root, "Outside commit", "2026-06-01T10:00:00Z", { "Notes/B.md": "# B\n\nchanged outside\n" });
     const r = await ok(client, "get_history", { path: "Notes/B.md" });
-    expect(r.commits[0].sha).toBe(c6);
+    expect(r.commits[0].sha).toBe(c6.slice(0, 12));
     // A rewrite of history (amend) is noticed too.
     git(root, ["commit", "-q", "--amend", "-m", "Outside commit, amended"], { date: "2026-06-01T10:00:00Z" });
     const r2 = await ok(client, "get_history", { path: "Notes/B.md" });
     expect(r2.commits[0].message).toBe("Outside commit, amended");
-    expect(r2.commits.map((c: { sha: string }) => c.sha)).not.toContain(c6);
+    expect(r2.commits.map((c: { sha: string }) => c.sha)).not.toContain(c6.slice(0, 12));
   });
 });
 
@@ -525,6 +550,10 @@ describe("git_sync", () => {
   test("an uncommitted local edit and a remote change to the same note: both kept, byte for byte", async () => {
     otherCommits({ "C.md": "c from the other machine\n" }, "c elsewhere");
     put(root, { "C.md": "c edited here, not committed\n" });
+    // A dry run says what it would do, in those words.
+    const dry = textOf(await call(client, "git_sync", { direction: "pull", dry_run: true }));
+    expect(dry).toMatch(/C\.md: would keep the local version; the remote's would go to "C \(conflict/);
+    expect(dry).not.toMatch(/kept|is in/);
     const r = await ok(client, "git_sync", { direction: "pull" });
     const copy = `C (conflict ${today} from origin).md`;
     expect(r).toMatchObject({ status: "kept_both", pull: { action: "fast_forward" }, conflicts: [{ path: "C.md", remote_copy: copy, kind: "both_changed" }] });
@@ -641,4 +670,164 @@ test("a repository above the vault that tracks none of its files (a home folder 
     await s.close();
     removeTree(top);
   }
+});
+
+describe("programs a repository's configuration names never run", () => {
+  /**
+   * A marker program: configured every way a repository can name a program, it leaves a file named
+   * after the way it was started in `marks` (and, as a filter, turns "plain" into "FILTERED").
+   */
+  let marks: string;
+  let mark: string;
+  const HOOKS = ["pre-commit", "prepare-commit-msg", "commit-msg", "post-commit", "post-checkout", "post-merge", "pre-push", "pre-rebase", "post-rewrite", "reference-transaction", "pre-auto-gc", "post-index-change", "fsmonitor-watchman"];
+
+  beforeAll(() => {
+    marks = makeTempVault({}, "vault-mcp-marks-");
+    mark = path.join(marks, "mark.sh");
+    writeFileSync(mark, `#!/bin/sh\ntouch "${marks}/ran-$1"\ncase "$1" in *clean|*smudge) sed 's/plain/FILTERED/' ;; *) exit 1 ;; esac\n`);
+    chmodSync(mark, 0o755);
+  });
+  afterAll(() => removeTree(marks));
+
+  beforeEach(() => {
+    for (const f of readdirSync(marks)) if (f.startsWith("ran-")) rmSync(path.join(marks, f));
+  });
+  /** The test's own pushes from the other clone leave the remote's hooks alone. */
+  const NO_REMOTE_HOOKS = "--receive-pack=git -c core.hooksPath=/dev/null receive-pack";
+  const ran = () => readdirSync(marks).filter((f) => f.startsWith("ran-")).sort();
+  const blob = (root: string, rev: string) => git(root, ["cat-file", "blob", rev]);
+
+  /** Every way a repository's own configuration and attributes can name a program. */
+  function arm(root: string, signing: "openpgp" | "ssh"): void {
+    put(root, {
+      ".git/extra.cfg": `[filter "included"]\n\tclean = ${mark} included-clean\n\tsmudge = ${mark} included-smudge\n`,
+      ".git/info/attributes": "*.txt filter=included\n",
+    });
+    const cfg: [string, string][] = [
+      ["include.path", "extra.cfg"],
+      ["filter.evil.clean", `${mark} filter-clean`],
+      ["filter.evil.smudge", `${mark} filter-smudge`],
+      ["filter.evil.required", "true"],
+      ["filter.proc.process", `${mark} filter-process`],
+      ["diff.drv.textconv", `${mark} textconv`],
+      ["diff.drv.command", `${mark} diff-command`],
+      ["diff.external", `${mark} diff-external`],
+      ["merge.mrg.driver", `${mark} merge-driver %A`],
+      ["merge.default", "mrg"],
+      ["commit.gpgSign", "true"],
+      ["tag.gpgSign", "true"],
+      ["push.gpgSign", "true"],
+      ["merge.verifySignatures", "true"],
+      ...(signing === "openpgp"
+        ? ([["gpg.program", `${mark} gpg`], ["gpg.openpgp.program", `${mark} gpg-openpgp`]] as [string, string][])
+        : ([["gpg.format", "ssh"], ["gpg.ssh.program", `${mark} gpg-ssh`], ["gpg.ssh.defaultKeyCommand", `${mark} gpg-ssh-key`]] as [string, string][])),
+      ["core.editor", `${mark} editor`],
+      ["sequence.editor", `${mark} sequence-editor`],
+      ["core.pager", `${mark} pager`],
+      ["core.fsmonitor", `${mark} fsmonitor`],
+      ["core.askPass", `${mark} askpass`],
+      ["credential.helper", `${mark} credential`],
+      ["core.sshCommand", `${mark} ssh`],
+      ["core.gitProxy", `${mark} git-proxy`],
+      ["core.alternateRefsCommand", `${mark} alternate-refs`],
+      ["remote.origin.uploadpack", `${mark} upload-pack`],
+      ["remote.origin.receivepack", `${mark} receive-pack`],
+      ["protocol.ext.allow", "always"],
+      ["submodule.recurse", "true"],
+    ];
+    for (const [k, v] of cfg) git(root, ["config", "--add", k, v]);
+    for (const h of HOOKS) {
+      put(root, { [`.git/hooks/${h}`]: `#!/bin/sh\ntouch "${marks}/ran-hook-${h}"\n` });
+      chmodSync(path.join(root, ".git", "hooks", h), 0o755);
+    }
+  }
+
+  test("reads, writes with commits and pushes, and git_sync (rebase, merge, fast-forward) run none; written bytes are committed as they are", async () => {
+    const remote = bareRemote();
+    const seed = cloneOf(remote);
+    const attributes = "*.md filter=evil diff=drv merge=mrg\nproc/* filter=proc\n";
+    commitAll(seed, "seed", "2026-01-01T10:00:00Z", { ".gitattributes": attributes, "A.md": "plain a\n", "B.md": "plain b\n", "proc/P.md": "plain p\n", "Shared.md": "shared base\n" });
+    git(seed, ["push", "-q", "origin", "main"]);
+    removeTree(seed);
+    const root = cloneOf(remote);
+    const other = cloneOf(remote);
+    arm(root, "openpgp");
+    // The remote is a repository on this machine: a push runs its receive-pack here, with its hooks.
+    for (const h of ["pre-receive", "update", "post-receive", "post-update", "reference-transaction"]) {
+      put(remote, { [`hooks/${h}`]: `#!/bin/sh\ntouch "${marks}/ran-remote-hook-${h}"\n` });
+      chmodSync(path.join(remote, "hooks", h), 0o755);
+    }
+    // Dirty, in the future (no racy-clean shortcut): status and diffs must read them through git.
+    put(root, { "A.md": "plain a, edited\n", "proc/P.md": "plain p, edited\n", "T.txt": "plain t\n" });
+    const { s, client } = await serve(root, { write: true, git: { commit: true, push: true } });
+    try {
+      // Reads.
+      await ok(client, "stats");
+      await ok(client, "get_history", { path: "A.md" });
+      await ok(client, "get_recent_changes", {});
+      const d = await ok(client, "get_diff", { path: "A.md", since_sha: git(root, ["rev-parse", "HEAD"]).trim() });
+      expect(d.diffs[0].diff).toContain("+plain a, edited");
+      await ok(client, "get_diff", { path: "proc/P.md", per_commit: true });
+      expect(ran()).toEqual([]);
+
+      // Writes, each committed and pushed.
+      const w = await ok(client, "write", { path: "New.md", content: "plain new\n" });
+      expect(w.commit).toMatchObject({ committed: true, pushed: true });
+      expect(blob(root, "HEAD:New.md")).toBe("plain new\n");
+      const r = await ok(client, "read", { path: "A.md" });
+      const e = await ok(client, "edit", { path: "A.md", old_text: "edited", new_text: "edited twice", if_match: r.etag });
+      expect(e.commit).toMatchObject({ committed: true, pushed: true });
+      expect(blob(root, "HEAD:A.md")).toBe("plain a, edited twice\n");
+      await ok(client, "write", { path: "proc/Q.md", content: "plain q\n" });
+      expect(blob(root, "HEAD:proc/Q.md")).toBe("plain q\n");
+      expect(ran()).toEqual([]);
+
+      // git_sync: a rebase of a local commit over a remote one.
+      git(other, ["pull", "-q", "origin", "main"]);
+      commitAll(other, "b elsewhere", "2026-02-01T10:00:00Z", { "B.md": "plain b, remote\n" });
+      git(other, ["push", "-q", NO_REMOTE_HOOKS, "origin", "main"]);
+      await ok(client, "write", { path: "Local.md", content: "plain local\n" });
+      expect((await ok(client, "git_sync", { direction: "both" })).pull.action).toBe("rebase");
+      expect(readFileSync(path.join(root, "B.md"), "utf8")).toBe("plain b, remote\n");
+      // A merge of a note committed on both sides (the merge driver's case).
+      git(other, ["pull", "-q", "origin", "main"]);
+      commitAll(other, "shared elsewhere", "2026-03-01T10:00:00Z", { "Shared.md": "shared base\nremote line\n" });
+      git(other, ["push", "-q", NO_REMOTE_HOOKS, "origin", "main"]);
+      const r2 = await ok(client, "read", { path: "Shared.md" });
+      await ok(client, "edit", { path: "Shared.md", old_text: "shared base", new_text: "local line\nshared base", if_match: r2.etag });
+      const m = await ok(client, "git_sync", { direction: "both" });
+      expect(m).toMatchObject({ status: "kept_both", pull: { action: "merge_keeping_both" } });
+      expect(readFileSync(path.join(root, "Shared.md"), "utf8")).toBe("local line\nshared base\n");
+      // A fast-forward that checks out a filtered file (the smudge filter's case).
+      commitAll(other, "a elsewhere", "2026-04-01T10:00:00Z", { "C.md": "plain c\n" });
+      git(other, ["pull", "-q", "--no-rebase", "origin", "main"]);
+      git(other, ["push", "-q", NO_REMOTE_HOOKS, "origin", "main"]);
+      expect((await ok(client, "git_sync", { direction: "pull" })).pull.action).toBe("fast_forward");
+      expect(readFileSync(path.join(root, "C.md"), "utf8")).toBe("plain c\n");
+      expect(ran()).toEqual([]);
+    } finally {
+      await s.close();
+      for (const dir of [root, other, remote]) removeTree(dir);
+    }
+  }, 60_000);
+
+  test("ssh signing programs and an ext:: remote run neither", async () => {
+    const root = initRepo(makeTempVault({}));
+    commitAll(root, "first", "2026-01-01T10:00:00Z", { "A.md": "plain a\n" });
+    arm(root, "ssh");
+    git(root, ["remote", "add", "evil", `ext::${mark} ext-transport %S`]);
+    git(root, ["config", "branch.main.remote", "evil"]);
+    git(root, ["config", "branch.main.merge", "refs/heads/main"]);
+    const { s, client } = await serve(root, { write: true, git: { commit: true } });
+    try {
+      const w = await ok(client, "write", { path: "New.md", content: "plain new\n" });
+      expect(w.commit).toMatchObject({ committed: true });
+      const sync = await ok(client, "git_sync", { direction: "both" });
+      expect(sync.status).toBe("failed");
+      expect(ran()).toEqual([]);
+    } finally {
+      await s.close();
+      removeTree(root);
+    }
+  });
 });

@@ -4,8 +4,10 @@
  * headless); the core only builds arguments and parses answers.
  *
  * The runner always runs in the vault's folder, with the repository found from there, and adds its
- * own safety options (no hooks unless the owner allowed them, no fsmonitor, no pager, no prompts,
- * literal pathspecs, `GIT_DIR`/`GIT_WORK_TREE` and friends dropped from the environment).
+ * own safety options: no program the repository's configuration or attributes name runs (hooks unless
+ * the owner allowed them, filters, diff and merge drivers, signing, fsmonitor, editors, pagers,
+ * transports that are commands; fetch and push use the owner's credential helper and ssh command),
+ * no prompts, literal pathspecs, `GIT_DIR`/`GIT_WORK_TREE` and friends dropped from the environment.
  */
 export interface GitRunOptions {
   /** Extra environment variables for this call (e.g. `GIT_OPTIONAL_LOCKS=0` for reads). */

@@ -11,19 +11,29 @@ import { GitMissingError, GIT_NETWORK_TIMEOUT_MS, type GitRunner } from "./runne
 import { commitOwnChange, entriesOf, hashContent, hashFile, PendingCommits, type ChangeBlobs, type PendingCommit } from "./own-commit";
 import { syncWithRemote, type SyncRequest, type SyncResult } from "./sync";
 
-/** A commit as the tools show it. */
+/** A commit as the tools show it (a folder's or the vault's history, recent changes). */
 export interface HistoryCommit {
   sha: string;
-  short_sha: string;
-  /** Author time, ISO 8601. */
+  /** Author time, ISO 8601 (seconds). */
   time: string;
   author: string;
-  email: string;
+  /** The message's first line (at most `MAX_MESSAGE_CHARS`). */
   message: string;
-  /** Visible paths it changed (at most `MAX_LISTED_CHANGES`), vault-relative. */
+  /** The first visible paths it changed (at most `MAX_LISTED_CHANGES`; those in the folder asked about first), vault-relative. */
   changes: { status: string; path: string; from?: string }[];
   /** How many visible paths it changed in all. */
   changes_total: number;
+}
+
+/** A commit in one file's history: the file's own change, and how many other files the commit changed. */
+export interface FileHistoryCommit {
+  sha: string;
+  time: string;
+  author: string;
+  message: string;
+  /** `path` and `from` only when the file had another name in this commit. */
+  change: { status: string; path?: string; from?: string; added?: number; removed?: number };
+  other_files: number;
 }
 
 export interface HistoryRequest {
@@ -36,7 +46,7 @@ export interface HistoryRequest {
 export interface HistoryResult {
   path: string;
   target: "file" | "folder" | "vault";
-  commits: HistoryCommit[];
+  commits: HistoryCommit[] | FileHistoryCommit[];
   /** More commits matched than `limit`. */
   has_more: boolean;
   /** The names the file had before renames, newest first (a file's history only). */
@@ -118,7 +128,12 @@ export interface GitFiles {
   append(rel: string, text: string): Promise<void>;
 }
 
-export const MAX_LISTED_CHANGES = 50;
+export const MAX_LISTED_CHANGES = 4;
+export const MAX_MESSAGE_CHARS = 120;
+/** Commit ids in answers: 12 hex digits (unambiguous in any vault's repository; get_diff takes 4 to 40). */
+export const SHA_CHARS = 12;
+/** get_recent_changes without since/until: this window (a vault committed every few minutes has thousands of commits). */
+export const DEFAULT_RECENT_WINDOW = "7 days ago";
 export const DEFAULT_DIFF_CHARS = 40_000;
 const MAX_UNCOMMITTED = 500;
 
@@ -136,6 +151,8 @@ export async function detectGitRepo(runner: GitRunner): Promise<GitDetection> {
   const git = new Git(runner);
   try {
     const r = await git.raw(["rev-parse", "--is-inside-work-tree", "--show-prefix"], { env: { GIT_OPTIONAL_LOCKS: "0" } });
+    // The runner refused to start git (a configuration it cannot make safe, a git too old): say why.
+    if (r.code !== 0 && /cannot be switched off safely|too old to be run safely|could not read the repository's configuration/.test(r.stderr)) return { kind: "none", reason: "error", message: cleanGitMessage(r.stderr) };
     if (r.code !== 0) return { kind: "none", reason: "not_a_repository", message: "The vault is not inside a git repository." };
     const [inside, prefixLine = ""] = r.stdout.split("\n");
     if (inside.trim() !== "true") return { kind: "none", reason: "not_a_repository", message: "The vault folder is not in a git work tree." };
@@ -255,21 +272,31 @@ export class GitService implements ChangeCommitter {
   // ------------------------------------------------------------------ dates
 
   /**
-   * A client's `since`/`until`: an ISO date or time, or a git date expression ("2 weeks ago",
-   * "yesterday"), read by git itself. Returns seconds since the epoch.
+   * A client's `since`/`until`: an ISO date or time, or a relative date ("2 weeks ago", "yesterday").
+   * Git reads nearly any text as some date without a word ("banana" is now, "2026-13-45" a day in
+   * 2027), so only these forms are accepted; the relative ones are then read by git itself.
+   * Returns seconds since the epoch.
    */
   async parseWhen(expr: string, what: string): Promise<number> {
-    const s = expr.trim();
-    if (!s || s.length > 100 || s.startsWith("-") || /[\0\n]/.test(s)) {
-      throw new VaultError("invalid_argument", `${what} "${expr}" is not a date: give an ISO date ("2026-11-24" or "2026-11-24T15:00:00Z") or a git date expression ("2 weeks ago", "yesterday").`);
+    const s = expr.trim().toLowerCase();
+    const refuse = () =>
+      new VaultError(
+        "invalid_argument",
+        `${what} "${expr.slice(0, 100)}" is not a date: give an ISO date or time ("2026-11-24", "2026-11-24T15:00", "2026-11-24T15:00:00Z", "2026-11-24T15:00:00+02:00") or a relative date ("3 days ago", "2 weeks ago", "6 months ago", "1 year ago", "yesterday", "today", "now").`,
+      );
+    const iso = /^(\d{4})-(\d{2})-(\d{2})(?:[t ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?(z|[+-]\d{2}:?\d{2})?)?$/.exec(s);
+    if (iso) {
+      const [, y, mo, d, h = "0", mi = "0", sec = "0"] = iso;
+      const days = new Date(Date.UTC(Number(y), Number(mo), 0)).getUTCDate();
+      if (Number(mo) < 1 || Number(mo) > 12 || Number(d) < 1 || Number(d) > days || Number(h) > 23 || Number(mi) > 59 || Number(sec) > 59) throw refuse();
+      const ms = Date.parse(s.length === 10 ? `${s}T00:00:00` : s.replace(" ", "T").toUpperCase());
+      if (!Number.isFinite(ms)) throw refuse();
+      return Math.floor(ms / 1000);
     }
-    if (/^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$/.test(s)) {
-      const ms = Date.parse(s.length === 10 ? `${s}T00:00:00` : s.replace(" ", "T"));
-      if (Number.isFinite(ms)) return Math.floor(ms / 1000);
-    }
+    if (!/^(now|today|yesterday|(\d{1,4}|an?|one) (second|minute|hour|day|week|month|year)s? ago)$/.test(s)) throw refuse();
     const out = await this.git.out(["rev-parse", `--since=${s}`]).catch(() => "");
     const m = /--max-age=(\d+)/.exec(out);
-    if (!m) throw new VaultError("invalid_argument", `git could not read ${what} "${expr}" as a date: give an ISO date ("2026-11-24") or an expression such as "3 days ago".`);
+    if (!m) throw refuse();
     // git prints a time before 1970 as an unsigned 64-bit number.
     let n = BigInt(m[1]);
     if (n >= 1n << 63n) n -= 1n << 64n;
@@ -285,31 +312,62 @@ export class GitService implements ChangeCommitter {
   // ------------------------------------------------------------------ history
 
   private shown(c: RepoCommit, under?: string): HistoryCommit | null {
-    const changes: HistoryCommit["changes"] = [];
+    const inside: HistoryCommit["changes"] = [];
+    const outside: HistoryCommit["changes"] = [];
     let total = 0;
     let touchesTarget = under === undefined;
     for (const ch of c.changes) {
       const path = this.visible(ch.path);
       const from = ch.from !== undefined ? this.visible(ch.from) : null;
       if (!path && !from) continue;
-      if (under !== undefined && ((path !== null && isUnder(path, under)) || (from !== null && isUnder(from, under)))) touchesTarget = true;
+      const here = under === undefined || under === "" || (path !== null && isUnder(path, under)) || (from !== null && isUnder(from, under));
+      if (here) touchesTarget = true;
       total++;
-      if (changes.length >= MAX_LISTED_CHANGES) continue;
-      if (path && ch.from !== undefined) changes.push(from ? { status: ch.status, path, from } : { status: "added", path });
-      else if (path) changes.push({ status: ch.status, path });
-      else if (from) changes.push({ status: "deleted", path: from });
+      // The folder's own files first, then others: at most MAX_LISTED_CHANGES in all.
+      const list = here ? inside : outside;
+      if (inside.length >= MAX_LISTED_CHANGES || (!here && inside.length + outside.length >= MAX_LISTED_CHANGES)) continue;
+      if (path && ch.from !== undefined) list.push(from ? { status: ch.status, path, from } : { status: "added", path });
+      else if (path) list.push({ status: ch.status, path });
+      else if (from) list.push({ status: "deleted", path: from });
     }
     if (total === 0 || !touchesTarget) return null;
-    return {
-      sha: c.sha,
-      short_sha: c.sha.slice(0, 7),
-      time: new Date(c.authorTime * 1000).toISOString(),
-      author: c.author,
-      email: c.email,
-      message: c.message,
-      changes,
-      changes_total: total,
-    };
+    return { ...commitHead(c), changes: [...inside, ...outside].slice(0, MAX_LISTED_CHANGES), changes_total: total };
+  }
+
+  /** One file's change in a commit (under the name `name` it had then) and the number of other visible files. */
+  private fileCommit(c: RepoCommit, name: string, now: string): FileHistoryCommit {
+    let own: RepoChange | undefined;
+    let others = 0;
+    for (const ch of c.changes) {
+      if (!own && (ch.path === name || ch.from === name)) {
+        own = ch;
+        continue;
+      }
+      if (this.visible(ch.path) !== null || (ch.from !== undefined && this.visible(ch.from) !== null)) others++;
+    }
+    const path = own ? this.fromRepo(own.path) : null;
+    const from = own?.from !== undefined ? this.visible(own.from) : null;
+    const change: FileHistoryCommit["change"] = { status: own ? (own.from !== undefined && !from ? "added" : own.status) : "modified" };
+    if (path !== null && path !== now) change.path = path;
+    if (from !== null && own?.status === "renamed") change.from = from;
+    return { ...commitHead(c), change, other_files: others };
+  }
+
+  /** Lines added and removed in each commit's change of the file (one `git log --numstat` for all of them; binary files have none). */
+  private async addLineCounts(commits: FileHistoryCommit[], full: Map<FileHistoryCommit, string>, names: string[]): Promise<void> {
+    if (!commits.length) return;
+    const out = await this.git
+      .out(["log", "--no-walk=unsorted", "-M", "--numstat", "-z", "--format=%x1e%H", ...commits.map((c) => full.get(c) ?? c.sha), "--", ...names.map((n) => this.relToCwd(n))], { timeoutMs: 60_000 })
+      .catch(() => "");
+    const bySha = new Map<string, { added: number; removed: number }>();
+    for (const rec of out.split("\x1e")) {
+      const m = /^([0-9a-f]{40,64})[\0\n]+(\d+)\t(\d+)\t/.exec(rec);
+      if (m) bySha.set(m[1], { added: Number(m[2]), removed: Number(m[3]) });
+    }
+    for (const c of commits) {
+      const n = bySha.get(full.get(c) ?? c.sha);
+      if (n) Object.assign(c.change, n);
+    }
   }
 
   async getHistory(req: HistoryRequest): Promise<HistoryResult> {
@@ -319,12 +377,15 @@ export class GitService implements ChangeCommitter {
     const { from, to } = await this.window(req.since, req.until);
     await this.history.refresh();
     const inWindow = (c: RepoCommit) => c.commitTime >= from && c.commitTime <= to;
-    let commits: HistoryCommit[] = [];
+    let commits: HistoryCommit[] | FileHistoryCommit[] = [];
     let hasMore = false;
     const repoPath = this.toRepo(path);
     const isFile = path !== "" && (this.deps.port.stat(path) !== null || (!this.deps.port.isFolder(path) && this.history.hasPath(repoPath)));
     const previous: string[] = [];
     if (isFile) {
+      const own: FileHistoryCommit[] = [];
+      const full = new Map<FileHistoryCommit, string>();
+      const names = new Set<string>();
       this.history.follow(
         repoPath,
         (older) => this.visible(older) !== null,
@@ -333,16 +394,19 @@ export class GitService implements ChangeCommitter {
           if (v !== null && v !== path && previous[previous.length - 1] !== v) previous.push(v);
           // Commit times are not strictly ordered (rebases, merges): skip, never stop, outside the window.
           if (!inWindow(c)) return;
-          const shown = this.shown(c);
-          if (!shown) return;
-          if (commits.length >= limit) {
+          if (own.length >= limit) {
             hasMore = true;
             return false;
           }
-          commits.push(shown);
+          names.add(name);
+          const shown = this.fileCommit(c, name, path);
+          full.set(shown, c.sha);
+          own.push(shown);
         },
       );
-      if (commits.length === 0 && !this.deps.port.stat(path) && !this.history.hasPath(repoPath)) throw notInHistory(path);
+      if (own.length === 0 && !this.deps.port.stat(path) && !this.history.hasPath(repoPath)) throw notInHistory(path);
+      await this.addLineCounts(own, full, [...names]);
+      commits = own;
     } else {
       if (path && !this.deps.port.isFolder(path) && !this.history.hasPathUnder(repoPath)) throw notInHistory(path);
       ({ commits, hasMore } = await this.collect(path, limit, inWindow));
@@ -380,8 +444,8 @@ export class GitService implements ChangeCommitter {
   async recentChanges(req: RecentRequest): Promise<RecentResult> {
     const folder = normalizeVaultPath(req.folder ?? "", "folder");
     if (folder && this.deps.policy.isHidden(folder)) throw notInHistory(folder);
-    const limit = Math.max(1, Math.min(req.limit ?? 20, 200));
-    const { from, to } = await this.window(req.since, req.until);
+    const limit = Math.max(1, Math.min(req.limit ?? 10, 200));
+    const { from, to } = await this.window(req.since === undefined && req.until === undefined ? DEFAULT_RECENT_WINDOW : req.since, req.until);
     const [, dirty] = await Promise.all([this.history.refresh(), req.include_uncommitted === false ? null : this.uncommitted(MAX_UNCOMMITTED, folder)]);
     const { commits, hasMore } = await this.collect(folder, limit, (c) => c.commitTime >= from && c.commitTime <= to);
     return {
@@ -864,7 +928,13 @@ function notInHistory(path: string): VaultError {
 }
 
 function iso(sec: number): string {
-  return new Date(sec * 1000).toISOString();
+  return new Date(sec * 1000).toISOString().replace(".000Z", "Z");
+}
+
+/** What every shown commit starts with. */
+function commitHead(c: RepoCommit): { sha: string; time: string; author: string; message: string } {
+  const first = c.message.split("\n")[0].trim();
+  return { sha: c.sha.slice(0, SHA_CHARS), time: iso(c.authorTime), author: c.author, message: first.length > MAX_MESSAGE_CHARS ? `${first.slice(0, MAX_MESSAGE_CHARS - 1)}…` : first };
 }
 
 function escapeRe(s: string): string {

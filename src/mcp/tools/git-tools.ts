@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { VaultError } from "../../core/errors";
-import type { GitService, HistoryCommit } from "../../core/git/service";
+import type { FileHistoryCommit, GitService, HistoryCommit } from "../../core/git/service";
 import type { CoreServices } from "../../core/services";
 import { defineTool, READ_ONLY } from "../tool";
 
@@ -38,28 +38,47 @@ export async function gitSummary(services: CoreServices): Promise<z.infer<typeof
 
 const changeShape = z.object({ status: z.string(), path: z.string(), from: z.string().optional() });
 const commitShape = z.object({
-  sha: z.string(),
-  short_sha: z.string(),
+  sha: z.string().describe("12 hex digits (get_diff's since_sha takes it)."),
   time: z.string(),
   author: z.string(),
-  email: z.string(),
-  message: z.string(),
-  changes: z.array(changeShape),
+  message: z.string().describe("The first line."),
+  changes: z.array(changeShape).describe("The first files it changed (the folder's first)."),
   changes_total: z.number(),
 });
+const fileCommitShape = z.object({
+  sha: z.string(),
+  time: z.string(),
+  author: z.string(),
+  message: z.string(),
+  change: z
+    .object({ status: z.string(), path: z.string().optional(), from: z.string().optional(), added: z.number().optional(), removed: z.number().optional() })
+    .describe("The file's own change: lines added and removed; path (and from) when it had another name then."),
+  other_files: z.number().describe("Other files the commit changed."),
+});
 
-const when = (what: string) => z.string().optional().describe(`${what}: an ISO date/time ("2026-11-24") or a git date expression ("2 weeks ago", "yesterday").`);
+const when = (what: string) => z.string().optional().describe(`${what}: an ISO date/time ("2026-11-24", "2026-11-24T15:00:00Z") or "3 days ago", "2 weeks ago", "yesterday".`);
 
-function commitLines(commits: HistoryCommit[], focus?: string): string[] {
+const day = (t: string) => t.slice(0, 16).replace("T", " ");
+
+function commitLines(commits: HistoryCommit[]): string[] {
   return commits.map((c) => {
-    const first = c.message.split("\n")[0];
-    const own = focus ? c.changes.find((ch) => ch.path === focus || ch.from === focus) : undefined;
-    const files = focus
-      ? own?.from
-        ? ` (renamed from ${own.from})`
-        : ""
-      : `: ${c.changes.map((ch) => `${ch.status} ${ch.path}${ch.from ? ` (from ${ch.from})` : ""}`).join(", ")}${c.changes_total > c.changes.length ? `, … ${c.changes_total - c.changes.length} more` : ""}`;
-    return `${c.short_sha} ${c.time.slice(0, 16).replace("T", " ")} ${c.author}: ${first}${files}`;
+    // Modified files by name alone; other changes say what they were.
+    const files = c.changes.map((ch) => (ch.status === "modified" ? ch.path : `${ch.path} (${ch.status}${ch.from ? ` from ${ch.from}` : ""})`)).join(", ");
+    const more = c.changes_total > c.changes.length ? `, +${c.changes_total - c.changes.length} more` : "";
+    return `${c.sha.slice(0, 7)} ${day(c.time)} ${c.author}: ${c.message} — ${files}${more}`;
+  });
+}
+
+function fileCommitLines(commits: FileHistoryCommit[]): string[] {
+  return commits.map((c) => {
+    const ch = c.change;
+    const what = [
+      ...(ch.status === "modified" ? [] : [`${ch.status}${ch.from ? ` from ${ch.from}` : ""}`]),
+      ...(ch.path && !ch.from ? [`as ${ch.path}`] : []),
+      ...(ch.added !== undefined ? [`+${ch.added} -${ch.removed ?? 0}`] : []),
+      ...(c.other_files ? [`${c.other_files} other file${c.other_files === 1 ? "" : "s"}`] : []),
+    ];
+    return `${c.sha.slice(0, 7)} ${day(c.time)} ${c.author}: ${c.message}${what.length ? ` (${what.join(", ")})` : ""}`;
   });
 }
 
@@ -67,7 +86,7 @@ export const getHistoryTool = defineTool({
   name: "get_history",
   title: "Git history",
   description:
-    "Commits that touched a note, file or folder (following renames), or the whole vault without a path, newest first: sha, time, author, message, changed paths. Git-backed vaults only.",
+    "Commits that touched a note, file or folder (following renames), or the whole vault without a path, newest first: sha, time, author, message; for a file its own change (lines added/removed) and how many other files changed, for a folder or the vault the first files changed. Git-backed vaults only.",
   input: {
     path: z.string().optional().describe('A note, file or folder; omit for the whole vault.'),
     since: when("Only commits from"),
@@ -77,7 +96,7 @@ export const getHistoryTool = defineTool({
   output: {
     path: z.string(),
     target: z.enum(["file", "folder", "vault"]),
-    commits: z.array(commitShape),
+    commits: z.array(z.union([fileCommitShape, commitShape])),
     has_more: z.boolean(),
     previous_paths: z.array(z.string()).optional(),
     since: z.string().optional(),
@@ -92,7 +111,8 @@ export const getHistoryTool = defineTool({
     const what = r.target === "vault" ? "the vault" : `"${r.path}"`;
     const head = `${r.commits.length}${r.has_more ? "+" : ""} commit${r.commits.length === 1 ? "" : "s"} touched ${what}${r.previous_paths?.length ? ` (earlier names: ${r.previous_paths.join(", ")})` : ""}:`;
     const more = r.has_more ? "\nMore commits exist: raise limit or narrow with since/until." : "";
-    return { structured: r, text: [head, ...commitLines(r.commits, r.target === "file" ? r.path : undefined)].join("\n") + more };
+    const lines = r.target === "file" ? fileCommitLines(r.commits as FileHistoryCommit[]) : commitLines(r.commits as HistoryCommit[]);
+    return { structured: r, text: [head, ...lines].join("\n") + more };
   },
 });
 
@@ -151,12 +171,12 @@ export const getRecentChangesTool = defineTool({
   name: "get_recent_changes",
   title: "Recent changes (git)",
   description:
-    "What changed in the vault lately: commits grouped with their files (newest first, in a time window), plus uncommitted changes in the working tree. Git-backed vaults only.",
+    "What changed in the vault lately: commits with their first files (newest first; the last 7 days unless since/until say otherwise), plus uncommitted changes in the working tree. Git-backed vaults only.",
   input: {
-    since: when("From"),
+    since: when("From (default: 7 days ago, when until is not given either)"),
     until: when("Up to"),
     folder: z.string().optional().describe("Only this folder."),
-    limit: z.number().int().min(1).max(200).default(20).describe("Commits at most."),
+    limit: z.number().int().min(1).max(200).default(10).describe("Commits at most."),
     include_uncommitted: z.boolean().default(true),
   },
   output: {
@@ -173,7 +193,7 @@ export const getRecentChangesTool = defineTool({
   example: { since: "3 days ago" },
   handler: async (args, { services }) => {
     const r = await gitOf(services).recentChanges(args);
-    const lines = [`${r.commits.length}${r.has_more ? "+" : ""} commit${r.commits.length === 1 ? "" : "s"}${r.since ? ` since ${r.since.slice(0, 16).replace("T", " ")}` : ""}:`, ...commitLines(r.commits)];
+    const lines = [`${r.commits.length}${r.has_more ? "+" : ""} commit${r.commits.length === 1 ? "" : "s"}${r.since ? ` since ${day(r.since)}` : ""}${r.has_more ? " (more: raise limit or narrow since/until)" : ""}:`, ...commitLines(r.commits)];
     if (args.include_uncommitted !== false) {
       lines.push(r.uncommitted_total ? `Uncommitted (${r.uncommitted_total}):` : "No uncommitted changes.");
       for (const u of r.uncommitted) lines.push(`  ${u.status}${u.staged ? " (staged)" : ""} ${u.path}${u.from ? ` (from ${u.from})` : ""}`);
@@ -209,7 +229,11 @@ export const gitSyncTool = defineTool({
   example: { direction: "both", dry_run: true },
   handler: async (args, { services }) => {
     const r = await gitOf(services).sync(args);
-    const conflicts = r.conflicts.map((c) => `  ${c.path}: kept the local version${c.remote_copy ? `; the remote's is in "${c.remote_copy}"` : ` (${c.kind.replace(/_/g, " ")})`}`);
+    const conflicts = r.conflicts.map((c) =>
+      r.dry_run
+        ? `  ${c.path}: would keep the local version${c.remote_copy ? `; the remote's would go to "${c.remote_copy}"` : ` (${c.kind.replace(/_/g, " ")})`}`
+        : `  ${c.path}: kept the local version${c.remote_copy ? `; the remote's is in "${c.remote_copy}"` : ` (${c.kind.replace(/_/g, " ")})`}`,
+    );
     return { structured: r, text: [`${r.status}: ${r.message}`, ...conflicts].join("\n") };
   },
 });
