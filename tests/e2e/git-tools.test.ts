@@ -396,16 +396,17 @@ describe("a commit per change made through the server", () => {
     expect((await ok(client, "stats")).git.pending_commits).toBeUndefined();
   }, 20_000);
 
-  test("a commit that fails (signing) leaves nothing staged and stays pending", async () => {
-    git(root, ["config", "commit.gpgsign", "true"]);
-    git(root, ["config", "gpg.program", "false"]);
+  test("a commit that fails after staging (the branch's ref locked) leaves nothing staged and stays pending", async () => {
+    // Signing cannot fail a commit of ours any more (they are unsigned: #30), so the branch ref's own
+    // lock makes git fail where it did: after the change was staged, when the ref is updated.
+    const refLock = path.join(root, ".git", "refs", "heads", `${git(root, ["symbolic-ref", "--short", "HEAD"]).trim()}.lock`);
+    writeFileSync(refLock, "");
     try {
       const w = await ok(client, "write", { path: "Inbox/Signed.md", content: "signed\n" });
       expect(w.commit).toMatchObject({ committed: false, pending: true });
       expect(git(root, ["status", "--porcelain", "--", "Inbox/Signed.md"])).toBe("?? Inbox/Signed.md\n");
     } finally {
-      git(root, ["config", "--unset", "commit.gpgsign"]);
-      git(root, ["config", "--unset", "gpg.program"]);
+      rmSync(refLock, { force: true });
     }
     await ok(client, "git_sync", { direction: "pull" });
     expect(git(root, ["log", "--format=%s"])).toContain("vault-mcp: write Inbox/Signed.md (vault-mcp-tests)\n");

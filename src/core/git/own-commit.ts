@@ -162,8 +162,8 @@ export async function commitOwnChange(
   await step(["update-index", "--index-info"], commitLines.join("\n") + "\n");
   const tree = await step(["write-tree"]);
   if (head && tree === (await git.out(["rev-parse", `${head}^{tree}`])).trim()) return { kind: "skipped", why: "no change to commit", leftOut };
-  const sign = (await git.raw(["config", "--bool", "--get", "commit.gpgsign"])).stdout.trim() === "true" ? ["-S"] : [];
-  const c = await git.raw([...identity, "commit-tree", tree, ...(head ? ["-p", head] : []), "-m", message, ...sign]);
+  // Unsigned, like every commit of ours: signing would run the program the repository names (gpg.program).
+  const c = await git.raw([...identity, "commit-tree", tree, ...(head ? ["-p", head] : []), "-m", message]);
   if (c.code !== 0) throw new GitCommandError("commit", c.stderr || c.stdout);
   const sha = c.stdout.trim();
   // Compare-and-swap: a commit the owner made meanwhile is never overwritten.
