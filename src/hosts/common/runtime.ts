@@ -26,7 +26,8 @@ export interface RuntimeOptions extends CoreOptions {
   log?: (level: LogLevel, message: string) => void;
   /**
    * When `listenPort` is taken, how many following ports to try (several vaults open at once each
-   * run their own server). Default 9 (28765 → up to 28774); 0 = exactly `listenPort`.
+   * run their own server). Default 9 (28765 → up to 28774); 0 = exactly `listenPort`. Hosts give 0
+   * for a port the user chose: a client configured for it must never reach another vault's server.
    */
   portFallback?: number;
   /** Which tools clients see (default: full). */
@@ -64,10 +65,20 @@ async function listenWithFallback<T>(tries: number, listen: (port: number) => Pr
   }
 }
 
-/** Thrown by `startRuntime` when the port is taken; hosts show a notice rather than a stack trace. */
+/**
+ * Thrown by `startRuntime` when the port is taken; hosts show a notice rather than a stack trace.
+ * `fallback` false: exactly that port was asked for (an explicit port never moves).
+ */
 export class PortInUseError extends Error {
-  constructor(readonly listenPort: number) {
-    super(`Port ${listenPort} and the ports after it are already in use on 127.0.0.1. Another program (or other vaults' servers) holds them; pick another port in the settings.`);
+  constructor(
+    readonly listenPort: number,
+    readonly fallback = true,
+  ) {
+    super(
+      fallback
+        ? `Port ${listenPort} and the ports after it are already in use on 127.0.0.1. Another program (or other vaults' servers) holds them; pick another port in the settings.`
+        : `Port ${listenPort} is already in use on 127.0.0.1 by another program (or another vault's server).`,
+    );
     this.name = "PortInUseError";
   }
 }
@@ -107,7 +118,7 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime & { se
     }), opts.listenPort, log);
   } catch (e) {
     await services.close();
-    if (e instanceof AddressInUseError) throw new PortInUseError(e.port);
+    if (e instanceof AddressInUseError) throw new PortInUseError(e.port, tries > 0);
     throw e;
   }
   // Transfer links point at the port actually listened on.
