@@ -37,12 +37,17 @@ export interface RuntimeOptions extends CoreOptions {
   /** Runs git in the vault's folder (both hosts); the git tools exist when the vault turns out git-backed. */
   gitRunner?: GitRunner;
   gitOptions?: GitOptions;
+  /** MCP sessions: closed after this long idle (default 30 min; 0 = never), and at most this many (default 100). */
+  sessionIdleMs?: number;
+  maxSessions?: number;
 }
 
 export interface Runtime {
   /** `http://127.0.0.1:<port>/mcp` */
   readonly url: string;
   readonly listenPort: number;
+  /** MCP sessions open now. */
+  readonly sessionCount: number;
   /** Stops the HTTP server (port free again), closes sessions and background work. */
   close(): Promise<void>;
 }
@@ -115,18 +120,24 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime & { se
       createServer: () =>
         createMcpServer(services, allTools, { name: `vault-mcp (${opts.port.name})`, version: opts.version, instructions, log, tools: opts.tools, toolTimeoutMs: opts.toolTimeoutMs }),
       log,
+      sessionIdleMs: opts.sessionIdleMs,
+      maxSessions: opts.maxSessions,
     }), opts.listenPort, log);
   } catch (e) {
     await services.close();
     if (e instanceof AddressInUseError) throw new PortInUseError(e.port, tries > 0);
     throw e;
   }
+  const running = http;
   // Transfer links point at the port actually listened on.
   services.transfer.baseUrl = http.url.replace(/\/mcp$/, "");
   await services.start();
   return {
     url: http.url,
     listenPort: http.port,
+    get sessionCount() {
+      return running.sessionCount;
+    },
     services,
     close: async () => {
       await http.close();

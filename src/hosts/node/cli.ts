@@ -102,6 +102,8 @@ async function run(args: ReturnType<typeof parseArgs>): Promise<void> {
       version: VERSION,
       log,
       toolTimeoutMs: args.toolTimeoutMs,
+      ...(args.sessionIdleMinutes !== undefined ? { sessionIdleMs: args.sessionIdleMinutes * 60_000 } : {}),
+      ...(args.maxSessions !== undefined ? { maxSessions: args.maxSessions } : {}),
       embedder: embedderOf(args),
       ...(args.noGit ? {} : { gitRunner: createGitRunner({ cwd: root, program: args.gitProgram, allowHooks: args.gitHooks, helperFile: existingFile(path.join(__dirname, "git-helper.js")) }) }),
       gitOptions: { commitChanges: args.gitCommit && args.write, pushAfterCommit: args.gitPush && args.write },

@@ -1,0 +1,59 @@
+/**
+ * The plugin and a headless server on the same vault cannot both run: whichever comes second is
+ * refused, naming the first (the lock in the plugin's data folder, where both look).
+ */
+import { randomBytes } from "node:crypto";
+import { spawn } from "node:child_process";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { Notice } from "../stand-in/obsidian";
+import { CLI, startChildServer, type ChildServer } from "../support/child-server";
+import { freePort, installHooks, loadPlugin, makeVault, portIsFree, until } from "./harness";
+
+installHooks();
+
+const children: ChildServer[] = [];
+afterEach(async () => {
+  for (const c of children.splice(0)) await c.stop();
+});
+
+const pluginDir = (root: string) => path.join(root, ".obsidian/plugins/vault-mcp");
+
+describe("one server per vault: the plugin and the headless server", () => {
+  test("the plugin does not start while a headless server serves the vault: a notice naming it, the error status; it starts once the headless one stopped", async () => {
+    const port = await freePort();
+    const root = makeVault({ "A.md": "alpha\n" }, { port });
+    const headless = await startChildServer(root, { stateDir: pluginDir(root) });
+    children.push(headless);
+    const headlessPort = Number(new URL(headless.url).port);
+
+    const { app, status } = await loadPlugin(root);
+    await until(() => status() === "MCP: error", "the error status");
+    const notice = Notice.messages.find((m) => m.includes("is already serving this vault"));
+    expect(notice).toContain(`The headless Vault MCP server (pid ${headless.child.pid}, port ${headlessPort}`);
+    expect(await portIsFree(port)).toBe(true);
+
+    await headless.stop();
+    app.commands.executeCommandById("vault-mcp:restart-server");
+    await until(() => status() === `MCP: listening on :${port}`, "the server to listen after the headless one stopped");
+  }, 60_000);
+
+  test("a headless server is refused while the plugin serves the vault, naming the plugin; the plugin's start removes its leftover temp files", async () => {
+    const port = await freePort();
+    const root = makeVault({ "A.md": "alpha\n" }, { port });
+    const leftovers = [path.join(pluginDir(root), ".search-index.sqlite.0123456789ab.vault-mcp.tmp"), path.join(pluginDir(root), "search-index-01.sqlite.tmp-lq3k2abcx1y2")];
+    for (const f of leftovers) fs.writeFileSync(f, "half a save");
+    const { status } = await loadPlugin(root);
+    await until(() => status() === `MCP: listening on :${port}`, "the server to listen");
+    for (const f of leftovers) expect(fs.existsSync(f)).toBe(false);
+
+    const r = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
+      const child = spawn(process.execPath, [CLI, root, "--port", "0", `--token=${randomBytes(24).toString("base64url")}`], { stdio: ["ignore", "ignore", "pipe"] });
+      let stderr = "";
+      child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
+      child.once("exit", (code) => resolve({ code, stderr }));
+    });
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toContain(`The Vault MCP plugin in Obsidian (pid ${process.pid}, port ${port}`);
+  }, 60_000);
+});
