@@ -11,6 +11,7 @@ import os from "node:os";
 import path from "node:path";
 import { CLI, startChildServer, type ChildServer } from "../support/child-server";
 import { makeTempVault, ok, removeTree } from "../support/harness";
+import { lockFileName } from "../../src/hosts/common/server-lock";
 
 const children: ChildServer[] = [];
 const trees: string[] = [];
@@ -49,7 +50,8 @@ function runToExit(args: string[]): Promise<{ code: number | null; stderr: strin
   });
 }
 
-const lockOf = (dir: string) => JSON.parse(fs.readFileSync(path.join(dir, "server.lock"), "utf8")) as { pid: number; host: string; port: number | null };
+const LOCK = lockFileName();
+const lockOf = (dir: string) => JSON.parse(fs.readFileSync(path.join(dir, LOCK), "utf8")) as { pid: number; host: string; port: number | null };
 
 describe("one server per vault (headless)", () => {
   test("a second headless server on the same vault exits non-zero naming the first (pid, port); the first keeps serving; a clean stop releases the lock", async () => {
@@ -73,7 +75,7 @@ describe("one server per vault (headless)", () => {
     const c = await first.connect();
     expect((await ok(c, "read", { path: "A.md" })).body).toBe("alpha");
     await first.stop();
-    expect(fs.existsSync(path.join(pluginDir, "server.lock"))).toBe(false);
+    expect(fs.existsSync(path.join(pluginDir, LOCK))).toBe(false);
   }, 60_000);
 
   test("a lock whose holder is gone is taken over: a dead pid, or a live pid whose heartbeat stopped (the pid was reused)", async () => {
@@ -81,15 +83,15 @@ describe("one server per vault (headless)", () => {
     // A pid that was alive a moment ago and is not any more.
     const gone = spawnSync(process.execPath, ["-e", "process.stdout.write(String(process.pid))"], { encoding: "utf8" });
     const deadPid = Number(gone.stdout);
-    const lock = path.join(pluginDir, "server.lock");
-    fs.writeFileSync(lock, JSON.stringify({ pid: deadPid, host: "node", port: 1, started: new Date().toISOString(), hostname: os.hostname() }));
+    const lock = path.join(pluginDir, LOCK);
+    fs.writeFileSync(lock, JSON.stringify({ pid: deadPid, host: "node", port: 1, started: new Date().toISOString(), hostname: os.hostname(), instance: "0123456789abcdef" }));
     const a = await startChildServer(root, { stateDir: pluginDir });
     children.push(a);
     expect(lockOf(pluginDir).pid).toBe(a.child.pid);
     await a.stop();
 
     // A live pid (this test's own process), but the lock was last touched ten minutes ago.
-    fs.writeFileSync(lock, JSON.stringify({ pid: process.pid, host: "obsidian", port: 1, started: new Date().toISOString(), hostname: os.hostname() }));
+    fs.writeFileSync(lock, JSON.stringify({ pid: process.pid, host: "obsidian", port: 1, started: new Date().toISOString(), hostname: os.hostname(), instance: "0123456789abcdef" }));
     const old = new Date(Date.now() - 10 * 60_000);
     fs.utimesSync(lock, old, old);
     const b = await startChildServer(root, { stateDir: pluginDir });
@@ -104,7 +106,7 @@ describe("one server per vault (headless)", () => {
       path.join(root, "notes", ".B.md.abcdef012345.vault-mcp.tmp"),
       path.join(pluginDir, ".search-index-03.sqlite.00ff00ff00ff.vault-mcp.tmp"),
       path.join(pluginDir, "activity.jsonl.tmp-lq3k2abcx1y2"),
-      path.join(pluginDir, "server.lock.0123456789ab.tmp"),
+      path.join(pluginDir, `${LOCK}.0123456789ab.tmp`),
     ];
     const notOurs = [path.join(root, ".keep.tmp"), path.join(root, "notes", "draft.vault-mcp.tmp"), path.join(root, ".A.md.xyz.vault-mcp.tmp"), path.join(pluginDir, "data.json")];
     for (const f of [...ours, ...notOurs]) fs.writeFileSync(f, "half a write");

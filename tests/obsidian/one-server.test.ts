@@ -5,9 +5,11 @@
 import { randomBytes } from "node:crypto";
 import { spawn } from "node:child_process";
 import * as fs from "node:fs";
+import * as os from "node:os";
 import * as path from "node:path";
 import { Notice } from "../stand-in/obsidian";
 import { CLI, startChildServer, type ChildServer } from "../support/child-server";
+import { lockFileName } from "../../src/hosts/common/server-lock";
 import { freePort, installHooks, loadPlugin, makeVault, portIsFree, until } from "./harness";
 
 installHooks();
@@ -36,6 +38,27 @@ describe("one server per vault: the plugin and the headless server", () => {
     await headless.stop();
     app.commands.executeCommandById("vault-mcp:restart-server");
     await until(() => status() === `MCP: listening on :${port}`, "the server to listen after the headless one stopped");
+  }, 60_000);
+
+  test("a lock left by this same process (Obsidian reloaded its window: the old plugin instance never unloaded) is taken over; a second plugin instance on the vault is refused", async () => {
+    const port = await freePort();
+    const root = makeVault({ "A.md": "alpha\n" }, { port });
+    const lock = path.join(pluginDir(root), lockFileName());
+    fs.writeFileSync(lock, JSON.stringify({ pid: process.pid, host: "obsidian", port, started: new Date().toISOString(), hostname: os.hostname(), instance: "0123456789abcdef" }));
+    const first = await loadPlugin(root);
+    await until(() => first.status() === `MCP: listening on :${port}`, "the server to listen");
+    const held = JSON.parse(fs.readFileSync(lock, "utf8")) as { instance: string; port: number };
+    expect(held.instance).not.toBe("0123456789abcdef");
+    expect(held.port).toBe(port);
+
+    const second = await loadPlugin(root);
+    await until(() => second.status() === "MCP: error", "the error status");
+    expect(Notice.messages.some((m) => m.includes(`The Vault MCP plugin in Obsidian (pid ${process.pid}, port ${port}`))).toBe(true);
+    // The refused one leaves the holder's lock alone.
+    void second.plugin.unload();
+    await second.plugin.shutdown();
+    second.forget();
+    expect((JSON.parse(fs.readFileSync(lock, "utf8")) as { instance: string }).instance).toBe(held.instance);
   }, 60_000);
 
   test("a headless server is refused while the plugin serves the vault, naming the plugin; the plugin's start removes its leftover temp files", async () => {

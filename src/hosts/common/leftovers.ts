@@ -4,14 +4,14 @@
  * Only names we make are touched:
  * - `.<name>.<12 hex>.vault-mcp.tmp`: atomic writes of both hosts (notes headless, state files);
  * - `<name>.tmp-<base36>`: the plugin's state files before this naming (older versions);
- * - `server.lock.<12 hex>.tmp` / `.stale`: the lock's own.
+ * - `server-<machine>.lock.<12 hex>.tmp` / `.stale`: the lock's own.
  */
 import { readdirSync, rmSync } from "node:fs";
 import * as nodePath from "node:path";
 
 const ATOMIC_TEMP = /^\.[\s\S]*\.[0-9a-f]{12}\.vault-mcp\.tmp$/;
 const OLD_PLUGIN_TEMP = /^[^/]+\.tmp-[0-9a-z]{8,16}$/;
-const LOCK_TEMP = /^server\.lock\.[0-9a-f]{12}\.(tmp|stale)$/;
+const LOCK_TEMP = /^server-[^/]+\.lock\.[0-9a-f]{12}\.(tmp|stale)$/;
 
 /** True for a note folder's temp file of ours (an atomic write's). */
 export function isOurTempName(name: string): boolean {

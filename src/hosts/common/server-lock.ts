@@ -1,30 +1,49 @@
 /**
- * One server per state folder (and so per vault): a lock file, `server.lock`, in the folder where
- * the server keeps its index and log. Both hosts take it before they touch the folder or the vault:
- * two servers on one vault would write the same index files and log, each over the other's.
+ * One server per state folder (and so per vault): a lock file, `server-<machine>.lock`, in the
+ * folder where the server keeps its index and log. Both hosts take it before they touch the folder
+ * or the vault: two servers on one vault would write the same index files and log, each over the
+ * other's.
  *
- * The file holds who holds it (pid, host, port, start time, machine). It is created whole or not at
- * all (written to a temp file, then hard-linked to its name, which fails when the name exists), and
- * kept fresh: its holder touches its mtime every `heartbeatMs`. A lock is stale, and is taken over,
- * when its holder is gone:
- * - its pid is not a live process on this machine, or
- * - its mtime is older than `staleMs` (the pid was reused by an unrelated process after the holder
- *   was killed: a live pid alone proves nothing; a process start time would, but only Linux gives it
- *   cheaply, while an mtime works on every platform and file system).
- * A lock written on another machine (a vault in a synced folder carries the file along) is not
- * ours to judge by pid: it counts while its heartbeat is fresh.
+ * The file holds who holds it (pid, host, port, start time, machine, and a random instance id). It
+ * is created whole or not at all (written to a temp file, then hard-linked to its name, which fails
+ * when the name exists), and kept fresh: its holder touches its mtime every `heartbeatMs`. A lock is
+ * stale, and is taken over, when its holder is gone:
+ * - its pid is not a live process, or
+ * - its mtime is older than `staleMs`: the holder was killed and its pid reused by an unrelated
+ *   process (a live pid alone proves nothing; a process start time would, but only Linux gives it
+ *   cheaply, while an mtime works on every platform and file system). Five minutes: a background
+ *   Obsidian window's timers may be throttled to one a minute, and a stale lock is rare;
+ * - its pid is this very process but the instance is none of the locks this process holds now
+ *   (Obsidian reloaded its window: same process, the old plugin instance gone without unloading).
+ * The machine is in the file's name: a vault in a synced folder (iCloud, Dropbox, Syncthing) carries
+ * the file to other machines, where its pid means nothing and its mtime may not follow. Each machine
+ * minds its own servers; two machines on one synced vault cannot coordinate through it anyway.
  */
 import { randomBytes } from "node:crypto";
-import { closeSync, linkSync, mkdirSync, openSync, readFileSync, renameSync, rmdirSync, rmSync, statSync, utimesSync, writeSync } from "node:fs";
+import { closeSync, linkSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmdirSync, rmSync, statSync, utimesSync, writeSync } from "node:fs";
 import * as os from "node:os";
 import * as nodePath from "node:path";
 import { clearTimer, setTimer, type TimerHandle } from "../../core/timers";
 
-export const LOCK_FILE = "server.lock";
 /** How often the holder touches the lock. */
 export const LOCK_HEARTBEAT_MS = 15_000;
 /** A lock not touched for this long has no live holder. */
-export const LOCK_STALE_MS = 90_000;
+export const LOCK_STALE_MS = 5 * 60_000;
+/** Another machine's lock untouched this long is removed (its machine was renamed, or is gone). */
+const FOREIGN_LOCK_MAX_AGE_MS = 7 * 24 * 3600_000;
+
+/** `server-<this machine>.lock` (the host name made safe as a file name). */
+export function lockFileName(hostname = os.hostname()): string {
+  const safe = hostname.normalize("NFC").replace(/[^\p{L}\p{N}._-]+/gu, "_").slice(0, 60) || "host";
+  return `server-${safe}.lock`;
+}
+
+/** The instance ids of the locks this process holds now (shared by every copy of this module in it). */
+function heldHere(): Set<string> {
+  const key = Symbol.for("vault-mcp.server-locks");
+  const bag = process as unknown as Record<symbol, Set<string> | undefined>;
+  return (bag[key] ??= new Set<string>());
+}
 
 export type LockHost = "node" | "obsidian";
 
@@ -37,6 +56,8 @@ export interface LockHolder {
   /** ISO time it started. */
   started: string;
   hostname: string;
+  /** Random, per lock taken. */
+  instance: string;
 }
 
 /** Another live server holds the lock. */
@@ -77,9 +98,9 @@ export interface LockOptions {
  * when a live server holds it; other errors (a read-only folder) are thrown as they are.
  */
 export function acquireServerLock(dir: string, opts: LockOptions): ServerLock {
-  const file = nodePath.join(dir, LOCK_FILE);
+  const file = nodePath.join(dir, lockFileName());
   const staleMs = opts.staleMs ?? LOCK_STALE_MS;
-  let mine: LockHolder = { pid: process.pid, host: opts.host, port: null, started: new Date().toISOString(), hostname: os.hostname() };
+  let mine: LockHolder = { pid: process.pid, host: opts.host, port: null, started: new Date().toISOString(), hostname: os.hostname(), instance: randomBytes(8).toString("hex") };
   // A folder made only for the lock goes again with it.
   const made = mkdirSync(dir, { recursive: true }) !== undefined;
   for (let attempt = 0; ; attempt++) {
@@ -109,6 +130,8 @@ export function acquireServerLock(dir: string, opts: LockOptions): ServerLock {
     }
     rmSync(aside, { force: true });
   }
+  heldHere().add(mine.instance);
+  removeOldForeignLocks(dir, file);
 
   const heartbeatMs = opts.heartbeatMs ?? LOCK_HEARTBEAT_MS;
   let timer: TimerHandle | null = null;
@@ -132,7 +155,7 @@ export function acquireServerLock(dir: string, opts: LockOptions): ServerLock {
   };
   const isOurs = (): boolean => {
     const now = readLock(file);
-    return typeof now === "object" && now.holder.pid === mine.pid && now.holder.started === mine.started && now.holder.hostname === mine.hostname;
+    return typeof now === "object" && now.holder.instance === mine.instance;
   };
   schedule();
   return {
@@ -152,6 +175,7 @@ export function acquireServerLock(dir: string, opts: LockOptions): ServerLock {
     release() {
       if (released) return;
       released = true;
+      heldHere().delete(mine.instance);
       clearTimer(timer);
       timer = null;
       try {
@@ -167,7 +191,7 @@ export function acquireServerLock(dir: string, opts: LockOptions): ServerLock {
 function isStale(h: LockHolder, mtimeMs: number, staleMs: number): boolean {
   const age = Date.now() - mtimeMs;
   if (age > staleMs) return true; // no heartbeat: the holder is gone (its pid may have been reused)
-  if (h.hostname !== os.hostname()) return false; // another machine's: only its heartbeat tells
+  if (h.pid === process.pid) return !heldHere().has(h.instance);
   return !processAlive(h.pid);
 }
 
@@ -195,11 +219,24 @@ function readLock(file: string): { holder: LockHolder; mtimeMs: number } | "miss
     const v = JSON.parse(text) as Partial<LockHolder>;
     if (typeof v.pid !== "number" || (v.host !== "node" && v.host !== "obsidian")) return "garbage";
     return {
-      holder: { pid: v.pid, host: v.host, port: typeof v.port === "number" ? v.port : null, started: String(v.started ?? ""), hostname: String(v.hostname ?? "") },
+      holder: { pid: v.pid, host: v.host, port: typeof v.port === "number" ? v.port : null, started: String(v.started ?? ""), hostname: String(v.hostname ?? ""), instance: String(v.instance ?? "") },
       mtimeMs,
     };
   } catch {
     return "garbage";
+  }
+}
+
+/** Removes other machines' lock files nobody touched for a week (litter of a renamed or retired machine). */
+function removeOldForeignLocks(dir: string, own: string): void {
+  try {
+    for (const name of readdirSync(dir)) {
+      if (!/^server-.+\.lock$/.test(name) || name === nodePath.basename(own)) continue;
+      const f = nodePath.join(dir, name);
+      if (Date.now() - statSync(f).mtimeMs > FOREIGN_LOCK_MAX_AGE_MS) rmSync(f, { force: true });
+    }
+  } catch {
+    /* best effort */
   }
 }
 

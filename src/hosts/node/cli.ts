@@ -9,7 +9,7 @@ import { createNodeNet } from "../common/net";
 import { PLUGIN_GITIGNORE } from "../common/state-gitignore";
 import { removeStateLeftovers } from "../common/leftovers";
 import { acquireServerLock, ServerLockedError, type ServerLock } from "../common/server-lock";
-import { FsVault } from "./fs-vault";
+import { DEFAULT_CONFIG_DIR, FsVault } from "./fs-vault";
 import { PLUGIN_ID, resolveStateDir } from "./state-dir";
 import { FsStateStore } from "./state-store";
 import { DEFAULT_PORT, EMBEDDING_DEFAULTS, parseArgs, usage, VERSION, type CliArgs } from "./args";
@@ -50,8 +50,7 @@ async function run(args: ReturnType<typeof parseArgs>): Promise<void> {
     if (level === "debug" && !args.verbose) return;
     process.stderr.write(`[vault-mcp] ${level}: ${message}\n`);
   };
-  // Headless default: Obsidian's own default name when the user names none (as FsVault's).
-  const configDir = args.configDir ?? ".obsidian";
+  const configDir = args.configDir ?? DEFAULT_CONFIG_DIR;
   const stateDir = resolveStateDir(root, { configDir, override: args.stateDir });
   // One server per vault: the lock is taken in the state folder and, when --state-dir moved that
   // elsewhere, also in the vault's default one (the plugin's data folder when the vault has an

@@ -32,6 +32,9 @@ export interface FsVaultOptions {
   log?: (level: LogLevel, message: string) => void;
 }
 
+/** Headless default: Obsidian's own default name when the user names none (the lint warning is expected here). */
+export const DEFAULT_CONFIG_DIR = ".obsidian";
+
 const decoder = new TextDecoder("utf-8", { ignoreBOM: true });
 
 /** `O_NOFOLLOW` where the platform has it (not on Windows, where every read takes the realpath check). */
@@ -75,8 +78,7 @@ export class FsVault implements VaultPort {
     root: string,
     private readonly opts: FsVaultOptions,
   ) {
-    // Headless default: Obsidian's own default name when the user names none (the lint warning is expected here).
-    this.configDir = opts.configDir ?? ".obsidian";
+    this.configDir = opts.configDir ?? DEFAULT_CONFIG_DIR;
     this.paths = new VaultPaths(root, this.configDir);
     this.name = nodePath.basename(this.paths.rootAbs).normalize("NFC");
     this.log = opts.log ?? (() => {});
