@@ -263,7 +263,9 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
     });
   };
   const endSession = (s: Session, why: string) => {
-    log("debug", `closing session ${s.transport.sessionId ?? "?"}: ${why}`);
+    const id = s.transport.sessionId;
+    log("debug", `closing session ${id ?? "?"}: ${why}`);
+    if (id !== undefined && sessions.get(id) === s) sessions.delete(id);
     // The transport's onclose removes it from the map and closes its McpServer (and its subscriptions).
     void s.transport.close().catch(() => {});
   };
@@ -279,7 +281,8 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
     if (closed) return;
     const now = Date.now();
     for (const s of [...sessions.values()]) if (s.busy === 0 && now - s.lastActive >= idleMs) endSession(s, "idle");
-    scheduleSweep();
+    // With no session left the timer rests until the next one starts.
+    if (sessions.size > 0) scheduleSweep();
   };
   const scheduleSweep = () => {
     if (idleMs <= 0 || sweepTimer || closed) return;
@@ -312,7 +315,6 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
           return;
         }
         endSession(victim, `the cap of ${maxSessions} sessions was reached`);
-        sessions.delete(victim.transport.sessionId ?? "");
       }
       const server = opts.createServer();
       const sdk: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
