@@ -5,6 +5,7 @@
  */
 import http from "node:http";
 import { INIT_BODY, makeTempVault, ok, rawRequest, removeTree, startTestServer, type TestServer } from "../support/harness";
+import { startChildServer } from "../support/child-server";
 
 /** Initializes in the flood test (each builds a server with every tool: ~15 ms here). */
 const N = 2000;
@@ -117,4 +118,22 @@ describe("MCP sessions are bounded", () => {
     expect(vaultListeners(s)).toBe(baseline);
     expect((await toolsList(s, id)).status).toBe(404);
   });
+
+  test("headless: --max-sessions caps the sessions (the oldest idle closed first)", async () => {
+    const root = makeTempVault({ "A.md": "alpha" });
+    const state = makeTempVault({});
+    const child = await startChildServer(root, { stateDir: state, args: ["--max-sessions", "3"] });
+    try {
+      const port = Number(new URL(child.url).port);
+      const s = { port, token: child.token } as TestServer;
+      const ids: string[] = [];
+      for (let i = 0; i < 8; i++) ids.push(await initialize(s));
+      for (const id of ids.slice(0, 5)) expect((await toolsList(s, id)).status).toBe(404);
+      for (const id of ids.slice(5)) expect((await toolsList(s, id)).status).toBe(200);
+    } finally {
+      await child.stop();
+      removeTree(root);
+      removeTree(state);
+    }
+  }, 60_000);
 });
