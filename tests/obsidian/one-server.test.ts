@@ -79,4 +79,24 @@ describe("one server per vault: the plugin and the headless server", () => {
     expect(r.code).not.toBe(0);
     expect(r.stderr).toContain(`The Vault MCP plugin in Obsidian (pid ${process.pid}, port ${port}`);
   }, 60_000);
+
+  test("after a headless server was killed, the plugin takes its lock over and removes the temp files its writes left beside notes", async () => {
+    const port = await freePort();
+    const root = makeVault({ "A.md": "alpha\n", "notes/B.md": "beta\n" }, { port });
+    const headless = await startChildServer(root, { stateDir: pluginDir(root), write: true });
+    children.push(headless);
+    await headless.kill();
+    expect(fs.existsSync(path.join(pluginDir(root), lockFileName()))).toBe(true);
+    const ours = [path.join(root, ".A.md.0123456789ab.vault-mcp.tmp"), path.join(root, "notes", ".B.md.abcdef012345.vault-mcp.tmp")];
+    const notOurs = path.join(root, "notes", ".B.md.tmp");
+    for (const f of [...ours, notOurs]) fs.writeFileSync(f, "half a write");
+
+    const warn = jest.spyOn(console, "warn").mockImplementation(() => {});
+    const { status } = await loadPlugin(root);
+    await until(() => status() === `MCP: listening on :${port}`, "the server to listen");
+    await until(() => ours.every((f) => !fs.existsSync(f)), "the leftover temp files to be removed");
+    warn.mockRestore();
+    expect(fs.existsSync(notOurs)).toBe(true);
+    expect((JSON.parse(fs.readFileSync(path.join(pluginDir(root), lockFileName()), "utf8")) as { host: string }).host).toBe("obsidian");
+  }, 60_000);
 });

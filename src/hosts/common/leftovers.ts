@@ -6,7 +6,7 @@
  * - `<name>.tmp-<base36>`: the plugin's state files before this naming (older versions);
  * - `server-<machine>.lock.<12 hex>.tmp` / `.stale`: the lock's own.
  */
-import { readdirSync, rmSync } from "node:fs";
+import { promises as fsp, readdirSync, rmSync } from "node:fs";
 import * as nodePath from "node:path";
 
 const ATOMIC_TEMP = /^\.[\s\S]*\.[0-9a-f]{12}\.vault-mcp\.tmp$/;
@@ -39,6 +39,26 @@ export function removeStateLeftovers(dir: string): number {
       removed++;
     } catch {
       /* in use or read-only: left */
+    }
+  }
+  return removed;
+}
+
+/**
+ * Removes our atomic writes' temp files directly in each of `dirs` (absolute folders of the vault),
+ * one folder at a time (asynchronously: the plugin runs it on Obsidian's thread); returns how many.
+ */
+export async function removeFolderLeftovers(dirs: readonly string[]): Promise<number> {
+  let removed = 0;
+  for (const dir of dirs) {
+    try {
+      for (const name of await fsp.readdir(dir)) {
+        if (!isOurTempName(name)) continue;
+        await fsp.rm(nodePath.join(dir, name), { force: true });
+        removed++;
+      }
+    } catch {
+      /* gone meanwhile, or unreadable */
     }
   }
   return removed;

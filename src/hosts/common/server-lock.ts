@@ -81,6 +81,8 @@ export function describeHolder(h: LockHolder): string {
 
 export interface ServerLock {
   readonly file: string;
+  /** The holder of the stale lock this one replaced (it ended without releasing it: killed, crashed), or null. */
+  readonly tookOver: LockHolder | null;
   /** Records the port once the server listens. */
   setPort(port: number): void;
   /** Removes the lock (when it is still ours). Synchronous, so it can run in an `exit` handler. */
@@ -100,6 +102,7 @@ export interface LockOptions {
 export function acquireServerLock(dir: string, opts: LockOptions): ServerLock {
   const file = nodePath.join(dir, lockFileName());
   const staleMs = opts.staleMs ?? LOCK_STALE_MS;
+  let tookOver: LockHolder | null = null;
   let mine: LockHolder = { pid: process.pid, host: opts.host, port: null, started: new Date().toISOString(), hostname: os.hostname(), instance: randomBytes(8).toString("hex") };
   // A folder made only for the lock goes again with it.
   const made = mkdirSync(dir, { recursive: true }) !== undefined;
@@ -129,6 +132,7 @@ export function acquireServerLock(dir: string, opts: LockOptions): ServerLock {
       throw new ServerLockedError(moved.holder, file);
     }
     rmSync(aside, { force: true });
+    if (seen !== "garbage") tookOver = seen.holder;
   }
   heldHere().add(mine.instance);
   removeOldForeignLocks(dir, file);
@@ -160,6 +164,7 @@ export function acquireServerLock(dir: string, opts: LockOptions): ServerLock {
   schedule();
   return {
     file,
+    tookOver,
     setPort(port: number) {
       if (released || !isOurs()) return;
       mine = { ...mine, port };

@@ -1,4 +1,4 @@
-import { FileSystemAdapter, Notice, normalizePath, type App, type EventRef, type PluginManifest } from "obsidian";
+import { FileSystemAdapter, Notice, normalizePath, TFolder, type App, type EventRef, type PluginManifest } from "obsidian";
 import wasm from "sql.js/dist/sql-wasm.wasm";
 import type { CoreServices } from "../../core/services";
 import type { IndexStatus } from "../../core/search";
@@ -13,7 +13,7 @@ import { createGitRunner } from "../common/git-process";
 import { createNodeNet } from "../common/net";
 import { pluginBuiltinEmbedder } from "../common/builtin-runtime";
 import { PLUGIN_GITIGNORE } from "../common/state-gitignore";
-import { removeStateLeftovers } from "../common/leftovers";
+import { removeFolderLeftovers, removeStateLeftovers } from "../common/leftovers";
 import { acquireServerLock, ServerLockedError, type ServerLock } from "../common/server-lock";
 import embedWorkerSource from "virtual:embed-worker-source";
 import gitHelperSource from "virtual:git-helper-source";
@@ -234,6 +234,10 @@ export class ServerController {
       });
       this.vault = vault;
       this.lock?.setPort(this.runtime.listenPort);
+      // A headless server on this vault was killed (its lock was left): a write it had under way may
+      // have left a temp file beside a note. Obsidian lists no dot-files, so they are looked for here,
+      // in the background, one folder at a time.
+      if (app.vault.adapter instanceof FileSystemAdapter && this.lock?.tookOver?.host === "node") void removeNoteLeftovers(app, app.vault.adapter);
       try {
         this.bridgePath = await installBridge(app, this.dataDir);
       } catch (e) {
@@ -329,6 +333,13 @@ export class ServerController {
     }
     this.setState({ kind: "stopped" });
   }
+}
+
+/** Removes our atomic writes' temp files (`.<name>.<hex>.vault-mcp.tmp`) from every folder of the vault. */
+async function removeNoteLeftovers(app: App, adapter: FileSystemAdapter): Promise<void> {
+  const dirs = app.vault.getAllLoadedFiles().filter((f): f is TFolder => f instanceof TFolder).map((f) => adapter.getFullPath(f.isRoot() ? "" : f.path));
+  const removed = await removeFolderLeftovers(dirs);
+  if (removed) log("warn", `removed ${removed} temp file${removed === 1 ? "" : "s"} left by an interrupted write of the headless server`);
 }
 
 function log(level: LogLevel, message: string): void {
