@@ -11,8 +11,8 @@
  * - its pid is not a live process, or
  * - its mtime is older than `staleMs`: the holder was killed and its pid reused by an unrelated
  *   process (a live pid alone proves nothing; a process start time would, but only Linux gives it
- *   cheaply, while an mtime works on every platform and file system). Five minutes: a background
- *   Obsidian window's timers may be throttled to one a minute, and a stale lock is rare;
+ *   cheaply, while an mtime works on every platform and file system). Five minutes, five heartbeats:
+ *   a background Obsidian window's timers may be throttled to one a minute, and a stale lock is rare;
  * - its pid is this very process but the instance is none of the locks this process holds now
  *   (Obsidian reloaded its window: same process, the old plugin instance gone without unloading).
  * The machine is in the file's name: a vault in a synced folder (iCloud, Dropbox, Syncthing) carries
@@ -25,8 +25,8 @@ import * as os from "node:os";
 import * as nodePath from "node:path";
 import { clearTimer, setTimer, type TimerHandle } from "../../core/timers";
 
-/** How often the holder touches the lock. */
-export const LOCK_HEARTBEAT_MS = 15_000;
+/** How often the holder touches the lock (rarely: a sync client may notice each touch). */
+export const LOCK_HEARTBEAT_MS = 60_000;
 /** A lock not touched for this long has no live holder. */
 export const LOCK_STALE_MS = 5 * 60_000;
 /** Another machine's lock untouched this long is removed (its machine was renamed, or is gone). */
