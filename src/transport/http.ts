@@ -6,6 +6,7 @@ import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { isJsonContentType } from "@modelcontextprotocol/sdk/shared/mediaType.js";
 import type { Transport, TransportSendOptions } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { clearTimer, setTimer, type TimerHandle } from "../core/timers";
 import { isInitializeRequest, isJSONRPCRequest, SUPPORTED_PROTOCOL_VERSIONS, type JSONRPCMessage, type MessageExtraInfo } from "@modelcontextprotocol/sdk/types.js";
 
 export interface HttpServerOptions {
@@ -24,6 +25,23 @@ export interface HttpServerOptions {
   maxBodyBytes?: number;
   /** One-time transfer links (`/transfer/<token>`): the token is their only credential. */
   transfer?: TransferEndpoint;
+  /** A session with no request in flight and no open GET stream for this long is closed (default 30 min; 0 = never). */
+  sessionIdleMs?: number;
+  /** At most this many sessions (default 100): a new one closes the one idle the longest, or is refused when none is idle. */
+  maxSessions?: number;
+}
+
+export const DEFAULT_SESSION_IDLE_MS = 30 * 60_000;
+export const DEFAULT_MAX_SESSIONS = 100;
+
+/** A session and what tells whether it is idle. */
+interface Session {
+  transport: SessionTransport;
+  server: McpServer;
+  /** Requests on it still open: POSTs in flight, its GET stream. */
+  busy: number;
+  /** When its last request ended (or began). */
+  lastActive: number;
 }
 
 /** What the `/transfer/<token>` routes need (the core's `TransferLinks`). */
@@ -35,6 +53,8 @@ export interface TransferEndpoint {
 export interface RunningHttpServer {
   readonly port: number;
   readonly url: string;
+  /** Sessions open now. */
+  readonly sessionCount: number;
   close(): Promise<void>;
 }
 
@@ -225,7 +245,51 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
     next();
   };
 
-  const sessions = new Map<string, { transport: SessionTransport; server: McpServer }>();
+  // Sessions end on the client's DELETE, after `sessionIdleMs` idle, or when the cap needs room;
+  // a client then gets 404 for its session id and starts a new one (as the MCP spec requires of it).
+  // Without this, 6,000 initializes without DELETE held ~1 GB (inside Obsidian, Obsidian's memory).
+  const sessions = new Map<string, Session>();
+  const idleMs = opts.sessionIdleMs ?? DEFAULT_SESSION_IDLE_MS;
+  const maxSessions = Math.max(1, opts.maxSessions ?? DEFAULT_MAX_SESSIONS);
+  let closed = false;
+
+  /** Counts a request on `s` until its response closes (a GET stream: until the client drops it). */
+  const track = (s: Session, res: NodeResponse) => {
+    s.busy++;
+    s.lastActive = Date.now();
+    res.once("close", () => {
+      s.busy--;
+      s.lastActive = Date.now();
+    });
+  };
+  const endSession = (s: Session, why: string) => {
+    const id = s.transport.sessionId;
+    log("debug", `closing session ${id ?? "?"}: ${why}`);
+    if (id !== undefined && sessions.get(id) === s) sessions.delete(id);
+    // The transport's onclose removes it from the map and closes its McpServer (and its subscriptions).
+    void s.transport.close().catch(() => {});
+  };
+  /** The session idle the longest, when one is idle. */
+  const oldestIdle = (): Session | undefined => {
+    let oldest: Session | undefined;
+    for (const s of sessions.values()) if (s.busy === 0 && (!oldest || s.lastActive < oldest.lastActive)) oldest = s;
+    return oldest;
+  };
+  let sweepTimer: TimerHandle | null = null;
+  const sweep = () => {
+    sweepTimer = null;
+    if (closed) return;
+    const now = Date.now();
+    for (const s of [...sessions.values()]) if (s.busy === 0 && now - s.lastActive >= idleMs) endSession(s, "idle");
+    // With no session left the timer rests until the next one starts.
+    if (sessions.size > 0) scheduleSweep();
+  };
+  const scheduleSweep = () => {
+    if (idleMs <= 0 || sweepTimer || closed) return;
+    // Checked a few times per idle period (a session lives at most ~1.25 × the idle time unused).
+    sweepTimer = setTimer(sweep, Math.max(50, Math.min(idleMs / 4, 60_000)));
+    (sweepTimer as { unref?: () => void }).unref?.();
+  };
 
   app.post("/mcp", auth, express.json({ limit: opts.maxBodyBytes ?? 16 * 1024 * 1024 }), async (req, res) => {
     try {
@@ -233,15 +297,24 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
       if (typeof sessionId === "string") {
         const s = sessions.get(sessionId);
         if (!s) {
-          jsonRpcError(res, 404, -32001, "Session not found: it ended or the server restarted. Initialize a new session.");
+          jsonRpcError(res, 404, -32001, "Session not found: it ended (closed by the client, idle too long, or the server restarted). Initialize a new session.");
           return;
         }
+        track(s, res);
         await s.transport.handlePost(req, res);
         return;
       }
       if (!isInitializeRequest(req.body)) {
         jsonRpcError(res, 400, -32000, "Bad request: no mcp-session-id header, and the message is not an initialize request.");
         return;
+      }
+      if (sessions.size >= maxSessions) {
+        const victim = oldestIdle();
+        if (!victim) {
+          jsonRpcError(res, 503, -32000, `Too many sessions: all ${maxSessions} are in use. Close a session (DELETE /mcp) or try again later.`);
+          return;
+        }
+        endSession(victim, `the cap of ${maxSessions} sessions was reached`);
       }
       const server = opts.createServer();
       const sdk: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
@@ -251,16 +324,23 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
         // socket write here, SSE parsing in the client). Server notifications still use GET /mcp.
         enableJsonResponse: true,
         onsessioninitialized: (id) => {
-          sessions.set(id, { transport, server });
+          sessions.set(id, session);
+          scheduleSweep();
         },
       });
       const transport = new SessionTransport(sdk);
+      const session: Session = { transport, server, busy: 0, lastActive: Date.now() };
+      track(session, res);
       transport.onclose = () => {
-        if (transport.sessionId) sessions.delete(transport.sessionId);
+        const id = transport.sessionId;
+        if (id && sessions.get(id) === session) sessions.delete(id);
         void server.close().catch(() => {});
       };
       await server.connect(transport);
       await sdk.handleRequest(req, res, req.body);
+      // An initialize the transport refused made no session: its server (and the vault listener of
+      // its resources) must not stay behind.
+      if (!sdk.sessionId) void server.close().catch(() => {});
     } catch (e) {
       log("error", `MCP request failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
       if (!res.headersSent) jsonRpcError(res, 500, -32603, "Internal server error.");
@@ -274,6 +354,7 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
       jsonRpcError(res, typeof sessionId === "string" ? 404 : 400, -32001, "Unknown or missing mcp-session-id: initialize a session first.");
       return;
     }
+    track(s, res);
     try {
       await s.transport.sdk.handleRequest(req, res);
     } catch (e) {
@@ -312,7 +393,13 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
   return {
     port: boundPort,
     url,
+    get sessionCount() {
+      return sessions.size;
+    },
     close: async () => {
+      closed = true;
+      clearTimer(sweepTimer);
+      sweepTimer = null;
       for (const { transport } of [...sessions.values()]) await transport.close().catch(() => {});
       sessions.clear();
       await new Promise<void>((resolve) => {

@@ -8,6 +8,9 @@ import { blockers, blockRange, closeServer, connect, freePort, installHooks, lis
 
 installHooks();
 
+/** The plugin's default port: the only one that moves to the next free port when taken. */
+const DEFAULT_PORT = 28765;
+
 describe("the built plugin under the Obsidian stand-in", () => {
   test("starts on layout ready, serves a real MCP client, stops on unload and frees the port", async () => {
     const port = await freePort();
@@ -96,36 +99,37 @@ describe("the built plugin under the Obsidian stand-in", () => {
     expect(portSetting.descEl.getText()).toContain("1024 to 65535");
   });
 
-  test("a taken port falls back to the next free one, with a notice", async () => {
-    const port = await freePort();
-    blockers.push(await listen(port));
-    const root = makeVault({ "A.md": "alpha\n" }, { port });
+  test("the default port, when taken, moves to the next free one, with a notice", async () => {
+    // 28765 held by this test (or already by another program: taken either way).
+    const held = await listen(DEFAULT_PORT).catch(() => null);
+    if (held) blockers.push(held);
+    const root = makeVault({ "A.md": "alpha\n" }, { port: DEFAULT_PORT });
     // The plugin says it in the developer console too (kept out of the test output: Jest would
     // print main.js's one minified line with it).
     const warn = jest.spyOn(console, "warn").mockImplementation(() => {});
     const { plugin, status } = await loadPlugin(root);
     await until(() => /^MCP: listening on :\d+$/.test(status()), "the server to listen");
     const actual = Number(/:(\d+)$/.exec(status())![1]);
-    expect(actual).toBeGreaterThan(port);
-    expect(Notice.messages.some((m) => m.includes(`port ${port} was in use`) && m.includes(String(actual)))).toBe(true);
-    expect(warn).toHaveBeenCalledWith(`[vault-mcp] port ${port} was taken; listening on ${actual} instead (copy the client configuration again)`);
+    expect(actual).toBeGreaterThan(DEFAULT_PORT);
+    expect(Notice.messages.some((m) => m.includes(`port ${DEFAULT_PORT} was in use`) && m.includes(String(actual)))).toBe(true);
+    expect(warn).toHaveBeenCalledWith(`[vault-mcp] port ${DEFAULT_PORT} was taken; listening on ${actual} instead (copy the client configuration again)`);
     warn.mockRestore();
     // The configurations to copy use the port actually listened on.
     const tab = plugin.settingTabs[0];
     tab.display();
     expect(tab.containerEl.getText()).toContain(`http://127.0.0.1:${actual}/mcp`);
-    expect(tab.containerEl.getText()).not.toContain(`http://127.0.0.1:${port}/mcp`);
+    expect(tab.containerEl.getText()).not.toContain(`http://127.0.0.1:${DEFAULT_PORT}/mcp`);
     const client = await connect(actual, plugin.settings.token);
     await client.close();
   });
 
-  test("when the port and the fallback range are taken: a notice and the error status, without throwing; Restart server recovers", async () => {
-    const { base, servers } = await blockRange(10);
+  test("a port chosen in the settings that is taken: no other port, a notice naming it and the error status, without throwing; Restart server recovers", async () => {
+    const { base, servers } = await blockRange(1);
     blockers.push(...servers);
     const root = makeVault({ "A.md": "alpha\n" }, { port: base });
     const { app, status } = await loadPlugin(root);
     await until(() => status() === "MCP: error", "the error status");
-    expect(Notice.messages.some((m) => m.includes(`port ${base} and the ports after it are already in use`))).toBe(true);
+    expect(Notice.messages.some((m) => m.includes(`port ${base}, chosen in Settings → Vault MCP, is already in use`))).toBe(true);
 
     // Once the port is free again, "Restart server" recovers.
     await closeServer(servers[0]);

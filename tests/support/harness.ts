@@ -77,6 +77,9 @@ export interface TestServerOptions {
   transfer?: { ttlMs?: number; maxUploadBytes?: number };
   /** Run git in the vault (the git tools appear when it is a repository), with these settings. */
   git?: { commit?: boolean; push?: boolean; program?: string; hooks?: boolean };
+  /** MCP sessions: idle time before one is closed, and the cap (default: the server's). */
+  sessionIdleMs?: number;
+  maxSessions?: number;
 }
 
 export interface TestServer {
@@ -105,6 +108,8 @@ export async function startTestServer(root: string, opts: TestServerOptions = {}
       listenPort: opts.listenPort ?? 0,
       portFallback: opts.portFallback,
       toolTimeoutMs: opts.toolTimeoutMs,
+      sessionIdleMs: opts.sessionIdleMs,
+      maxSessions: opts.maxSessions,
       token: () => token,
       allowedOrigins: opts.allowedOrigins ?? [],
       writeMode: opts.write ?? false,

@@ -138,7 +138,11 @@ describe("CLI arguments", () => {
     const a = parseArgs(["my vault", "--port", "1234", "--write", "--token=abcdefghijklmnop", "--hidden", "Private", "--allow-origin", "https://x"]);
     expect(a).toMatchObject({ vault: "my vault", port: 1234, write: true, token: "abcdefghijklmnop", hidden: ["Private"], allowOrigins: ["https://x"] });
   });
-  test.each([[["--port", "x"]], [["--port"]], [["--bogus"]], [["a", "b"]], [["--token", "short"]]])("refuses %j", (argv) => {
+  test("session limits: --session-idle minutes (0 = never), --max-sessions", () => {
+    expect(parseArgs(["--session-idle", "0", "--max-sessions", "5"])).toMatchObject({ sessionIdleMinutes: 0, maxSessions: 5 });
+    expect(parseArgs([]).sessionIdleMinutes).toBeUndefined();
+  });
+  test.each([[["--port", "x"]], [["--port"]], [["--bogus"]], [["a", "b"]], [["--token", "short"]], [["--max-sessions", "0"]], [["--session-idle", "-1"]]])("refuses %j", (argv) => {
     expect(() => parseArgs(argv)).toThrow();
   });
   test("semantic search flags: a provider, its URL, model, key variable or model folder", () => {

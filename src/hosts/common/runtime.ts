@@ -26,7 +26,8 @@ export interface RuntimeOptions extends CoreOptions {
   log?: (level: LogLevel, message: string) => void;
   /**
    * When `listenPort` is taken, how many following ports to try (several vaults open at once each
-   * run their own server). Default 9 (28765 → up to 28774); 0 = exactly `listenPort`.
+   * run their own server). Default 9 (28765 → up to 28774); 0 = exactly `listenPort`. Hosts give 0
+   * for a port the user chose: a client configured for it must never reach another vault's server.
    */
   portFallback?: number;
   /** Which tools clients see (default: full). */
@@ -36,12 +37,17 @@ export interface RuntimeOptions extends CoreOptions {
   /** Runs git in the vault's folder (both hosts); the git tools exist when the vault turns out git-backed. */
   gitRunner?: GitRunner;
   gitOptions?: GitOptions;
+  /** MCP sessions: closed after this long idle (default 30 min; 0 = never), and at most this many (default 100). */
+  sessionIdleMs?: number;
+  maxSessions?: number;
 }
 
 export interface Runtime {
   /** `http://127.0.0.1:<port>/mcp` */
   readonly url: string;
   readonly listenPort: number;
+  /** MCP sessions open now. */
+  readonly sessionCount: number;
   /** Stops the HTTP server (port free again), closes sessions and background work. */
   close(): Promise<void>;
 }
@@ -64,10 +70,20 @@ async function listenWithFallback<T>(tries: number, listen: (port: number) => Pr
   }
 }
 
-/** Thrown by `startRuntime` when the port is taken; hosts show a notice rather than a stack trace. */
+/**
+ * Thrown by `startRuntime` when the port is taken; hosts show a notice rather than a stack trace.
+ * `fallback` false: exactly that port was asked for (an explicit port never moves).
+ */
 export class PortInUseError extends Error {
-  constructor(readonly listenPort: number) {
-    super(`Port ${listenPort} and the ports after it are already in use on 127.0.0.1. Another program (or other vaults' servers) holds them; pick another port in the settings.`);
+  constructor(
+    readonly listenPort: number,
+    readonly fallback = true,
+  ) {
+    super(
+      fallback
+        ? `Port ${listenPort} and the ports after it are already in use on 127.0.0.1. Another program (or other vaults' servers) holds them; pick another port in the settings.`
+        : `Port ${listenPort} is already in use on 127.0.0.1 by another program (or another vault's server).`,
+    );
     this.name = "PortInUseError";
   }
 }
@@ -107,18 +123,24 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime & { se
       createServer: () =>
         createMcpServer(services, allTools, { name: `vault-mcp (${opts.port.name})`, version: opts.version, instructions, log, tools: opts.tools, toolTimeoutMs: opts.toolTimeoutMs }),
       log,
+      sessionIdleMs: opts.sessionIdleMs,
+      maxSessions: opts.maxSessions,
     }), opts.listenPort, log);
   } catch (e) {
     await services.close();
-    if (e instanceof AddressInUseError) throw new PortInUseError(e.port);
+    if (e instanceof AddressInUseError) throw new PortInUseError(e.port, tries > 0);
     throw e;
   }
+  const running = http;
   // Transfer links point at the port actually listened on.
   services.transfer.baseUrl = http.url.replace(/\/mcp$/, "");
   await services.start();
   return {
     url: http.url,
     listenPort: http.port,
+    get sessionCount() {
+      return running.sessionCount;
+    },
     services,
     close: async () => {
       await http.close();

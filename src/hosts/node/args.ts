@@ -45,6 +45,9 @@ export interface CliArgs {
   /** The read caps, as the plugin's settings: the largest text a read returns, the largest attachment returned as base64 (KB). */
   maxReadKB?: number;
   maxAttachmentKB?: number;
+  /** MCP sessions: minutes idle before one is closed (0 = never); most open at once. */
+  sessionIdleMinutes?: number;
+  maxSessions?: number;
 }
 
 /** Each provider's defaults when --embeddings-url / --embeddings-model are not given. */
@@ -89,6 +92,10 @@ Options:
   --upload-max-mb N   largest upload through an upload link (default 50)
   --fetch-allow-host H  let fetch reach H (host or host:port) even on a private address (repeatable)
   --fetch-max-mb N    largest download of fetch (default 20)
+  --session-idle M    close an MCP session after M minutes without requests or an open stream
+                      (default 30; 0 = never); its client starts a new one
+  --max-sessions N    at most N MCP sessions at once; a new one closes the one idle the longest
+                      (default 100)
   --verbose           debug logging
   -h, --help          this text`;
 }
@@ -151,6 +158,8 @@ export function parseArgs(argv: string[]): CliArgs {
       case "--fetch-max-mb": a.fetchMaxMB = wholeNumber(flag, take(), 1, 4096); break;
       case "--max-read-kb": a.maxReadKB = wholeNumber(flag, take(), 1, 10 * 1024); break;
       case "--max-attachment-kb": a.maxAttachmentKB = wholeNumber(flag, take(), 1, 100 * 1024); break;
+      case "--session-idle": a.sessionIdleMinutes = wholeNumber(flag, take(), 0, 10080); break;
+      case "--max-sessions": a.maxSessions = wholeNumber(flag, take(), 1, 10000); break;
       case "--verbose": a.verbose = true; break;
       case "-h":
       case "--help": a.help = true; break;

@@ -3,14 +3,16 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import sqlWasm from "sql.js/dist/sql-wasm.wasm";
 import { clientConfigs } from "../common/client-config";
-import { PortInUseError, startRuntime, type LogLevel } from "../common/runtime";
+import { DEFAULT_PORT_FALLBACK, PortInUseError, startRuntime, type LogLevel } from "../common/runtime";
 import { createGitFiles } from "../common/git-files";
 import { createGitRunner } from "../common/git-process";
 import { createNodeNet } from "../common/net";
 import { PLUGIN_GITIGNORE } from "../common/state-gitignore";
-import { FsVault } from "./fs-vault";
+import { removeStateLeftovers } from "../common/leftovers";
+import { acquireServerLock, ServerLockedError, type ServerLock } from "../common/server-lock";
+import { DEFAULT_CONFIG_DIR, FsVault } from "./fs-vault";
 import { crashPointFromEnv } from "./crash-points";
-import { resolveStateDir } from "./state-dir";
+import { PLUGIN_ID, resolveStateDir } from "./state-dir";
 import { FsStateStore } from "./state-store";
 import { DEFAULT_PORT, EMBEDDING_DEFAULTS, parseArgs, usage, VERSION, type CliArgs } from "./args";
 import { nodeHttp } from "../common/http-client";
@@ -50,9 +52,26 @@ async function run(args: ReturnType<typeof parseArgs>): Promise<void> {
     if (level === "debug" && !args.verbose) return;
     process.stderr.write(`[vault-mcp] ${level}: ${message}\n`);
   };
+  const configDir = args.configDir ?? DEFAULT_CONFIG_DIR;
+  const stateDir = resolveStateDir(root, { configDir, override: args.stateDir });
+  // One server per vault: the lock is taken in the state folder and, when --state-dir moved that
+  // elsewhere, also in the vault's default one (the plugin's data folder when the vault has an
+  // Obsidian config folder), where the plugin and every other headless server on this vault look.
+  const pluginDir = path.join(root, configDir, "plugins", PLUGIN_ID);
+  const locks = takeLocks(stateDir, args.stateDir && resolveStateDir(root, { configDir }) === pluginDir ? pluginDir : undefined, log);
+  const releaseLocks = () => {
+    for (const l of locks) l.release();
+  };
+  process.on("exit", releaseLocks);
   const crash = crashPointFromEnv(process.env, (m) => log("warn", m));
-  const vault = await FsVault.open(root, { configDir: args.configDir, watch: true, log, ...(crash ? { crash } : {}) });
-  const stateDir = resolveStateDir(root, { configDir: vault.configDir, override: args.stateDir });
+  const vault = await FsVault.open(root, { configDir, watch: true, log, ...(crash ? { crash } : {}) }).catch((e: unknown) => {
+    releaseLocks();
+    throw e;
+  });
+  // No other server can be writing here now: the temp files a killed write left are ours to remove.
+  await vault.removeLeftoverTemps();
+  const leftovers = removeStateLeftovers(stateDir);
+  if (leftovers) log("info", `Removed ${leftovers} temp file${leftovers === 1 ? "" : "s"} of an interrupted save from the state folder.`);
   // State kept inside the vault (the plugin's data folder): its caches stay out of the owner's git commits.
   if (isInside(stateDir, root)) {
     const ignore = path.join(stateDir, ".gitignore");
@@ -73,6 +92,8 @@ async function run(args: ReturnType<typeof parseArgs>): Promise<void> {
       port: vault,
       host: "node",
       listenPort: args.port ?? DEFAULT_PORT,
+      // Only the default port moves to the next free one; a --port given is that port or an error.
+      portFallback: args.port === undefined ? DEFAULT_PORT_FALLBACK : 0,
       token: () => token,
       allowedOrigins: args.allowOrigins,
       writeMode: args.write,
@@ -87,6 +108,8 @@ async function run(args: ReturnType<typeof parseArgs>): Promise<void> {
         ...(args.maxReadKB ? { maxNoteBytes: args.maxReadKB * 1024 } : {}),
         ...(args.maxAttachmentKB ? { maxAttachmentBytes: args.maxAttachmentKB * 1024 } : {}),
       },
+      ...(args.sessionIdleMinutes !== undefined ? { sessionIdleMs: args.sessionIdleMinutes * 60_000 } : {}),
+      ...(args.maxSessions !== undefined ? { maxSessions: args.maxSessions } : {}),
       embedder: embedderOf(args),
       ...(args.noGit ? {} : { gitRunner: createGitRunner({ cwd: root, program: args.gitProgram, allowHooks: args.gitHooks, helperFile: existingFile(path.join(__dirname, "git-helper.js")) }) }),
       gitOptions: { commitChanges: args.gitCommit && args.write, pushAfterCommit: args.gitPush && args.write, files: createGitFiles(root) },
@@ -99,12 +122,18 @@ async function run(args: ReturnType<typeof parseArgs>): Promise<void> {
     });
   } catch (e) {
     await vault.close();
+    releaseLocks();
     if (e instanceof PortInUseError) {
-      process.stderr.write(`${e.message}\nStart with --port <another port>.\n`);
+      process.stderr.write(
+        e.fallback
+          ? `${e.message.replace(/ pick another port in the settings\.$/, "")} Start with --port <a free port>.\n`
+          : `${e.message} The server did not start: a --port given is used exactly, never another. Stop the program holding port ${e.listenPort}, or start with another --port (without --port, the default ${DEFAULT_PORT} moves to the next free port).\n`,
+      );
       process.exit(1);
     }
     throw e;
   }
+  for (const l of locks) l.setPort(runtime.listenPort);
 
   // Stop cleanly on a signal. Registered before the banner: whoever reads the banner may signal at
   // once, and a signal that arrives before a listener exists kills the process with no clean-up.
@@ -115,6 +144,7 @@ async function run(args: ReturnType<typeof parseArgs>): Promise<void> {
     stopping = true;
     await running.close();
     await vault.close();
+    releaseLocks();
     process.exit(0);
   };
   process.on("SIGINT", () => void stop());
@@ -127,6 +157,28 @@ async function run(args: ReturnType<typeof parseArgs>): Promise<void> {
   const configs = clientConfigs(runtime.url, token, vault.name, { bridgePath: existsSync(bridge) ? bridge : null });
   for (const c of configs.filter((c) => ["claude-code", "http", "claude-desktop"].includes(c.id))) out.write(`\n${c.label}:\n${c.text}\n`);
   out.write("\nPress Ctrl+C to stop.\n");
+}
+
+/**
+ * Takes the lock in the state folder and, when given, in the plugin's data folder too (best effort:
+ * a folder that cannot be written). A live holder ends the process (exit code 3) with its description.
+ */
+function takeLocks(stateDir: string, pluginDir: string | undefined, log: (level: LogLevel, message: string) => void): ServerLock[] {
+  const taken: ServerLock[] = [];
+  for (const dir of pluginDir && pluginDir !== stateDir ? [stateDir, pluginDir] : [stateDir]) {
+    try {
+      taken.push(acquireServerLock(dir, { host: "node" }));
+    } catch (e) {
+      if (e instanceof ServerLockedError) {
+        for (const l of taken) l.release();
+        process.stderr.write(`${e.message}\n(lock file: ${e.file})\n`);
+        process.exit(3);
+      }
+      // A folder we cannot write to (read-only): nothing of ours can be written there either.
+      log("warn", `Could not take the server lock in ${dir}: ${(e as Error).message}`);
+    }
+  }
+  return taken;
 }
 
 function readToken(file: string): string {

@@ -5,6 +5,7 @@
  */
 import { promises as fsp, statSync, type Dirent, type Stats } from "node:fs";
 import * as nodePath from "node:path";
+import { isOurTempName } from "../common/leftovers";
 import type { LogLevel } from "../common/runtime";
 import type { VaultPaths } from "./vault-paths";
 
@@ -52,6 +53,8 @@ export interface ScanContext {
   paths: VaultPaths;
   breather: Breather;
   log: (level: LogLevel, message: string) => void;
+  /** Our own temp files the listing passed by (dot-named: never listed), by disk-relative path. */
+  leftovers?: string[];
 }
 
 /**
@@ -70,7 +73,10 @@ export async function scanTree(ctx: ScanContext, vp0: string, dp0: string, real0
   const jobs: Promise<void>[] = [];
   for (const e of entries) {
     const name = e.name;
-    if (name.startsWith(".")) continue;
+    if (name.startsWith(".")) {
+      if (ctx.leftovers && e.isFile() && isOurTempName(name)) ctx.leftovers.push(dp0 ? `${dp0}/${name}` : name);
+      continue;
+    }
     const vname = name.normalize("NFC");
     const vp = vp0 ? `${vp0}/${vname}` : vname;
     if (vp === paths.configDir) continue;

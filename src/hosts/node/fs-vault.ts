@@ -37,6 +37,9 @@ export interface FsVaultOptions {
   crash?: (point: string) => void;
 }
 
+/** Headless default: Obsidian's own default name when the user names none (the lint warning is expected here). */
+export const DEFAULT_CONFIG_DIR = ".obsidian";
+
 const decoder = new TextDecoder("utf-8", { ignoreBOM: true });
 
 /** `O_NOFOLLOW` where the platform has it (not on Windows, where every read takes the realpath check). */
@@ -73,13 +76,14 @@ export class FsVault implements VaultPort {
   private watcher: VaultWatcher | null = null;
   private readyPromise: Promise<void> = Promise.resolve();
   private closed = false;
+  /** Our temp files the first listing found (disk-relative). */
+  private leftovers: string[] = [];
 
   private constructor(
     root: string,
     private readonly opts: FsVaultOptions,
   ) {
-    // Headless default: Obsidian's own default name when the user names none (the lint warning is expected here).
-    this.configDir = opts.configDir ?? ".obsidian";
+    this.configDir = opts.configDir ?? DEFAULT_CONFIG_DIR;
     this.paths = new VaultPaths(root, this.configDir);
     this.name = nodePath.basename(this.paths.rootAbs).normalize("NFC");
     this.log = opts.log ?? (() => {});
@@ -111,7 +115,8 @@ export class FsVault implements VaultPort {
     const started = Date.now();
     await this.loadFilters();
     const entries: ScanEntry[] = [];
-    await scanTree(this.scan, "", "", paths.rootReal, [paths.rootReal], entries, limiter(64));
+    // The first listing also notes our temp files a killed write left (see removeLeftoverTemps).
+    await scanTree({ ...this.scan, leftovers: this.leftovers }, "", "", paths.rootReal, [paths.rootReal], entries, limiter(64));
     const notes: string[] = [];
     for (const e of entries) {
       if (e.kind === "folder") folders.add(e.vp);
@@ -295,6 +300,28 @@ export class FsVault implements VaultPort {
     this.watcher = null;
     await w?.close();
     this.listeners.clear();
+  }
+
+  /**
+   * Removes the temp files of our atomic writes (`.<name>.<hex>.vault-mcp.tmp`) that the opening
+   * listing found: a write killed half-way leaves one, and a `git add -A` would commit it. Call it
+   * only while no other server can be writing to this vault (the host holds the server lock) and
+   * before this one writes. Returns how many were removed.
+   */
+  async removeLeftoverTemps(): Promise<number> {
+    const found = this.leftovers;
+    this.leftovers = [];
+    let removed = 0;
+    for (const dp of found) {
+      try {
+        await fsp.rm(this.paths.abs(dp));
+        removed++;
+      } catch {
+        /* gone already, or not ours to remove (read-only) */
+      }
+    }
+    if (removed) this.log("info", `Removed ${removed} temp file${removed === 1 ? "" : "s"} left by an interrupted write.`);
+    return removed;
   }
 
   /** Waits until external changes noticed so far are reconciled (tests, CLI shutdown). */

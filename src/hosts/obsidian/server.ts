@@ -1,4 +1,4 @@
-import { FileSystemAdapter, Notice, normalizePath, type App, type EventRef, type PluginManifest } from "obsidian";
+import { FileSystemAdapter, Notice, normalizePath, TFolder, type App, type EventRef, type PluginManifest } from "obsidian";
 import wasm from "sql.js/dist/sql-wasm.wasm";
 import type { CoreServices } from "../../core/services";
 import type { IndexStatus } from "../../core/search";
@@ -7,20 +7,22 @@ import { RemoteEmbedder, REMOTE_DEFAULTS } from "../../core/search/vector/remote
 import type { EmbeddingsStatus } from "../../core/search/vector/semantic-service";
 import { useHostTimers } from "../../core/timers";
 import { ActivityLog, AutoApprove, type ActivityEntry, type Confirmer } from "../../core/write";
-import { PortInUseError, startRuntime, type LogLevel, type Runtime } from "../common/runtime";
+import { DEFAULT_PORT_FALLBACK, PortInUseError, startRuntime, type LogLevel, type Runtime } from "../common/runtime";
 import { ObsidianVault } from "./adapter";
 import { createGitFiles } from "../common/git-files";
 import { createGitRunner } from "../common/git-process";
 import { createNodeNet } from "../common/net";
 import { pluginBuiltinEmbedder } from "../common/builtin-runtime";
 import { PLUGIN_GITIGNORE } from "../common/state-gitignore";
+import { removeFolderLeftovers, removeStateLeftovers } from "../common/leftovers";
+import { acquireServerLock, ServerLockedError, type ServerLock } from "../common/server-lock";
 import embedWorkerSource from "virtual:embed-worker-source";
 import gitHelperSource from "virtual:git-helper-source";
 import { obsidianGitInfo } from "./obsidian-git";
 import { installBridge } from "./bridge-file";
 import { ModalConfirmer } from "./confirm";
 import { obsidianHttp } from "./http";
-import { toolProfileOf, type VaultMcpSettings } from "./settings";
+import { DEFAULT_PORT, toolProfileOf, type VaultMcpSettings } from "./settings";
 import { ObsidianStateStore } from "./state-store";
 import type { IndexProgress, ServerState } from "./status";
 import { mainWindowTimers } from "./timers";
@@ -46,6 +48,8 @@ export class ServerController {
   private runtime: (Runtime & { services: CoreServices }) | null = null;
   private vault: ObsidianVault | null = null;
   private stopProgress: (() => void) | null = null;
+  /** The server lock in the plugin's data folder, while running (see hosts/common/server-lock.ts). */
+  private lock: ServerLock | null = null;
   private queue: Promise<void> = Promise.resolve();
   private current: ServerState = { kind: "stopped" };
   /** The last push failure of a commit made through the server (cleared by a successful push). */
@@ -171,8 +175,26 @@ export class ServerController {
     this.setState({ kind: "starting" });
     const { app } = this.host;
     useHostTimers(mainWindowTimers(app));
-    const vault = new ObsidianVault(app, (ref) => this.host.registerEvent(ref));
     const basePath = app.vault.adapter instanceof FileSystemAdapter ? app.vault.adapter.getBasePath() : null;
+    // One server per vault: a headless server on this vault (or this plugin in another Obsidian
+    // window on it) holds the lock in this same folder.
+    if (basePath && app.vault.adapter instanceof FileSystemAdapter) {
+      const dir = app.vault.adapter.getFullPath(this.dataDir);
+      try {
+        this.lock = acquireServerLock(dir, { host: "obsidian" });
+      } catch (e) {
+        if (e instanceof ServerLockedError) {
+          const message = `Vault MCP did not start its server: ${e.message}`;
+          new Notice(message, 15000);
+          this.setState({ kind: "error", message });
+          return;
+        }
+        console.warn("[vault-mcp] could not take the server lock", e);
+      }
+      // Nothing else writes here now: temp files of an interrupted save are leftovers.
+      removeStateLeftovers(dir);
+    }
+    const vault = new ObsidianVault(app, (ref) => this.host.registerEvent(ref));
     // Our own git program setting, else Obsidian Git's (people who set one there need it here too).
     const gitProgram = settings.gitProgram || (settings.gitEnabled && basePath ? (await obsidianGitInfo(app)).gitPath : "");
     // In a vault kept in git, the plugin folder's caches (index, runtime, helper files) stay out of commits.
@@ -184,6 +206,10 @@ export class ServerController {
         port: vault,
         host: "obsidian",
         listenPort: settings.port,
+        // The default port moves to the next free one (several vaults open at once); a port the owner
+        // chose is used exactly, or the server does not start (a client set up for it must never
+        // reach another vault's server).
+        portFallback: settings.port === DEFAULT_PORT ? DEFAULT_PORT_FALLBACK : 0,
         token: () => this.host.settings().token,
         allowedOrigins: settings.allowedOrigins,
         writeMode: settings.writeMode,
@@ -212,6 +238,11 @@ export class ServerController {
         fetch: { allowHosts: settings.fetchAllowHosts, maxBytes: settings.fetchMaxMB * 1024 * 1024, contentTypes: settings.fetchContentTypes },
       });
       this.vault = vault;
+      this.lock?.setPort(this.runtime.listenPort);
+      // A headless server on this vault was killed (its lock was left): a write it had under way may
+      // have left a temp file beside a note. Obsidian lists no dot-files, so they are looked for here,
+      // in the background, one folder at a time.
+      if (app.vault.adapter instanceof FileSystemAdapter && this.lock?.tookOver?.host === "node") void removeNoteLeftovers(app, app.vault.adapter);
       try {
         this.bridgePath = await installBridge(app, this.dataDir);
       } catch (e) {
@@ -242,6 +273,8 @@ export class ServerController {
       }
     } catch (e) {
       await vault.close();
+      this.lock?.release();
+      this.lock = null;
       const message = startErrorMessage(e, settings.port);
       if (!isPortInUse(e)) console.error("[vault-mcp] the server did not start", e);
       new Notice(message, 10000);
@@ -300,9 +333,18 @@ export class ServerController {
       console.error("[vault-mcp] stopping the server failed", e);
     } finally {
       await vault?.close();
+      this.lock?.release();
+      this.lock = null;
     }
     this.setState({ kind: "stopped" });
   }
+}
+
+/** Removes our atomic writes' temp files (`.<name>.<hex>.vault-mcp.tmp`) from every folder of the vault. */
+async function removeNoteLeftovers(app: App, adapter: FileSystemAdapter): Promise<void> {
+  const dirs = app.vault.getAllLoadedFiles().filter((f): f is TFolder => f instanceof TFolder).map((f) => adapter.getFullPath(f.isRoot() ? "" : f.path));
+  const removed = await removeFolderLeftovers(dirs);
+  if (removed) log("warn", `removed ${removed} temp file${removed === 1 ? "" : "s"} left by an interrupted write of the headless server`);
 }
 
 function log(level: LogLevel, message: string): void {
@@ -312,6 +354,9 @@ function log(level: LogLevel, message: string): void {
 
 /** One clear sentence for the notice and the status. */
 export function startErrorMessage(e: unknown, port: number): string {
+  if (isPortInUse(e) && (e as PortInUseError).fallback === false) {
+    return `Vault MCP could not start: port ${port}, chosen in Settings → Vault MCP, is already in use by another program or another vault's server. Choose another port there, or stop what holds it (only the default port, ${DEFAULT_PORT}, moves to the next free one).`;
+  }
   if (isPortInUse(e)) {
     return `Vault MCP could not start: port ${port} and the ports after it are already in use by other programs or other vaults. Choose another port in Settings → Vault MCP.`;
   }

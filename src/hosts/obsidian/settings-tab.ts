@@ -16,6 +16,7 @@ import {
   TRANSFER_MB_RANGE,
   TRANSFER_TTL_RANGE,
   parsePort,
+  DEFAULT_PORT,
   READ_KB_RANGE,
   TOOL_TIMEOUT_RANGE,
   type SearchLanguage,
@@ -81,9 +82,10 @@ export class VaultMcpSettingTab extends PluginSettingTab {
         }),
       );
 
+    const portDesc = `The local port the server listens on (1024–65535). Clients connect to 127.0.0.1 only. When the default, ${DEFAULT_PORT}, is taken the server moves to the next free port; any other port is used exactly, or the server does not start.`;
     const portSetting = new Setting(containerEl)
       .setName("Port")
-      .setDesc("The local port the server listens on (1024–65535). Clients connect to 127.0.0.1 only.");
+      .setDesc(portDesc);
     portSetting.addText((t) =>
       t
         .setPlaceholder("28765")
@@ -93,7 +95,7 @@ export class VaultMcpSettingTab extends PluginSettingTab {
           portSetting.setDesc(
             port === null
               ? "Enter a whole number from 1024 to 65535."
-              : "The local port the server listens on (1024–65535). Clients connect to 127.0.0.1 only.",
+              : portDesc,
           );
           if (port === null || port === s.port) return;
           s.port = port;

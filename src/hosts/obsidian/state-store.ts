@@ -44,7 +44,10 @@ export class ObsidianStateStore implements StateStore {
   async write(name: string, data: Uint8Array | string): Promise<void> {
     const p = this.path(name);
     await this.ensureParent(p);
-    const tmp = `${p}.tmp-${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}`;
+    // The same temp name as the headless host's atomic writes, so either host's start-up removes a
+    // leftover one (see hosts/common/leftovers.ts).
+    const slash = p.lastIndexOf("/");
+    const tmp = `${p.slice(0, slash + 1)}.${p.slice(slash + 1).slice(0, 40)}.${randomHex(6)}.vault-mcp.tmp`;
     if (typeof data === "string") await this.adapter.write(tmp, data);
     else await this.adapter.writeBinary(tmp, data.buffer.slice(data.byteOffset, data.byteOffset + data.byteLength) as ArrayBuffer);
     const bak = `${p}.bak`;
@@ -71,4 +74,9 @@ export class ObsidianStateStore implements StateStore {
     const p = this.path(name);
     for (const candidate of [p, `${p}.bak`]) if (await this.adapter.exists(candidate)) await this.adapter.remove(candidate);
   }
+}
+
+function randomHex(bytes: number): string {
+  const b = crypto.getRandomValues(new Uint8Array(bytes));
+  return Array.from(b, (x) => x.toString(16).padStart(2, "0")).join("");
 }
