@@ -747,7 +747,7 @@ describe("programs a repository's configuration names never run", () => {
     const remote = bareRemote();
     const seed = cloneOf(remote);
     const attributes = "*.md filter=evil diff=drv merge=mrg\nproc/* filter=proc\n";
-    commitAll(seed, "seed", "2026-01-01T10:00:00Z", { ".gitattributes": attributes, "A.md": "plain a\n", "B.md": "plain b\n", "proc/P.md": "plain p\n", "Shared.md": "shared base\n" });
+    commitAll(seed, "seed", "2026-01-01T10:00:00Z", { ".gitattributes": attributes, "A.md": "plain a\n\n\nlast a\n", "B.md": "plain b\n", "proc/P.md": "plain p\n", "Shared.md": "shared base\n" });
     git(seed, ["push", "-q", "origin", "main"]);
     removeTree(seed);
     const root = cloneOf(remote);
@@ -759,7 +759,7 @@ describe("programs a repository's configuration names never run", () => {
       chmodSync(path.join(remote, "hooks", h), 0o755);
     }
     // Dirty, in the future (no racy-clean shortcut): status and diffs must read them through git.
-    put(root, { "A.md": "plain a, edited\n", "proc/P.md": "plain p, edited\n", "T.txt": "plain t\n" });
+    put(root, { "A.md": "plain a, edited\n\n\nlast a\n", "proc/P.md": "plain p, edited\n", "T.txt": "plain t\n" });
     const { s, client } = await serve(root, { write: true, git: { commit: true, push: true } });
     try {
       // Reads.
@@ -776,9 +776,10 @@ describe("programs a repository's configuration names never run", () => {
       expect(w.commit).toMatchObject({ committed: true, pushed: true });
       expect(blob(root, "HEAD:New.md")).toBe("plain new\n");
       const r = await ok(client, "read", { path: "A.md" });
-      const e = await ok(client, "edit", { path: "A.md", old_text: "edited", new_text: "edited twice", if_match: r.etag });
+      // A.md holds the owner's uncommitted edit: our commit is built apart from their index (hash-object, commit-tree).
+      const e = await ok(client, "edit", { path: "A.md", old_text: "last a", new_text: "last a, ours", if_match: r.etag });
       expect(e.commit).toMatchObject({ committed: true, pushed: true });
-      expect(blob(root, "HEAD:A.md")).toBe("plain a, edited twice\n");
+      expect(blob(root, "HEAD:A.md")).toBe("plain a\n\n\nlast a, ours\n");
       await ok(client, "write", { path: "proc/Q.md", content: "plain q\n" });
       expect(blob(root, "HEAD:proc/Q.md")).toBe("plain q\n");
       expect(ran()).toEqual([]);
