@@ -20,7 +20,7 @@ afterAll(async () => {
   for (const d of cleanup) removeTree(d);
 });
 
-const NOTES = 3000;
+const NOTES = 1500;
 
 /** Our own generated text: made-up words, "voke" in every third note, "quillet" in a few. */
 function generatedVault(): FileTree {

@@ -17,7 +17,8 @@ class FakeSearch implements SearchService {
   pending = false;
   waited: number[] = [];
   reindexed = 0;
-  state: IndexStatus = { state: "queryable", documents_indexed: 3, documents_total: 3, queue_depth: 0, skipped: [], last_error: null };
+  ready = true;
+  state: IndexStatus = { state: "queryable", readiness: "ready", notes_covered: 3, notes_total: 3, documents_indexed: 3, documents_total: 3, queue_depth: 0, skipped: [], last_error: null };
   response: SearchResponse = {
     hits: [
       {
@@ -42,6 +43,9 @@ class FakeSearch implements SearchService {
   }
   hasPendingWork(): boolean {
     return this.pending;
+  }
+  async whenReady(): Promise<boolean> {
+    return this.ready;
   }
   async waitForIdle(timeoutMs: number): Promise<boolean> {
     this.waited.push(timeoutMs);
