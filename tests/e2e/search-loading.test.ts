@@ -7,6 +7,7 @@
 import { afterAll, describe, expect, test } from "@jest/globals";
 import http from "node:http";
 import { MemoryStateStore, type StateStore } from "../../src/core/state";
+import { HashingEmbedder } from "../../src/core/search/vector/hashing-embedder";
 import { freePort } from "../support/child-server";
 import { call, connectClient, makeTempVault, removeTree, startTestServer, textOf, type FileTree, type TestServer } from "../support/harness";
 
@@ -21,17 +22,20 @@ afterAll(async () => {
   removeTree(root);
 });
 
-/** A state store whose search-index files are not read until `release()`. */
+/** A state store whose files named `prefix…` (the search index's by default) are not read until `release()`. */
 class GatedStore implements StateStore {
   readonly description = "(gated)";
   private open!: () => void;
   private readonly gate = new Promise<void>((r) => (this.open = r));
-  constructor(private readonly inner: MemoryStateStore) {}
+  constructor(
+    private readonly inner: MemoryStateStore,
+    private readonly prefix = "search-index",
+  ) {}
   release(): void {
     this.open();
   }
   async read(name: string): Promise<Uint8Array | null> {
-    if (name.startsWith("search-index")) await this.gate;
+    if (name.startsWith(this.prefix)) await this.gate;
     return this.inner.read(name);
   }
   write(name: string, data: Uint8Array | string): Promise<void> {
@@ -56,11 +60,12 @@ function healthy(port: number): Promise<boolean> {
   });
 }
 
-/** A saved index of the vault (a first run, stopped: it saves on close). */
-async function savedIndex(): Promise<MemoryStateStore> {
+/** A saved index of the vault, and its embeddings when asked (a first run, stopped: it saves on close). */
+async function savedIndex(embedder?: HashingEmbedder): Promise<MemoryStateStore> {
   const store = new MemoryStateStore();
-  const s = await startTestServer(root, { stateStore: store });
+  const s = await startTestServer(root, { stateStore: store, embedder });
   expect(await s.runtime.services.search.waitForIdle(30_000)).toBe(true);
+  if (embedder) expect(await s.runtime.services.semantic!.waitForIdle(30_000)).toBe(true);
   await s.close();
   expect([...store.files.keys()].some((n) => n.startsWith("search-index"))).toBe(true);
   return store;
@@ -121,6 +126,37 @@ describe("a search while the saved index loads", () => {
       await started;
       const later = await call(client, "search", { query: "voke", limit: 50 });
       expect(r.structuredContent).toEqual(later.structuredContent);
+    } finally {
+      store.release();
+      await client.close();
+    }
+  }, 30_000);
+
+  test("semantic search and get_similar while the saved embeddings load: they wait, then say so, never an empty final answer", async () => {
+    const embedder = new HashingEmbedder(64);
+    const store = new GatedStore(await savedIndex(embedder), "embeddings");
+    const token = "loading-test-token-semantic-01";
+    const port = await freePort();
+    const started = startTestServer(root, { stateStore: store, listenPort: port, portFallback: 0, toolTimeoutMs: 2000, token, embedder });
+    servers.push(started);
+    while (!(await healthy(port))) await new Promise((r) => setTimeout(r, 5));
+    const client = await connectClient(`http://127.0.0.1:${port}/mcp`, token);
+    try {
+      const r = await call(client, "search", { query: "voke", mode: "semantic" });
+      expect(r.isError).toBeFalsy();
+      const text = textOf(r);
+      expect(text).not.toMatch(/No notes match/);
+      expect(text).toMatch(/YET/);
+      expect(text).toMatch(/saved embeddings are still loading/);
+      const similar = await call(client, "get_similar", { path: "Notes/N0.md" });
+      expect(similar.isError).toBe(true);
+      expect(textOf(similar)).toMatch(/still loading/);
+
+      store.release();
+      await started;
+      const after = await call(client, "search", { query: "voke", mode: "semantic" });
+      expect((after.structuredContent as { hits: unknown[] }).hits.length).toBeGreaterThan(0);
+      expect(textOf(after)).not.toMatch(/still loading/);
     } finally {
       store.release();
       await client.close();

@@ -38,10 +38,15 @@ const indexLoading = z
  */
 async function freshness(search: SearchService, wait: boolean, ctx: Pick<ToolContext, "deadline" | "signal">): Promise<{ loading: IndexLoading | null; stale: boolean }> {
   if (search.ready && !wait) return { loading: null, stale: search.hasPendingWork() };
-  const until = Math.min(Date.now() + MAX_FRESHNESS_WAIT_MS, ctx.deadline);
+  const until = waitUntil(ctx.deadline);
   if (!search.ready && until > Date.now()) await search.whenReady(until - Date.now(), ctx.signal);
   if (wait && search.ready && search.hasPendingWork() && until > Date.now() && !ctx.signal?.aborted) await search.waitForIdle(until - Date.now());
   return { loading: loadingOf(search), stale: !search.ready || search.hasPendingWork() };
+}
+
+/** Until when a call may wait for an index at start-up: 5 s from now, never past the call's deadline. */
+export function waitUntil(deadline: number): number {
+  return Math.min(Date.now() + MAX_FRESHNESS_WAIT_MS, deadline);
 }
 
 function loadingOf(search: SearchService): IndexLoading | null {
@@ -137,7 +142,7 @@ export const searchTool = defineTool({
     }
     const { loading, stale } = await freshness(search, args.wait_for_pending_writes, { deadline, signal });
     const req = { query, limit: args.limit, folder: folder || undefined, filters: args.filters, chunksPerFile: args.chunks_per_file, snippetWords: args.snippet_words };
-    if (args.mode !== "keyword" && services.semantic) return meaningSearch(services, services.semantic, args.mode, req, stale, loading);
+    if (args.mode !== "keyword" && services.semantic) return meaningSearch(services, services.semantic, args.mode, req, stale, loading, { deadline, signal });
     const res = search.search(req);
     // What a model needs of each hit; the note's title, folder and frontmatter are in its path or a read away.
     const hits = res.hits.map((h) => ({
@@ -163,8 +168,21 @@ export const searchTool = defineTool({
  * grouped per note. When the query cannot be embedded (the provider is down), semantic answers from
  * keyword search and hybrid from its keyword half; `_meta` says so, and how far embedding has come.
  */
-async function meaningSearch(services: CoreServices, semantic: SemanticService, mode: "semantic" | "hybrid", req: SearchRequest, stale: boolean, loading: IndexLoading | null) {
+async function meaningSearch(
+  services: CoreServices,
+  semantic: SemanticService,
+  mode: "semantic" | "hybrid",
+  req: SearchRequest,
+  stale: boolean,
+  loading: IndexLoading | null,
+  ctx: Pick<ToolContext, "deadline" | "signal">,
+) {
   const language = services.searchLanguage;
+  // The saved vectors load after the keyword index: wait for them too (bounded), as for the index.
+  if (!semantic.loaded) {
+    const until = waitUntil(ctx.deadline);
+    if (until > Date.now()) await semantic.whenLoaded(until - Date.now(), ctx.signal);
+  }
   let vector: Float32Array | null = null;
   let failure: string | null = null;
   try {
@@ -192,9 +210,11 @@ async function meaningSearch(services: CoreServices, semantic: SemanticService, 
   const structured = { hits, total_files: res.total_files, relaxed: false, mode: used, ...(loading ? { index_loading: loading } : {}) };
   const notes: string[] = [];
   if (failure) notes.push(`(Semantic search could not embed the query: ${failure}; ${mode === "semantic" ? "these are keyword results" : "these are its keyword half"}.)`);
+  else if (st.state === "loading") notes.push("(The saved embeddings are still loading: results by meaning are missing from this answer; search again in a few seconds.)");
   else if (st.chunks_embedded < st.chunks_total) notes.push(`(Embeddings are still being built: ${st.chunks_embedded} of ${st.chunks_total} sections so far; notes not embedded yet are missing from the semantic half.)`);
   const head = used === "keyword" ? `Keyword results for "${req.query}"` : mode === "semantic" ? `Closest in meaning to "${req.query}"` : `Keyword and meaning, fused, for "${req.query}"`;
-  const text = formatSearch(req.query, { ...structured, relaxed: false }, stale, res.hits.length ? `${head}; top ${res.hits.length}:` : undefined, notes, loading);
+  const emptyYet = !res.hits.length && !loading && st.state === "loading" && used !== "keyword" ? `Nothing found for "${req.query}" YET — not a final answer:` : undefined;
+  const text = formatSearch(req.query, { ...structured, relaxed: false }, stale, res.hits.length ? `${head}; top ${res.hits.length}:` : emptyYet, notes, loading);
   return { structured, text, meta: { index_stale: stale, embeddings, ...(loading ? { index_loading: loading } : {}) } };
 }
 
