@@ -54,7 +54,7 @@ async function answer(client: Client, query: string): Promise<{ paths: string[];
 }
 
 async function startUntilHealthy(vault: string, stateDir: string): Promise<ChildServer> {
-  const s = await startChildServer(vault, { stateDir, untilHealthy: { port: await freePort() }, args: process.env.DBG ? ["--verbose"] : [] });
+  const s = await startChildServer(vault, { stateDir, untilHealthy: { port: await freePort() } });
   running.push(s);
   return s;
 }
@@ -71,7 +71,6 @@ describe("search right after start-up", () => {
     const second = await answer(client, "voke");
     await new Promise((r) => setTimeout(r, 1000));
     const later = await answer(client, "voke");
-    if (process.env.DBG) console.log(first.total, first.text.slice(0, 200), server.stderr());
     expect(later.total).toBe(NOTES / 3);
     expect(first.total).toBe(later.total);
     expect(first.paths).toEqual(later.paths);
@@ -96,7 +95,6 @@ describe("search right after start-up", () => {
     const rare = await answer(client, "quillet");
     await new Promise((r) => setTimeout(r, 1000));
     const later = await answer(client, "voke");
-    if (process.env.DBG) console.log(first.total, first.text.slice(0, 200), server.stderr());
     expect(later.total).toBe(NOTES / 3);
     expect(first.total).toBe(later.total);
     expect(first.paths).toEqual(later.paths);
