@@ -5,6 +5,8 @@
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
+import http from "node:http";
+import net from "node:net";
 import path from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { connectClient } from "./harness";
@@ -24,10 +26,42 @@ export interface ChildServer {
   kill(): Promise<void>;
 }
 
-export async function startChildServer(vault: string, opts: { stateDir: string; write?: boolean; toolTimeoutS?: number; token?: string; args?: string[]; env?: NodeJS.ProcessEnv }): Promise<ChildServer> {
+/** A port that was free a moment ago (for a test that must know the port before the server says it). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.once("error", reject);
+    srv.listen(0, "127.0.0.1", () => {
+      const port = (srv.address() as net.AddressInfo).port;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+/** True when `GET /health` on the port answers 200. */
+function healthy(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const req = http.get({ host: "127.0.0.1", port, path: "/health" }, (res) => {
+      res.resume();
+      resolve(res.statusCode === 200);
+    });
+    req.on("error", () => resolve(false));
+  });
+}
+
+/**
+ * Starts the server. By default it resolves once the server printed its endpoint (start-up done);
+ * with `untilHealthy`, on that fixed port, as soon as `/health` answers — what the stdio bridge
+ * waits for — which may be before the server has finished starting (the search index loading).
+ */
+export async function startChildServer(
+  vault: string,
+  opts: { stateDir: string; write?: boolean; toolTimeoutS?: number; token?: string; args?: string[]; untilHealthy?: { port: number }; env?: NodeJS.ProcessEnv },
+): Promise<ChildServer> {
   const token = opts.token ?? randomBytes(24).toString("base64url");
   // `--token=…`: a random token may begin with "--", which would read as the next flag.
-  const args = [CLI, vault, "--port", "0", `--token=${token}`, "--state-dir", opts.stateDir];
+  const port = opts.untilHealthy ? String(opts.untilHealthy.port) : "0";
+  const args = [CLI, vault, "--port", port, `--token=${token}`, "--state-dir", opts.stateDir];
   if (opts.write) args.push("--write");
   if (opts.toolTimeoutS !== undefined) args.push("--tool-timeout", String(opts.toolTimeoutS));
   args.push(...(opts.args ?? []));
@@ -37,19 +71,31 @@ export async function startChildServer(vault: string, opts: { stateDir: string; 
   child.stderr.setEncoding("utf8").on("data", (d: string) => (err += d));
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the server did not start within 60 s:\n${err.slice(-2000)}`)), 60_000);
+    let settled = false;
+    const timer = setTimeout(() => settle(new Error(`the server did not start within 60 s:\n${err.slice(-2000)}`)), 60_000);
+    const settle = (r: string | Error) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      if (typeof r === "string") resolve(r);
+      else reject(r);
+    };
     child.stdout.setEncoding("utf8").on("data", (d: string) => {
       out += d;
       const m = /Endpoint: (\S+)/.exec(out);
-      if (m) {
-        clearTimeout(timer);
-        resolve(m[1]);
-      }
+      if (m && !opts.untilHealthy) settle(m[1]);
     });
-    child.once("exit", (code) => {
-      clearTimeout(timer);
-      reject(new Error(`the server exited (${code}) before it listened:\n${err.slice(-2000)}`));
-    });
+    child.once("exit", (code) => settle(new Error(`the server exited (${code}) before it listened:\n${err.slice(-2000)}`)));
+    if (opts.untilHealthy) {
+      const p = opts.untilHealthy.port;
+      const poll = async () => {
+        while (!settled) {
+          if (await healthy(p)) return settle(`http://127.0.0.1:${p}/mcp`);
+          await new Promise((r) => setTimeout(r, 2));
+        }
+      };
+      void poll();
+    }
   });
   const clients: Client[] = [];
   const closeClients = async () => {

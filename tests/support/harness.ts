@@ -64,6 +64,8 @@ export interface TestServerOptions {
   watch?: boolean;
   /** The vault adapter (default: TEST_ADAPTER). */
   adapter?: AdapterKind;
+  /** The bearer token (default: a random one). */
+  token?: string;
   /** A fixed port (default 0: any free port) and how many following ports to try when taken. */
   listenPort?: number;
   portFallback?: number;
@@ -98,7 +100,7 @@ const GIT_HELPER = existsSync(path.resolve(__dirname, "../../dist/git-helper.js"
 
 /** The headless server over a real folder on a free port, exactly as `npm start` wires it. */
 export async function startTestServer(root: string, opts: TestServerOptions = {}): Promise<TestServer> {
-  const token = randomBytes(24).toString("base64url");
+  const token = opts.token ?? randomBytes(24).toString("base64url");
   const vault = await openTestVault(root, { adapter: opts.adapter, watch: opts.watch });
   let runtime: Awaited<ReturnType<typeof startRuntime>>;
   try {

@@ -211,7 +211,7 @@ describe("graph service over an in-memory vault", () => {
         // The index returns one true candidate and one false one (a stemmed match, say).
         return { hits: ["C.md", "D.md"].map((path) => ({ path, title: path, folder: "", score: 1, frontmatter: {}, sections: [] })), total_files: 2, relaxed: false };
       },
-      status: () => ({ state: "queryable", documents_indexed: 1, documents_total: 1, queue_depth: 0, skipped: [], last_error: null }),
+      status: () => ({ state: "queryable", readiness: "ready", notes_covered: 1, notes_total: 1, documents_indexed: 1, documents_total: 1, queue_depth: 0, skipped: [], last_error: null }),
       hasPendingWork: () => false,
     };
     const s = setup({ search });

@@ -17,7 +17,8 @@ class FakeSearch implements SearchService {
   pending = false;
   waited: number[] = [];
   reindexed = 0;
-  state: IndexStatus = { state: "queryable", documents_indexed: 3, documents_total: 3, queue_depth: 0, skipped: [], last_error: null };
+  ready = true;
+  state: IndexStatus = { state: "queryable", readiness: "ready", notes_covered: 3, notes_total: 3, documents_indexed: 3, documents_total: 3, queue_depth: 0, skipped: [], last_error: null };
   response: SearchResponse = {
     hits: [
       {
@@ -42,6 +43,9 @@ class FakeSearch implements SearchService {
   }
   hasPendingWork(): boolean {
     return this.pending;
+  }
+  async whenReady(): Promise<boolean> {
+    return this.ready;
   }
   async waitForIdle(timeoutMs: number): Promise<boolean> {
     this.waited.push(timeoutMs);
@@ -160,8 +164,36 @@ describe("search", () => {
     expect(stale.text).toContain("wait_for_pending_writes");
     expect(search.waited).toEqual([]);
     const fresh = await run("search", { query: "oak", wait_for_pending_writes: true });
-    expect(search.waited).toEqual([5000]);
+    // At most 5 s (what is left of them when the call gets there).
+    expect(search.waited).toHaveLength(1);
+    expect(search.waited[0]).toBeLessThanOrEqual(5000);
+    expect(search.waited[0]).toBeGreaterThan(0);
     expect(fresh.meta).toEqual({ index_stale: false });
+  });
+
+  test("while the index does not cover the vault and the call cannot wait: 'nothing found YET', with the progress, never 'No notes match'", async () => {
+    const saved = { state: search.state, response: search.response };
+    search.ready = false;
+    search.state = { ...search.state, state: "building", readiness: "indexing", notes_covered: 10, notes_total: 40 };
+    search.response = { hits: [], total_files: 0, relaxed: false };
+    try {
+      const tool = searchTools.find((t) => t.name === "search")!;
+      const r = await tool.handler(z.object(tool.input).parse({ query: "oak" }), { services, clientName: "test", deadline: Date.now() });
+      z.object(tool.output).parse(r.structured);
+      expect(r.text).not.toMatch(/No notes match/);
+      expect(r.text).toMatch(/Nothing found for "oak" YET — not a final answer: the search index is still loading \(indexing notes: 10 of 40 notes, 25%\)/);
+      expect(r.structured).toMatchObject({ hits: [], index_loading: { readiness: "indexing", notes_covered: 10, notes_total: 40 } });
+      expect(r.meta).toEqual({ index_stale: true, index_loading: { readiness: "indexing", notes_covered: 10, notes_total: 40 } });
+      // With hits, they come with the warning that notes are missing.
+      search.response = saved.response;
+      const some = await tool.handler(z.object(tool.input).parse({ query: "oak" }), { services, clientName: "test", deadline: Date.now() });
+      expect(some.text).toMatch(/still loading \(indexing notes: 10 of 40 notes, 25%\): notes it has not read yet are missing/);
+      expect(some.text).not.toMatch(/catching up/);
+    } finally {
+      search.ready = true;
+      search.state = saved.state;
+      search.response = saved.response;
+    }
   });
 
   test("refuses semantic modes when semantic search is off, zero chunks, empty queries and unknown folders", async () => {

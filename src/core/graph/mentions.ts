@@ -11,6 +11,8 @@ export interface MentionSearch {
   matchPaths?(req: SearchRequest): { paths: string[]; total: number };
   status?(): IndexStatus;
   hasPendingWork?(): boolean;
+  /** False while the index does not cover the vault yet (loading, first build): then the notes are read instead. */
+  readonly ready?: boolean;
 }
 
 export interface UnlinkedMention {
@@ -97,6 +99,8 @@ function clipAround(line: string, index: number, length: number): string {
 function searchCandidates(search: MentionSearch | undefined, names: string[], cap: number): { paths: Set<string>; complete: boolean } | null {
   if (!search) return null;
   try {
+    // An index that does not cover the vault yet would miss mentions in the notes it lacks.
+    if (search.ready === false) return null;
     if (search.status && search.status().state !== "queryable") return null;
     const paths = new Set<string>();
     let complete = true;

@@ -53,8 +53,16 @@ class KeywordSearchService implements SearchService {
   private readonly clock: SliceClock;
   private readonly worker: BackgroundWorker;
   private readonly files: KeywordIndexFiles;
-  /** Loaded (or loading a persisted index): the worker runs and searches answer. */
-  private ready = false;
+  /** The saved index is loaded (or there was none): the worker runs and searches read the index. */
+  private loaded = false;
+  /** See `ready`: set once, when every note the first reconciliation found missing is indexed. */
+  private covered = false;
+  /** The first reconciliation has run (the vault's notes are known). */
+  private reconciled = false;
+  /** Notes the first reconciliation found that the index does not hold (all of them on a first build); null before it and once covered. */
+  private uncovered: Set<string> | null = null;
+  /** Callers waiting for `ready` (bounded each). */
+  private readonly readyWaiters = new IdleWaiters();
   /** The main file (format key, skipped notes) needs saving. */
   private mainDirty = false;
   private state: IndexStatus["state"] = "building";
@@ -120,6 +128,7 @@ class KeywordSearchService implements SearchService {
         this.log("error", `Search indexing failed: ${this.lastError}`);
         this.logStack(e);
         if (this.state === "building") this.state = "failed";
+        this.readyWaiters.notify();
       },
       onSettled: () => {
         if (!this.stopping && (this.queue.size > 0 || this.reconcilePending || this.lostSegments.length > 0) && !this.debounceTimer) this.kick();
@@ -174,7 +183,7 @@ class KeywordSearchService implements SearchService {
       this.index.markAllDirty();
       this.mainDirty = true;
     }
-    this.ready = true;
+    this.loaded = true;
     this.timings.loadMs = this.clock.sched.now() - t0;
     this.state = loaded ? "queryable" : "building";
     this.unsubscribe = this.deps.port.onChange((ev) => this.onEvent(ev));
@@ -210,7 +219,7 @@ class KeywordSearchService implements SearchService {
   // ---- the background worker's steps (see slices.ts), most urgent first ----
 
   private kick(): void {
-    if (this.stopping || !this.ready) return;
+    if (this.stopping || !this.loaded) return;
     this.worker.kick();
   }
 
@@ -247,6 +256,7 @@ class KeywordSearchService implements SearchService {
     this.queue.delete(next.value);
     try {
       await this.processPath(next.value);
+      this.noteCovered(next.value);
     } catch (e) {
       // One note that cannot be indexed is skipped (until it changes), with its path and why;
       // the run goes on.
@@ -255,6 +265,7 @@ class KeywordSearchService implements SearchService {
       this.logStack(e);
       const st = this.deps.port.stat(next.value);
       if (st) this.skip(next.value, st.mtime, st.size, `could not be indexed: ${errText(e)}`);
+      this.noteCovered(next.value);
     }
     await this.maybeYield();
     return true;
@@ -328,6 +339,29 @@ class KeywordSearchService implements SearchService {
     for (const p of this.skipped.keys()) if (!seen.has(p)) this.queue.add(p);
     this.buildTotal = seen.size;
     this.log("debug", `Search reconcile: ${seen.size} notes, ${this.queue.size} to (re)index.`);
+    if (!this.reconciled) {
+      this.reconciled = true;
+      // What the index lacks: until these are indexed an answer may miss notes (a note only changed
+      // since the save is still found by its older text: that is ordinary pending work).
+      const missing = new Set<string>();
+      for (const p of this.queue) if (seen.has(p) && !this.index.docs.has(p) && !this.skipped.has(p)) missing.add(p);
+      this.uncovered = missing;
+      if (missing.size === 0) this.markCovered();
+      else this.log("debug", `Search index: ${missing.size} of ${seen.size} notes to index before it covers the vault.`);
+    }
+  }
+
+  /** A queued note was indexed, skipped or removed: one fewer the index lacks. */
+  private noteCovered(path: string): void {
+    if (this.uncovered?.delete(path) && this.uncovered.size === 0) this.markCovered();
+  }
+
+  private markCovered(): void {
+    this.covered = true;
+    this.uncovered = null;
+    this.log("debug", `Search index covers the vault (${this.index.docs.size} notes).`);
+    this.readyWaiters.notify();
+    this.emitProgress(true);
   }
 
   /** Compiles the search path before the first real query (see keyword/warm-up.ts). */
@@ -447,7 +481,7 @@ class KeywordSearchService implements SearchService {
 
   /** Saves what changed (see KeywordIndexFiles.save), laying out the posting lists again first when due. */
   private async persist(): Promise<void> {
-    if (!this.ready) return;
+    if (!this.loaded) return;
     if (this.index.deadPostings > 0 && this.index.needsCompaction()) await this.compact();
     await this.maybeYield();
     this.mainDirty = await this.files.save(this.mainDirty, this.skipped, () => this.maybeYield());
@@ -455,15 +489,24 @@ class KeywordSearchService implements SearchService {
 
   // ---- queries and status ----
 
+  get ready(): boolean {
+    return this.covered;
+  }
+
+  whenReady(timeoutMs: number, signal?: AbortSignal): Promise<boolean> {
+    // Nothing will make it ready once stopping or failed: answer at once.
+    return this.readyWaiters.wait(timeoutMs, () => !this.covered && !this.stopping && this.state !== "failed", signal).then(() => this.covered);
+  }
+
   search(req: SearchRequest): SearchResponse {
     const pq = this.parse(req.query);
-    if (!this.ready) return { hits: [], total_files: 0, relaxed: false };
+    if (!this.loaded) return { hits: [], total_files: 0, relaxed: false };
     return this.index.search(pq, req, this.opts.language);
   }
 
   matchPaths(req: SearchRequest): { paths: string[]; total: number } {
     const pq = this.parse(req.query);
-    if (!this.ready) return { paths: [], total: 0 };
+    if (!this.loaded) return { paths: [], total: 0 };
     return this.index.matchPaths(pq, req, this.opts.language);
   }
 
@@ -477,14 +520,41 @@ class KeywordSearchService implements SearchService {
   status(): IndexStatus {
     const indexed = this.index.docs.size;
     const total = this.state === "building" ? Math.max(this.buildTotal, indexed + this.skipped.size) : indexed + this.skipped.size + this.queueNew();
+    let readiness: IndexStatus["readiness"];
+    let notesTotal: number;
+    let notesCovered: number;
+    if (this.covered) {
+      readiness = "ready";
+      notesTotal = total;
+      notesCovered = Math.min(indexed + this.skipped.size, total);
+    } else if (this.uncovered) {
+      readiness = "indexing";
+      notesTotal = this.buildTotal;
+      notesCovered = this.buildTotal - this.uncovered.size;
+    } else {
+      // Loading the saved index, or about to compare it with the notes on disk.
+      readiness = this.loaded ? "checking" : "loading";
+      notesTotal = this.visibleNotes();
+      notesCovered = Math.min(indexed + this.skipped.size, notesTotal);
+    }
     return {
       state: this.state,
+      readiness,
+      notes_covered: notesCovered,
+      notes_total: notesTotal,
       documents_indexed: indexed,
       documents_total: total,
       queue_depth: this.queue.size,
       skipped: [...this.skipped].map(([path, s]) => ({ path, reason: s.reason })).sort((a, b) => (a.path < b.path ? -1 : 1)),
       last_error: this.lastError,
     };
+  }
+
+  /** The vault's notes a client may see (before the first reconciliation has counted them). */
+  private visibleNotes(): number {
+    let n = 0;
+    for (const f of this.deps.port.listFiles()) if (isNotePath(f.path) && !this.deps.policy.isHidden(f.path)) n++;
+    return n;
   }
 
   private queueNew(): number {
@@ -494,7 +564,8 @@ class KeywordSearchService implements SearchService {
   }
 
   hasPendingWork(): boolean {
-    return this.queue.size > 0 || this.worker.busy || this.reconcilePending || this.lostSegments.length > 0 || this.debounceTimer !== null;
+    // Loading the saved index is pending work too: the worker starts after it.
+    return (!this.loaded && !this.stopping) || this.queue.size > 0 || this.worker.busy || this.reconcilePending || this.lostSegments.length > 0 || this.debounceTimer !== null;
   }
 
   waitForIdle(timeoutMs: number): Promise<boolean> {
@@ -524,7 +595,7 @@ class KeywordSearchService implements SearchService {
     this.debounceTimer = null;
     this.persistTimer = null;
     await this.worker.stop();
-    if (this.ready) {
+    if (this.loaded) {
       if (this.dirty) {
         try {
           await this.persist();
@@ -532,9 +603,10 @@ class KeywordSearchService implements SearchService {
           this.log("warn", `Could not save the search index: ${errText(e)}`);
         }
       }
-      this.ready = false;
+      this.loaded = false;
     }
     this.idle.notify();
+    this.readyWaiters.notify();
     this.progress.clear();
   }
 

@@ -141,20 +141,24 @@ export class ProgressListeners<S> {
 export class IdleWaiters {
   private readonly waiters = new Set<() => void>();
 
-  /** True when `pending()` turned false before the timeout. */
-  wait(timeoutMs: number, pending: () => boolean): Promise<boolean> {
+  /** True when `pending()` turned false before the timeout (or before `signal` aborted). */
+  wait(timeoutMs: number, pending: () => boolean, signal?: AbortSignal): Promise<boolean> {
     if (!pending()) return Promise.resolve(true);
+    if (signal?.aborted) return Promise.resolve(false);
     return new Promise<boolean>((resolve) => {
       const done = (ok: boolean) => {
         clearTimer(timer);
         this.waiters.delete(waiter);
+        signal?.removeEventListener("abort", onAbort);
         resolve(ok);
       };
       const waiter = () => {
         if (!pending()) done(true);
       };
+      const onAbort = () => done(!pending());
       const timer = setTimer(() => done(!pending()), timeoutMs);
       this.waiters.add(waiter);
+      signal?.addEventListener("abort", onAbort, { once: true });
     });
   }
 

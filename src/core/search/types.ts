@@ -95,6 +95,16 @@ export interface SearchResponse {
 
 export interface IndexStatus {
   state: "queryable" | "building" | "failed";
+  /**
+   * Whether the index covers the vault yet (see `SearchService.ready`): `loading` while the saved
+   * index is read, `checking` while it is compared with the notes on disk, `indexing` while notes it
+   * does not hold yet (all of them on a first build) are indexed, then `ready` for good; later
+   * changes are ordinary pending work (`queue_depth`), not a loading index.
+   */
+  readiness: "loading" | "checking" | "indexing" | "ready";
+  /** Notes the index holds (or skipped on purpose) of the vault's notes: the loading progress. */
+  notes_covered: number;
+  notes_total: number;
   documents_indexed: number;
   documents_total: number;
   queue_depth: number;
@@ -105,6 +115,15 @@ export interface IndexStatus {
 export interface SearchService {
   /** Opens/reloads the database, then reconciles and builds in the background. Resolves once queryable or building. */
   start(): Promise<void>;
+  /**
+   * The index covers the vault: the saved index is loaded and compared with the notes on disk, and
+   * every note it did not hold (all of them on a first build) is indexed or skipped. Until then an
+   * answer may lack notes the vault has (a search finds nothing in notes not read yet); after, it
+   * stays true (later changes are pending work, not loading). A field: checked on every search.
+   */
+  readonly ready: boolean;
+  /** Resolves when `ready` (true), or false when `timeoutMs` passed or `signal` aborted first. */
+  whenReady(timeoutMs: number, signal?: AbortSignal): Promise<boolean>;
   search(req: SearchRequest): SearchResponse;
   /**
    * The paths `search` returns for the same request, in the same order, without building sections or

@@ -1,12 +1,12 @@
 import { z } from "zod";
 import { VaultError } from "../../core/errors";
 import { formatGrep } from "../../core/lookup";
-import type { SearchRequest, SearchService } from "../../core/search";
+import type { IndexStatus, SearchRequest, SearchService } from "../../core/search";
 import { hybridSearch, semanticSearch, type RankedResponse } from "../../core/search/hybrid";
 import type { SemanticService } from "../../core/search/vector/semantic-service";
 import { errText } from "../../core/strings";
 import type { CoreServices } from "../../core/services";
-import { defineTool, READ_ONLY, type ToolDef } from "../tool";
+import { defineTool, READ_ONLY, type ToolContext, type ToolDef } from "../tool";
 
 /** The longest a tool waits for the index to catch up when asked to (`wait_for_pending_writes`). */
 export const MAX_FRESHNESS_WAIT_MS = 5000;
@@ -21,10 +21,50 @@ function searchOf(services: CoreServices): SearchService {
   return services.search;
 }
 
-/** Waits for pending index work when asked to; returns whether the index is still behind the vault. */
-async function freshness(search: SearchService, wait: boolean): Promise<boolean> {
-  if (wait && search.hasPendingWork()) await search.waitForIdle(MAX_FRESHNESS_WAIT_MS);
-  return search.hasPendingWork() || search.status().state === "building";
+/** How far the index has come while it does not cover the vault yet (start-up), for the answer. */
+export type IndexLoading = { readiness: Exclude<IndexStatus["readiness"], "ready">; notes_covered: number; notes_total: number };
+
+const indexLoading = z
+  .object({ readiness: z.enum(["loading", "checking", "indexing"]), notes_covered: z.number(), notes_total: z.number() })
+  .optional()
+  .describe("Present when the index was still loading: the answer may lack notes; search again shortly.");
+
+/**
+ * Before a search reads the index: while the index does not cover the vault yet (the saved index
+ * loading, a first build), waits for it, bounded (5 s, never past the call's deadline, ended by
+ * cancellation); then, when asked to, for pending work within what is left of the same bound.
+ * Ordinary pending work (a note just changed) never makes a search wait unless asked. Returns
+ * whether the index still does not cover the vault (with its progress) and whether it is behind.
+ */
+async function freshness(search: SearchService, wait: boolean, ctx: Pick<ToolContext, "deadline" | "signal">): Promise<{ loading: IndexLoading | null; stale: boolean }> {
+  if (search.ready && !wait) return { loading: null, stale: search.hasPendingWork() };
+  const until = waitUntil(ctx.deadline);
+  if (!search.ready && until > Date.now()) await search.whenReady(until - Date.now(), ctx.signal);
+  if (wait && search.ready && search.hasPendingWork() && until > Date.now() && !ctx.signal?.aborted) await search.waitForIdle(until - Date.now());
+  return { loading: loadingOf(search), stale: !search.ready || search.hasPendingWork() };
+}
+
+/** Until when a call may wait for an index at start-up: 5 s from now, never past the call's deadline. */
+export function waitUntil(deadline: number): number {
+  return Math.min(Date.now() + MAX_FRESHNESS_WAIT_MS, deadline);
+}
+
+function loadingOf(search: SearchService): IndexLoading | null {
+  if (search.ready) return null;
+  const s = search.status();
+  return s.readiness === "ready" ? null : { readiness: s.readiness, notes_covered: s.notes_covered, notes_total: s.notes_total };
+}
+
+const READINESS_TEXT: Record<IndexLoading["readiness"], string> = {
+  loading: "reading the saved index",
+  checking: "comparing it with the notes on disk",
+  indexing: "indexing notes",
+};
+
+/** "reading the saved index: 1200 of 3000 notes, 40%". */
+function loadingProgress(l: IndexLoading): string {
+  const pct = l.notes_total > 0 ? Math.floor((100 * l.notes_covered) / l.notes_total) : 0;
+  return `${READINESS_TEXT[l.readiness]}: ${l.notes_covered} of ${l.notes_total} notes, ${pct}%`;
 }
 
 // Which engines found a note (semantic and hybrid modes).
@@ -73,11 +113,12 @@ export const searchTool = defineTool({
     relaxed: z.boolean().describe("True when no note had every word, so these match only some of them."),
     partial_files: z.number().optional().describe("Notes with only some of the words, after those with all."),
     mode: z.string(),
+    index_loading: indexLoading,
   },
   annotations: READ_ONLY,
   access: "read",
   example: { query: "garden layout", limit: 10 },
-  handler: async (args, { services }) => {
+  handler: async (args, { services, deadline, signal }) => {
     if (args.mode !== "keyword" && !services.searchModes().includes(args.mode)) {
       throw new VaultError(
         "invalid_argument",
@@ -99,9 +140,9 @@ export const searchTool = defineTool({
         `The search index is not usable (${status.last_error ?? "unknown error"}). Call reindex to rebuild it; meanwhile grep and find_notes still work.`,
       );
     }
-    const stale = await freshness(search, args.wait_for_pending_writes);
+    const { loading, stale } = await freshness(search, args.wait_for_pending_writes, { deadline, signal });
     const req = { query, limit: args.limit, folder: folder || undefined, filters: args.filters, chunksPerFile: args.chunks_per_file, snippetWords: args.snippet_words };
-    if (args.mode !== "keyword" && services.semantic) return meaningSearch(services, services.semantic, args.mode, req, stale);
+    if (args.mode !== "keyword" && services.semantic) return meaningSearch(services, services.semantic, args.mode, req, stale, loading, { deadline, signal });
     const res = search.search(req);
     // What a model needs of each hit; the note's title, folder and frontmatter are in its path or a read away.
     const hits = res.hits.map((h) => ({
@@ -110,8 +151,15 @@ export const searchTool = defineTool({
       sections: h.sections.map((c) => ({ heading: c.heading, content: c.content, line_start: c.line_start, line_end: c.line_end })),
       ...(h.missing ? { missing: h.missing } : {}),
     }));
-    const structured = { hits, total_files: res.total_files, relaxed: res.relaxed, ...(res.partial_files ? { partial_files: res.partial_files } : {}), mode: args.mode };
-    return { structured, text: formatSearch(query, structured, stale), meta: { index_stale: stale } };
+    const structured = {
+      hits,
+      total_files: res.total_files,
+      relaxed: res.relaxed,
+      ...(res.partial_files ? { partial_files: res.partial_files } : {}),
+      mode: args.mode,
+      ...(loading ? { index_loading: loading } : {}),
+    };
+    return { structured, text: formatSearch(query, structured, stale, undefined, [], loading), meta: { index_stale: stale, ...(loading ? { index_loading: loading } : {}) } };
   },
 });
 
@@ -120,8 +168,21 @@ export const searchTool = defineTool({
  * grouped per note. When the query cannot be embedded (the provider is down), semantic answers from
  * keyword search and hybrid from its keyword half; `_meta` says so, and how far embedding has come.
  */
-async function meaningSearch(services: CoreServices, semantic: SemanticService, mode: "semantic" | "hybrid", req: SearchRequest, stale: boolean) {
+async function meaningSearch(
+  services: CoreServices,
+  semantic: SemanticService,
+  mode: "semantic" | "hybrid",
+  req: SearchRequest,
+  stale: boolean,
+  loading: IndexLoading | null,
+  ctx: Pick<ToolContext, "deadline" | "signal">,
+) {
   const language = services.searchLanguage;
+  // The saved vectors load after the keyword index: wait for them too (bounded), as for the index.
+  if (!semantic.loaded) {
+    const until = waitUntil(ctx.deadline);
+    if (until > Date.now()) await semantic.whenLoaded(until - Date.now(), ctx.signal);
+  }
   let vector: Float32Array | null = null;
   let failure: string | null = null;
   try {
@@ -146,19 +207,33 @@ async function meaningSearch(services: CoreServices, semantic: SemanticService, 
     ...(h.missing ? { missing: h.missing } : {}),
     found_by: h.found_by,
   }));
-  const structured = { hits, total_files: res.total_files, relaxed: false, mode: used };
+  const structured = { hits, total_files: res.total_files, relaxed: false, mode: used, ...(loading ? { index_loading: loading } : {}) };
   const notes: string[] = [];
   if (failure) notes.push(`(Semantic search could not embed the query: ${failure}; ${mode === "semantic" ? "these are keyword results" : "these are its keyword half"}.)`);
+  else if (st.state === "loading") notes.push("(The saved embeddings are still loading: results by meaning are missing from this answer; search again in a few seconds.)");
   else if (st.chunks_embedded < st.chunks_total) notes.push(`(Embeddings are still being built: ${st.chunks_embedded} of ${st.chunks_total} sections so far; notes not embedded yet are missing from the semantic half.)`);
   const head = used === "keyword" ? `Keyword results for "${req.query}"` : mode === "semantic" ? `Closest in meaning to "${req.query}"` : `Keyword and meaning, fused, for "${req.query}"`;
-  const text = formatSearch(req.query, { ...structured, relaxed: false }, stale, res.hits.length ? `${head}; top ${res.hits.length}:` : undefined, notes);
-  return { structured, text, meta: { index_stale: stale, embeddings } };
+  const emptyYet = !res.hits.length && !loading && st.state === "loading" && used !== "keyword" ? `Nothing found for "${req.query}" YET — not a final answer:` : undefined;
+  const text = formatSearch(req.query, { ...structured, relaxed: false }, stale, res.hits.length ? `${head}; top ${res.hits.length}:` : emptyYet, notes, loading);
+  return { structured, text, meta: { index_stale: stale, embeddings, ...(loading ? { index_loading: loading } : {}) } };
 }
 
 /** Text beside the structured answer: a line per section (the same facts; the last heading, the snippet shortened). */
-function formatSearch(query: string, r: { hits: z.infer<typeof hit>[]; total_files: number; relaxed: boolean; partial_files?: number }, stale: boolean, header?: string, notes: string[] = []): string {
+function formatSearch(
+  query: string,
+  r: { hits: z.infer<typeof hit>[]; total_files: number; relaxed: boolean; partial_files?: number },
+  stale: boolean,
+  header?: string,
+  notes: string[] = [],
+  loading: IndexLoading | null = null,
+): string {
   const out: string[] = [];
-  if (header) {
+  if (loading && r.hits.length === 0) {
+    // Never an empty answer that reads as final while the index lacks notes.
+    out.push(
+      `Nothing found for "${query}" YET — not a final answer: the search index is still loading (${loadingProgress(loading)}). Search again in a few seconds (get_index_status shows the progress).`,
+    );
+  } else if (header) {
     out.push(header);
   } else if (r.hits.length === 0) {
     out.push(`No notes match "${query}". Try fewer or other words, a prefix (word*), or find_notes for titles.`);
@@ -177,7 +252,8 @@ function formatSearch(query: string, r: { hits: z.infer<typeof hit>[]; total_fil
     }
   }
   out.push(...notes);
-  if (stale) out.push("(The index is still catching up with recent changes; pass wait_for_pending_writes: true for fresh results.)");
+  if (loading && r.hits.length > 0) out.push(`(The search index is still loading (${loadingProgress(loading)}): notes it has not read yet are missing from these results; search again in a few seconds for a complete answer.)`);
+  else if (stale && !loading) out.push("(The index is still catching up with recent changes; pass wait_for_pending_writes: true for fresh results.)");
   return out.join("\n");
 }
 
@@ -318,6 +394,11 @@ export const listTagsTool = defineTool({
 
 const statusShape = {
   state: z.enum(["queryable", "building", "failed"]),
+  readiness: z
+    .enum(["loading", "checking", "indexing", "ready"])
+    .describe("ready: the index covers the vault; before that (start-up) searches wait for it a few seconds, then answer with what it has."),
+  notes_covered: z.number().describe("Notes the index holds of notes_total: the loading progress."),
+  notes_total: z.number(),
   documents_indexed: z.number(),
   documents_total: z.number(),
   queue_depth: z.number(),
@@ -331,6 +412,9 @@ function statusOf(search: SearchService): z.infer<z.ZodObject<typeof statusShape
   const s = search.status();
   return {
     state: s.state,
+    readiness: s.readiness,
+    notes_covered: s.notes_covered,
+    notes_total: s.notes_total,
     documents_indexed: s.documents_indexed,
     documents_total: s.documents_total,
     queue_depth: s.queue_depth,
@@ -343,6 +427,7 @@ function statusOf(search: SearchService): z.infer<z.ZodObject<typeof statusShape
 
 function formatStatus(s: z.infer<z.ZodObject<typeof statusShape>>): string {
   const lines = [`Index ${s.state}: ${s.documents_indexed}/${s.documents_total} notes indexed, ${s.queue_depth} changes queued.`];
+  if (s.readiness !== "ready") lines.unshift(`Index still loading (${loadingProgress({ readiness: s.readiness, notes_covered: s.notes_covered, notes_total: s.notes_total })}); searches wait for it up to 5 s, then answer with what it has.`);
   if (s.skipped_total) lines.push(`Skipped ${s.skipped_total}: ${s.skipped.map((k) => `${k.path} (${k.reason})`).join("; ")}`);
   if (s.last_error) lines.push(`Last error: ${s.last_error}`);
   return lines.join("\n");

@@ -4,8 +4,8 @@ import type { CoreServices } from "../../core/services";
 import type { VaultFile } from "../../core/vault";
 import type { EmbeddingsStatus, SemanticService } from "../../core/search/vector/semantic-service";
 import { similarNotes, suggestLinks } from "../../core/search/vector/related";
-import { defineTool, READ_ONLY, type ToolDef } from "../tool";
-import { oneLine } from "./search-tools";
+import { defineTool, READ_ONLY, type ToolContext, type ToolDef } from "../tool";
+import { oneLine, waitUntil } from "./search-tools";
 
 /** The semantic engine, or the error that says semantic search is off and how to turn it on. */
 function semanticOf(services: CoreServices): SemanticService {
@@ -18,11 +18,16 @@ function semanticOf(services: CoreServices): SemanticService {
   return services.semantic;
 }
 
-/** The semantic engine and the visible note a tool asks about. */
-async function semanticNote(services: CoreServices, path: string): Promise<{ semantic: SemanticService; file: VaultFile }> {
+/** The semantic engine and the visible note a tool asks about, once the saved vectors are loaded (waiting a few seconds at most). */
+async function semanticNote(services: CoreServices, path: string, ctx: Pick<ToolContext, "deadline" | "signal">): Promise<{ semantic: SemanticService; file: VaultFile }> {
   const semantic = semanticOf(services);
   await services.port.ready();
-  return { semantic, file: services.vault.requireFile(path) };
+  const file = services.vault.requireFile(path);
+  if (!semantic.loaded) {
+    const until = waitUntil(ctx.deadline);
+    if (until > Date.now()) await semantic.whenLoaded(until - Date.now(), ctx.signal);
+  }
+  return { semantic, file };
 }
 
 const statusShape = {
@@ -52,7 +57,12 @@ function embeddingsMeta(s: EmbeddingsStatus): Record<string, unknown> {
 
 /** A note without vectors yet: why, and what to do. */
 function notEmbedded(path: string, s: EmbeddingsStatus): VaultError {
-  const why = s.state === "unavailable" ? `the embedding provider is unavailable (${s.last_error ?? "no answer"})` : `embedding is under way (${s.chunks_embedded} of ${s.chunks_total} sections)`;
+  const why =
+    s.state === "unavailable"
+      ? `the embedding provider is unavailable (${s.last_error ?? "no answer"})`
+      : s.state === "loading"
+        ? "the saved embeddings are still loading (the server has just started)"
+        : `embedding is under way (${s.chunks_embedded} of ${s.chunks_total} sections)`;
   return new VaultError("unavailable", `"${path}" has no embeddings yet: ${why}. Try again later, or check embeddings_status.`);
 }
 
@@ -75,8 +85,8 @@ export const getSimilarTool = defineTool({
   access: "read",
   needs: "semantic",
   example: { path: "Projects/Plan.md", limit: 5 },
-  handler: async (args, { services }) => {
-    const { semantic, file } = await semanticNote(services, args.path);
+  handler: async (args, { services, deadline, signal }) => {
+    const { semantic, file } = await semanticNote(services, args.path, { deadline, signal });
     let ordinal: number | undefined;
     if (args.heading !== undefined) {
       const chunks = semantic.chunksOf(file.path) ?? [];
@@ -124,8 +134,8 @@ export const suggestLinksTool = defineTool({
   access: "read",
   needs: "semantic",
   example: { path: "Projects/Plan.md", limit: 5 },
-  handler: async (args, { services }) => {
-    const { semantic, file } = await semanticNote(services, args.path);
+  handler: async (args, { services, deadline, signal }) => {
+    const { semantic, file } = await semanticNote(services, args.path, { deadline, signal });
     const found = await suggestLinks(semantic, services.port, file.path, args.limit, services.searchLanguage, (p) => !services.policy.isHidden(p));
     const st = semantic.status();
     if (!found) throw notEmbedded(file.path, st);

@@ -107,6 +107,8 @@ export class SemanticService {
   private lastError: string | null = null;
   private unsubscribe: (() => void) | null = null;
   private readonly idle = new IdleWaiters();
+  /** Callers waiting for the saved vectors to be loaded (bounded each). */
+  private readonly loadWaiters = new IdleWaiters();
   private readonly progress: ProgressListeners<EmbeddingsStatus>;
 
   constructor(private readonly deps: SemanticServiceDeps) {
@@ -157,6 +159,7 @@ export class SemanticService {
     }
     this.loading = false;
     this.ready = true;
+    this.loadWaiters.notify();
     this.lastPersist = this.clock.sched.now();
     this.unsubscribe = this.deps.port.onChange((ev) => this.onEvent(ev));
     this.reconcilePending = true;
@@ -405,8 +408,18 @@ export class SemanticService {
     };
   }
 
+  /** The saved vectors are loaded (until then a semantic answer has none of them). A field: checked on every call. */
+  get loaded(): boolean {
+    return !this.loading;
+  }
+
+  /** Resolves when the saved vectors are loaded (true), or false when `timeoutMs` passed or `signal` aborted first. */
+  whenLoaded(timeoutMs: number, signal?: AbortSignal): Promise<boolean> {
+    return this.loadWaiters.wait(timeoutMs, () => this.loading && !this.stopping, signal).then(() => !this.loading);
+  }
+
   hasPendingWork(): boolean {
-    return this.queue.size > 0 || this.gone.size > 0 || this.pendingCount > 0 || this.reconcilePending || this.worker.busy || this.debounceTimer !== null;
+    return (this.loading && !this.stopping) || this.queue.size > 0 || this.gone.size > 0 || this.pendingCount > 0 || this.reconcilePending || this.worker.busy || this.debounceTimer !== null;
   }
 
   waitForIdle(timeoutMs: number): Promise<boolean> {
@@ -463,6 +476,7 @@ export class SemanticService {
       this.log("warn", `Closing the embedding provider failed: ${errText(e)}`);
     }
     this.idle.notify();
+    this.loadWaiters.notify();
     this.progress.clear();
   }
 }

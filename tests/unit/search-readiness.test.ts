@@ -1,0 +1,102 @@
+/**
+ * The search service's readiness (`ready`, `whenReady`, `status().readiness`): whether the index
+ * covers the vault. Until it does an answer may lack notes; after, it stays ready, and later changes
+ * are ordinary pending work.
+ */
+import { describe, expect, test } from "@jest/globals";
+import { MemoryVault } from "../../src/core/memory-vault";
+import { MemoryStateStore, type StateStore } from "../../src/core/state";
+import { makeSearch, searchPaths } from "../support/search-service";
+
+function notes(n: number, extra: Record<string, string> = {}): Record<string, string> {
+  const files: Record<string, string> = {};
+  for (let i = 0; i < n; i++) files[`N/${i}.md`] = `# ${i}\n\nwords voke ${i}\n`;
+  return { ...files, ...extra };
+}
+
+/** A state store whose reads wait until `release()`. */
+class GatedStore implements StateStore {
+  readonly description = "(gated)";
+  private open!: () => void;
+  private readonly gate = new Promise<void>((r) => (this.open = r));
+  constructor(private readonly inner: MemoryStateStore) {}
+  release(): void {
+    this.open();
+  }
+  async read(name: string): Promise<Uint8Array | null> {
+    await this.gate;
+    return this.inner.read(name);
+  }
+  write(name: string, data: Uint8Array | string): Promise<void> {
+    return this.inner.write(name, data);
+  }
+  append(name: string, line: string): Promise<void> {
+    return this.inner.append(name, line);
+  }
+  remove(name: string): Promise<void> {
+    return this.inner.remove(name);
+  }
+}
+
+describe("search readiness", () => {
+  test("a first build: not ready (indexing, notes covered of total) until every note is indexed, then ready", async () => {
+    const vault = new MemoryVault(notes(200));
+    const { svc } = makeSearch(vault);
+    await svc.start();
+    expect(svc.ready).toBe(false);
+    const s = svc.status();
+    expect(["checking", "indexing"]).toContain(s.readiness);
+    expect(s.notes_total).toBe(200);
+    expect(s.notes_covered).toBeLessThan(200);
+    expect(await svc.whenReady(30_000)).toBe(true);
+    expect(svc.ready).toBe(true);
+    // Every note is in by then (not only once the worker is idle).
+    expect(searchPaths(svc, "voke", { limit: 1000 })).toHaveLength(200);
+    expect(svc.status()).toMatchObject({ readiness: "ready", notes_covered: 200, notes_total: 200 });
+    await svc.close();
+  });
+
+  test("a warm start: not ready while the saved index loads (hasPendingWork too), nor until the notes it lacks are indexed", async () => {
+    const saved = new MemoryStateStore();
+    const first = makeSearch(new MemoryVault(notes(50)), saved).svc;
+    await first.start();
+    expect(await first.waitForIdle(30_000)).toBe(true);
+    await first.close();
+
+    // Restarted with 30 notes the saved index does not hold (written while the server was stopped).
+    const more: Record<string, string> = {};
+    for (let i = 0; i < 30; i++) more[`New/${i}.md`] = `# new ${i}\n\nvoke fresh ${i}\n`;
+    const gated = new GatedStore(saved);
+    const { svc } = makeSearch(new MemoryVault(notes(50, more)), gated as unknown as MemoryStateStore);
+    const started = svc.start();
+    expect(svc.ready).toBe(false);
+    expect(svc.status()).toMatchObject({ readiness: "loading", notes_total: 80 });
+    // wait_for_pending_writes must wait for a loading index too.
+    expect(svc.hasPendingWork()).toBe(true);
+    // A caller that gives up (cancellation) is answered at once.
+    const ac = new AbortController();
+    const gaveUp = svc.whenReady(60_000, ac.signal);
+    ac.abort();
+    expect(await gaveUp).toBe(false);
+    gated.release();
+    await started;
+    expect(await svc.whenReady(30_000)).toBe(true);
+    expect(searchPaths(svc, "fresh", { limit: 100 })).toHaveLength(30);
+    expect(searchPaths(svc, "voke", { limit: 100 })).toHaveLength(80);
+    await svc.close();
+  });
+
+  test("once ready it stays ready: a change afterwards is pending work, not loading", async () => {
+    const vault = new MemoryVault(notes(20));
+    const { svc } = makeSearch(vault);
+    await svc.start();
+    expect(await svc.whenReady(30_000)).toBe(true);
+    expect(await svc.waitForIdle(30_000)).toBe(true);
+    vault.write("N/new.md", "# new\n\nvoke again\n");
+    expect(svc.hasPendingWork()).toBe(true);
+    expect(svc.ready).toBe(true);
+    expect(svc.status().readiness).toBe("ready");
+    expect(await svc.whenReady(0)).toBe(true);
+    await svc.close();
+  });
+});
