@@ -6,7 +6,8 @@
  */
 import { afterAll, describe, expect, test } from "@jest/globals";
 import http from "node:http";
-import { MemoryStateStore, type StateStore } from "../../src/core/state";
+import { MemoryStateStore } from "../../src/core/state";
+import { GatedStore } from "../support/gated-store";
 import { HashingEmbedder } from "../../src/core/search/vector/hashing-embedder";
 import { freePort } from "../support/child-server";
 import { call, connectClient, makeTempVault, removeTree, startTestServer, textOf, type FileTree, type TestServer } from "../support/harness";
@@ -21,33 +22,6 @@ afterAll(async () => {
   for (const s of servers) await s.then((x) => x.close()).catch(() => {});
   removeTree(root);
 });
-
-/** A state store whose files named `prefix…` (the search index's by default) are not read until `release()`. */
-class GatedStore implements StateStore {
-  readonly description = "(gated)";
-  private open!: () => void;
-  private readonly gate = new Promise<void>((r) => (this.open = r));
-  constructor(
-    private readonly inner: MemoryStateStore,
-    private readonly prefix = "search-index",
-  ) {}
-  release(): void {
-    this.open();
-  }
-  async read(name: string): Promise<Uint8Array | null> {
-    if (name.startsWith(this.prefix)) await this.gate;
-    return this.inner.read(name);
-  }
-  write(name: string, data: Uint8Array | string): Promise<void> {
-    return this.inner.write(name, data);
-  }
-  append(name: string, line: string): Promise<void> {
-    return this.inner.append(name, line);
-  }
-  remove(name: string): Promise<void> {
-    return this.inner.remove(name);
-  }
-}
 
 function healthy(port: number): Promise<boolean> {
   return new Promise((resolve) => {
@@ -73,7 +47,7 @@ async function savedIndex(embedder?: HashingEmbedder): Promise<MemoryStateStore>
 
 describe("a search while the saved index loads", () => {
   test("a search that cannot wait long enough says the index is loading, with its progress, not 'No notes match'", async () => {
-    const store = new GatedStore(await savedIndex());
+    const store = new GatedStore(await savedIndex(), "search-index");
     const token = "loading-test-token-0123456789";
     const port = await freePort();
     const started = startTestServer(root, { stateStore: store, listenPort: port, portFallback: 0, toolTimeoutMs: 2000, token });
@@ -109,7 +83,7 @@ describe("a search while the saved index loads", () => {
   }, 30_000);
 
   test("a search sent while the index loads waits for it and answers in full", async () => {
-    const store = new GatedStore(await savedIndex());
+    const store = new GatedStore(await savedIndex(), "search-index");
     const token = "loading-test-token-9876543210";
     const port = await freePort();
     const started = startTestServer(root, { stateStore: store, listenPort: port, portFallback: 0, token });

@@ -5,37 +5,14 @@
  */
 import { describe, expect, test } from "@jest/globals";
 import { MemoryVault } from "../../src/core/memory-vault";
-import { MemoryStateStore, type StateStore } from "../../src/core/state";
+import { MemoryStateStore } from "../../src/core/state";
+import { GatedStore } from "../support/gated-store";
 import { makeSearch, searchPaths } from "../support/search-service";
 
 function notes(n: number, extra: Record<string, string> = {}): Record<string, string> {
   const files: Record<string, string> = {};
   for (let i = 0; i < n; i++) files[`N/${i}.md`] = `# ${i}\n\nwords voke ${i}\n`;
   return { ...files, ...extra };
-}
-
-/** A state store whose reads wait until `release()`. */
-class GatedStore implements StateStore {
-  readonly description = "(gated)";
-  private open!: () => void;
-  private readonly gate = new Promise<void>((r) => (this.open = r));
-  constructor(private readonly inner: MemoryStateStore) {}
-  release(): void {
-    this.open();
-  }
-  async read(name: string): Promise<Uint8Array | null> {
-    await this.gate;
-    return this.inner.read(name);
-  }
-  write(name: string, data: Uint8Array | string): Promise<void> {
-    return this.inner.write(name, data);
-  }
-  append(name: string, line: string): Promise<void> {
-    return this.inner.append(name, line);
-  }
-  remove(name: string): Promise<void> {
-    return this.inner.remove(name);
-  }
 }
 
 describe("search readiness", () => {
