@@ -1,3 +1,4 @@
+import { setOwn } from "../../core/dict";
 import { normalizePath } from "obsidian";
 import type { ToolProfile } from "../../mcp/server";
 
@@ -275,7 +276,7 @@ export function migrateSettings(raw: unknown): { settings: VaultMcpSettings; cha
 
 function sortKeys(o: object): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const k of Object.keys(o).sort()) out[k] = (o as Record<string, unknown>)[k];
+  for (const k of Object.keys(o).sort()) setOwn(out, k, (o as Record<string, unknown>)[k]);
   return out;
 }
 
