@@ -17,6 +17,7 @@ import { ObsidianVault } from "../../src/hosts/obsidian/adapter";
 import { FsVault } from "../../src/hosts/node/fs-vault";
 import { createTestApp } from "../stand-in/obsidian";
 import type { Embedder } from "../../src/core/search/vector/embedder";
+import type { SearchOptions } from "../../src/core/search/types";
 
 /**
  * Which vault adapter the end-to-end suites run on: the headless `FsVault` (default), or the Obsidian
@@ -76,6 +77,10 @@ export interface TestServerOptions {
   transfer?: { ttlMs?: number; maxUploadBytes?: number };
   /** Run git in the vault (the git tools appear when it is a repository), with these settings. */
   git?: { commit?: boolean; push?: boolean; program?: string; hooks?: boolean };
+  /** The server's log (default: none). */
+  log?: (level: "debug" | "info" | "warn" | "error", message: string) => void;
+  /** The keyword search's options (e.g. a short save debounce). */
+  search?: Partial<SearchOptions>;
 }
 
 export interface TestServer {
@@ -113,6 +118,8 @@ export async function startTestServer(root: string, opts: TestServerOptions = {}
       sqlWasm,
       version: "0.0.0-test",
       embedder: opts.embedder,
+      ...(opts.log ? { log: opts.log } : {}),
+      ...(opts.search ? { search: opts.search } : {}),
       ...(opts.transfer ? { transfer: opts.transfer } : {}),
       // Every name resolves through the test's table (an unknown name fails): no real DNS in tests.
       net: createNodeNet({
