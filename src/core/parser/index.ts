@@ -146,6 +146,7 @@ function jsonSafe(v: unknown): unknown {
   if (v === null || typeof v !== "object") return v === undefined ? null : v;
   if (Array.isArray(v)) return v.map(jsonSafe);
   if (v instanceof Date) return v.toISOString();
+  // eslint-disable-next-line no-restricted-syntax -- frontmatter as a plain object (what Obsidian gives), written with setOwn
   const out: Record<string, unknown> = {};
   // setOwn: a key named `__proto__` stays a key (an assignment would replace the prototype).
   for (const [k, x] of Object.entries(v as Record<string, unknown>)) setOwn(out, k, jsonSafe(x));

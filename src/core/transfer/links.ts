@@ -91,11 +91,11 @@ export function contentTypeOf(path: string): string {
 
 /** By extension (a Map: the extension comes from the vault). */
 const CONTENT_TYPES = new Map<string, string>(Object.entries({
-    md: "text/markdown; charset=utf-8", txt: "text/plain; charset=utf-8", csv: "text/csv; charset=utf-8", json: "application/json",
-    canvas: "application/json", base: "text/plain; charset=utf-8", pdf: "application/pdf", png: "image/png", jpg: "image/jpeg",
-    jpeg: "image/jpeg", gif: "image/gif", webp: "image/webp", svg: "image/svg+xml", bmp: "image/bmp", avif: "image/avif",
-    mp3: "audio/mpeg", wav: "audio/wav", m4a: "audio/mp4", ogg: "audio/ogg", flac: "audio/flac", webm: "video/webm",
-    mp4: "video/mp4", mov: "video/quicktime", zip: "application/zip",
+  md: "text/markdown; charset=utf-8", txt: "text/plain; charset=utf-8", csv: "text/csv; charset=utf-8", json: "application/json",
+  canvas: "application/json", base: "text/plain; charset=utf-8", pdf: "application/pdf", png: "image/png", jpg: "image/jpeg",
+  jpeg: "image/jpeg", gif: "image/gif", webp: "image/webp", svg: "image/svg+xml", bmp: "image/bmp", avif: "image/avif",
+  mp3: "audio/mpeg", wav: "audio/wav", m4a: "audio/mp4", ogg: "audio/ogg", flac: "audio/flac", webm: "video/webm",
+  mp4: "video/mp4", mov: "video/quicktime", zip: "application/zip",
 }));
 
 export class TransferLinks {

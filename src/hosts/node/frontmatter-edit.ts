@@ -19,6 +19,7 @@ export function applyFrontmatterEdit(text: string, fn: (fm: Record<string, unkno
   const firstNl = text.indexOf("\n");
   const eol = firstNl > 0 && text.charCodeAt(firstNl - 1) === 13 ? "\r\n" : "\n";
   let doc: Document;
+  // eslint-disable-next-line no-restricted-syntax -- frontmatter as a plain object (what Obsidian gives); read with Object.hasOwn
   let original: Record<string, unknown> = {};
   if (split.yaml !== null) {
     let js: unknown;

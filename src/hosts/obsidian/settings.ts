@@ -275,6 +275,7 @@ export function migrateSettings(raw: unknown): { settings: VaultMcpSettings; cha
 }
 
 function sortKeys(o: object): Record<string, unknown> {
+  // eslint-disable-next-line no-restricted-syntax -- written with setOwn
   const out: Record<string, unknown> = {};
   for (const k of Object.keys(o).sort()) setOwn(out, k, (o as Record<string, unknown>)[k]);
   return out;

@@ -270,6 +270,7 @@ export class KeywordIndexFiles {
         const t1 = sched.now();
         serializeMs += t1 - t0;
         maxStep = Math.max(maxStep, t1 - t0);
+        // eslint-disable-next-line no-restricted-syntax -- our own row names
         const textRows: Record<string, Uint8Array> = { key, gen };
         for (let p = 0; p * TEXT_PART < textBlob.length; p++) textRows[`t${p}`] = textBlob.subarray(p * TEXT_PART, (p + 1) * TEXT_PART);
         const segmentFiles: [string, Record<string, Uint8Array>][] = [
