@@ -7,7 +7,10 @@
 import { afterEach, describe, expect, jest, test } from "@jest/globals";
 import { MemoryVault } from "../../src/core/memory-vault";
 import { MemoryStateStore } from "../../src/core/state";
+import { AccessPolicy } from "../../src/core/policy";
 import { InvertedIndex } from "../../src/core/search/keyword/inverted-index";
+import { HashingEmbedder } from "../../src/core/search/vector/hashing-embedder";
+import { SemanticService } from "../../src/core/search/vector/semantic-service";
 import { INDEX_FILE, makeSearch, searchPaths } from "../support/search-service";
 
 const notes = { "A.md": "Apples and pears.", "B.md": "Bread and butter.", "C.md": "Cheese on toast." };
@@ -107,6 +110,33 @@ describe("failures of the search service's background work", () => {
     jest.restoreAllMocks();
     await until(() => logs.some((l) => /^info: Search indexing works again/.test(l)), 10_000);
     expect(svc.status()).toMatchObject({ state: "queryable", last_error: null });
+    await svc.close();
+  });
+
+  test("embeddings that cannot be saved: reported once, tried again later (not in a loop), saved once the store works", async () => {
+    const store = new FlakyStore();
+    const logs: string[] = [];
+    const svc = new SemanticService({
+      port: new MemoryVault(notes),
+      policy: new AccessPolicy({ configDir: ".obsidian" }),
+      store,
+      embedder: new HashingEmbedder(32),
+      log: (l, m) => logs.push(`${l}: ${m}`),
+      options: { debounceMs: 5, persistEveryMs: 0, retryAfterMs: 20 },
+    });
+    await svc.start();
+    await until(() => logs.some((l) => /^error: Could not save the embeddings/.test(l)));
+    // The first retry comes a second after the failure: meanwhile nothing writes again.
+    const afterFirst = store.writes;
+    await new Promise((r) => setTimeout(r, 300));
+    expect(store.writes).toBe(afterFirst);
+    await until(() => logs.some((l) => /times in a row/.test(l)));
+    expect(logs.filter((l) => /^(error|warn):/.test(l))).toEqual([expect.stringMatching(/^error: Could not save the embeddings: could not write them to \(memory\): EACCES: permission denied\. Semantic search still works/)]);
+    expect(svc.status().last_error).toMatch(/^Could not save the embeddings/);
+    store.failing = false;
+    await until(() => store.files.size > 0, 20_000);
+    await until(() => logs.some((l) => /^info: Embeddings saved \(after \d+ failed tr/.test(l)));
+    expect(svc.status().last_error).toBeNull();
     await svc.close();
   });
 });
