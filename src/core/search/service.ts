@@ -592,6 +592,9 @@ class KeywordSearchService implements SearchService {
 
   reindex(): void {
     this.reconcilePending = true;
+    // Asked for: now, even while a failed run waits for its retry.
+    clearTimer(this.retryTimer);
+    this.retryTimer = null;
     this.kick();
   }
 
