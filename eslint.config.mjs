@@ -26,6 +26,21 @@ export default defineConfig([
     },
   },
   {
+    // A record typed `Record<…>` and made from an object literal answers `o["constructor"]` with a
+    // function and takes `o["__proto__"] = v` as a new prototype: lookups keyed by text from a vault or
+    // a client must not see Object.prototype (issue #29).
+    files: ["src/**/*.ts"],
+    rules: {
+      "no-restricted-syntax": [
+        "error",
+        ...["VariableDeclarator[id.typeAnnotation.typeAnnotation.typeName.name='Record'][id.typeAnnotation.typeAnnotation.typeArguments.params.0.type='TSStringKeyword'][init.type='ObjectExpression']", "PropertyDefinition[typeAnnotation.typeAnnotation.typeName.name='Record'][typeAnnotation.typeAnnotation.typeArguments.params.0.type='TSStringKeyword'][value.type='ObjectExpression']"].map((selector) => ({
+          selector,
+          message: "A Record made from an object literal sees Object.prototype (o['constructor'] is a function; o['__proto__'] = v changes the prototype). Use a Map, dict() from src/core/dict.ts, or own()/Object.hasOwn to read it and setOwn() to write it, then disable this rule here saying so.",
+        })),
+      ],
+    },
+  },
+  {
     // MCP tool definitions are data over the core; no host APIs either.
     files: ["src/mcp/**/*.ts"],
     rules: {

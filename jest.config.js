@@ -22,7 +22,7 @@ module.exports = {
       // The tool suites again, on the Obsidian adapter over the stand-in App: one behaviour, two adapters.
       ...common,
       displayName: "obsidian-adapter",
-      testMatch: ["<rootDir>/tests/e2e/{write-tools,read-tools,graph-wired,surface,yaml-values,git-tools,transfer,fetch}.test.ts"],
+      testMatch: ["<rootDir>/tests/e2e/{write-tools,read-tools,graph-wired,surface,yaml-values,git-tools,transfer,fetch,prototype-words}.test.ts"],
       setupFiles: ["<rootDir>/tests/support/host-timers.ts", "<rootDir>/tests/support/use-obsidian-adapter.js"],
     },
   ],

@@ -49,7 +49,7 @@ function describeInvalidArgs(def: ToolDef, args: unknown, issues: readonly z.cor
 function describeIssue(def: ToolDef, issue: z.core.$ZodIssue, args: Record<string, unknown> | undefined): string {
   const name = issue.path.length ? issue.path.map((p, i) => (typeof p === "number" ? `[${p}]` : i ? `.${String(p)}` : String(p))).join("") : "the arguments";
   const top = issue.path[0];
-  const schema = typeof top === "string" ? (def.input[top] as z.ZodType | undefined) : undefined;
+  const schema = typeof top === "string" && Object.hasOwn(def.input, top) ? (def.input[top] as z.ZodType) : undefined;
   const about = schema?.description && issue.path.length === 1 ? ` (${schema.description.replace(/\.$/, "")})` : "";
   const value = lookup(args, issue.path);
   switch (issue.code) {
@@ -96,7 +96,7 @@ function kindOf(v: unknown): string {
 function lookup(v: unknown, path: readonly PropertyKey[]): unknown {
   let cur = v;
   for (const p of path) {
-    if (cur === null || typeof cur !== "object") return undefined;
+    if (cur === null || typeof cur !== "object" || !Object.hasOwn(cur, p)) return undefined;
     cur = (cur as Record<PropertyKey, unknown>)[p];
   }
   return cur;

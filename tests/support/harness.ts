@@ -18,6 +18,7 @@ import { ObsidianVault } from "../../src/hosts/obsidian/adapter";
 import { FsVault } from "../../src/hosts/node/fs-vault";
 import { createTestApp } from "../stand-in/obsidian";
 import type { Embedder } from "../../src/core/search/vector/embedder";
+import type { SearchOptions } from "../../src/core/search/types";
 
 /**
  * Which vault adapter the end-to-end suites run on: the headless `FsVault` (default), or the Obsidian
@@ -82,6 +83,10 @@ export interface TestServerOptions {
   /** MCP sessions: idle time before one is closed, and the cap (default: the server's). */
   sessionIdleMs?: number;
   maxSessions?: number;
+  /** The server's log (default: none). */
+  log?: (level: "debug" | "info" | "warn" | "error", message: string) => void;
+  /** The keyword search's options (e.g. a short save debounce). */
+  search?: Partial<SearchOptions>;
 }
 
 export interface TestServer {
@@ -121,6 +126,8 @@ export async function startTestServer(root: string, opts: TestServerOptions = {}
       sqlWasm,
       version: "0.0.0-test",
       embedder: opts.embedder,
+      ...(opts.log ? { log: opts.log } : {}),
+      ...(opts.search ? { search: opts.search } : {}),
       ...(opts.transfer ? { transfer: opts.transfer } : {}),
       // Every name resolves through the test's table (an unknown name fails): no real DNS in tests.
       net: createNodeNet({

@@ -5,6 +5,7 @@
 import { describe, expect, test } from "@jest/globals";
 import * as fs from "node:fs";
 import * as path from "node:path";
+import { dict } from "../../src/core/dict";
 import type { NoteMetadata } from "../../src/core/metadata";
 import { parseNote } from "../../src/core/parser";
 import { pack, unpack } from "../../src/hosts/node/packed-metadata";
@@ -68,7 +69,7 @@ describe("packed note metadata", () => {
       embeds: [],
       frontmatterLinks: [{ key: "k", link: "Y", original: "[[Y]]" }],
       tags: [],
-      blocks: {},
+      blocks: dict(), // as the parser makes it: block ids are vault text (see core/dict.ts)
     };
     const back = unpack(pack(bare));
     expect("displayText" in back.links[0]).toBe(false);

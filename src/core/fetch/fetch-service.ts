@@ -77,12 +77,13 @@ export interface FetchResult {
   commit?: WriteResult["commit"];
 }
 
-const EXT_BY_TYPE: Record<string, string> = {
+/** By content type (a Map: the type comes from a server). */
+const EXT_BY_TYPE = new Map<string, string>(Object.entries({
   "text/html": "html", "application/xhtml+xml": "html", "text/markdown": "md", "text/plain": "txt", "text/csv": "csv",
   "application/json": "json", "application/pdf": "pdf", "image/png": "png", "image/jpeg": "jpg", "image/gif": "gif",
   "image/webp": "webp", "image/svg+xml": "svg", "image/avif": "avif", "audio/mpeg": "mp3", "audio/wav": "wav", "audio/ogg": "ogg",
   "video/mp4": "mp4", "video/webm": "webm", "application/xml": "xml", "text/xml": "xml",
-};
+}));
 
 function hostAllowed(u: URL, allow: readonly string[]): boolean {
   const host = u.hostname.toLowerCase().replace(/^\[|\]$/g, "");
@@ -187,7 +188,7 @@ export class FetchService {
     let ext = extensionOf(path);
     const convert = isHtml && (req.format === "markdown" || (req.format === undefined && (ext === "md" || ext === "")));
     if (ext === "") {
-      ext = convert ? "md" : (EXT_BY_TYPE[type] ?? "bin");
+      ext = convert ? "md" : (EXT_BY_TYPE.get(type) ?? "bin");
       path = `${path}.${ext}`;
     }
     let bytes = answer.body;

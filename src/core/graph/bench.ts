@@ -74,6 +74,7 @@ export async function benchGraph(
     .sort();
   const r = mulberry32(opts.seed ?? 11);
   const pick = () => notes[Math.floor(r() * notes.length)];
+  // eslint-disable-next-line no-restricted-syntax -- keyed by the bench's own query names
   const times: Record<string, number[]> = {};
   const clock = opts.clock ?? (() => performance.now());
   const time = async (name: string, fn: () => Promise<unknown>) => {
@@ -100,6 +101,7 @@ export async function benchGraph(
   }
   const status = graph.status();
   graph.close();
+  // eslint-disable-next-line no-restricted-syntax -- keyed by the bench's own query names
   const queries: Record<string, LatencyStats> = {};
   for (const [k, v] of Object.entries(times)) queries[k] = stats(v);
   return { notes: status.notes, links: status.links, build_ms: Math.round(buildMs), build_max_block_ms: Math.round(maxBlock * 10) / 10, queries };

@@ -13,6 +13,7 @@
  */
 import type { NoteMetadata } from "../metadata";
 import { splitLinkpath } from "../metadata";
+import { dict } from "../dict";
 
 export class LinkResolver {
   private readonly files = new Set<string>();
@@ -156,6 +157,7 @@ export function joinRelative(folder: string, rel: string): string | null {
   return out.join("/");
 }
 
+/** Records without a prototype (see `dict`): a note or link target may be named `constructor` or `__proto__`. */
 export interface LinkMaps {
   /** source → resolved target path → count (every note has an entry, possibly empty). */
   resolved: Record<string, Record<string, number>>;
@@ -165,11 +167,11 @@ export interface LinkMaps {
 
 /** Obsidian's `resolvedLinks` / `unresolvedLinks` over links, embeds and frontmatter links. */
 export function computeLinkMaps(notes: Iterable<[string, NoteMetadata]>, resolver: LinkResolver): LinkMaps {
-  const resolved: Record<string, Record<string, number>> = {};
-  const unresolved: Record<string, Record<string, number>> = {};
+  const resolved = dict<Record<string, number>>();
+  const unresolved = dict<Record<string, number>>();
   for (const [path, meta] of notes) {
-    const r: Record<string, number> = {};
-    const u: Record<string, number> = {};
+    const r = dict<number>();
+    const u = dict<number>();
     const count = (link: string): void => {
       const lp = splitLinkpath(link).path;
       const dest = resolver.resolve(lp, path);

@@ -66,7 +66,7 @@ export async function listFieldValues(port: VaultPort, policy: AccessPolicy, fie
 /** A frontmatter value by key, case-insensitively when there is no exact key. */
 function lookupField(fm: Record<string, unknown> | undefined, field: string): unknown {
   if (!fm) return undefined;
-  if (field in fm) return fm[field];
+  if (Object.hasOwn(fm, field)) return fm[field];
   const lower = field.toLowerCase();
   for (const k of Object.keys(fm)) if (k.toLowerCase() === lower) return fm[k];
   return undefined;

@@ -7,6 +7,7 @@
  */
 export function fastYaml(src: string): Record<string, unknown> | undefined {
   const lines = src.split("\n");
+  // eslint-disable-next-line no-restricted-syntax -- frontmatter as a plain object (what Obsidian gives); keys are checked with hasOwnProperty and `__proto__` goes to the full parser
   const out: Record<string, unknown> = {};
   let i = 0;
   const n = lines.length;

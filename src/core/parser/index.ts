@@ -20,6 +20,7 @@
  * Positions are 0-based line/col/offset in UTF-16 units into `text` as given (a BOM counts as one unit).
  */
 import { parseDocument } from "yaml";
+import { dict, setOwn } from "../dict";
 import { detach } from "../strings";
 import { splitFrontmatter } from "../frontmatter";
 import { fastYaml } from "./fast-yaml";
@@ -30,20 +31,20 @@ export { parseWikilinkAt, parseMarkdownLinkAt, hasScheme, safeDecode } from "./i
 
 /** Parses frontmatter YAML the way `parseNote` does: `{ frontmatter }` or `{ error }`. */
 export function parseFrontmatterText(yaml: string): { frontmatter?: Record<string, unknown>; error?: string } {
-  const m: NoteMetadata = { headings: [], links: [], embeds: [], frontmatterLinks: [], tags: [], blocks: {} };
+  const m: NoteMetadata = { headings: [], links: [], embeds: [], frontmatterLinks: [], tags: [], blocks: dict() };
   parseFrontmatterYaml(yaml, m);
   return m.frontmatterError !== undefined ? { error: m.frontmatterError } : { frontmatter: m.frontmatter };
 }
 
 /** The full `yaml`-package parse, without the fast path (exported for tests). */
 export function parseFrontmatterSlow(yaml: string): { frontmatter?: Record<string, unknown>; error?: string } {
-  const m: NoteMetadata = { headings: [], links: [], embeds: [], frontmatterLinks: [], tags: [], blocks: {} };
+  const m: NoteMetadata = { headings: [], links: [], embeds: [], frontmatterLinks: [], tags: [], blocks: dict() };
   parseFrontmatterYaml(yaml, m, false);
   return m.frontmatterError !== undefined ? { error: m.frontmatterError } : { frontmatter: m.frontmatter };
 }
 
 export function parseNote(text: string): NoteMetadata {
-  const meta: NoteMetadata = { headings: [], links: [], embeds: [], frontmatterLinks: [], tags: [], blocks: {} };
+  const meta: NoteMetadata = { headings: [], links: [], embeds: [], frontmatterLinks: [], tags: [], blocks: dict() };
   const fm = splitFrontmatter(text);
   let bodyOffset = 0;
   let bodyLine = 0;
@@ -145,8 +146,10 @@ function jsonSafe(v: unknown): unknown {
   if (v === null || typeof v !== "object") return v === undefined ? null : v;
   if (Array.isArray(v)) return v.map(jsonSafe);
   if (v instanceof Date) return v.toISOString();
+  // eslint-disable-next-line no-restricted-syntax -- frontmatter as a plain object (what Obsidian gives), written with setOwn
   const out: Record<string, unknown> = {};
-  for (const [k, x] of Object.entries(v as Record<string, unknown>)) out[k] = jsonSafe(x);
+  // setOwn: a key named `__proto__` stays a key (an assignment would replace the prototype).
+  for (const [k, x] of Object.entries(v as Record<string, unknown>)) setOwn(out, k, jsonSafe(x));
   return out;
 }
 
@@ -421,7 +424,7 @@ class BodyParser {
 
   private addBlock(id: string, start: Loc, end: Loc): void {
     const key = id.toLowerCase();
-    if (!(key in this.meta.blocks)) this.meta.blocks[key] = { id, position: { start, end } };
+    if (!Object.hasOwn(this.meta.blocks, key)) this.meta.blocks[key] = { id, position: { start, end } };
   }
 
   private heading(level: number, textStart: number, ls: number, le: number): void {

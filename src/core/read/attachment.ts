@@ -5,7 +5,8 @@ import { yieldToEventLoop } from "../time-slice";
 import { encodeBase64InSteps } from "../write/base64";
 import { DEFAULT_ATTACHMENT_CAP_BYTES, sizeCapMessage } from "./format";
 
-const MIME: Record<string, string> = {
+// A Map: the extension comes from the vault (a file `x.constructor` must not find Object.prototype's).
+const MIME = new Map<string, string>(Object.entries({
   md: "text/markdown", txt: "text/plain", csv: "text/csv", json: "application/json", canvas: "application/json", base: "text/yaml",
   css: "text/css", html: "text/html", htm: "text/html", xml: "application/xml", yaml: "text/yaml", yml: "text/yaml",
   png: "image/png", jpg: "image/jpeg", jpeg: "image/jpeg", gif: "image/gif", webp: "image/webp", svg: "image/svg+xml",
@@ -16,10 +17,10 @@ const MIME: Record<string, string> = {
   docx: "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
   xlsx: "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
   pptx: "application/vnd.openxmlformats-officedocument.presentationml.presentation",
-};
+}));
 
 export function mimeTypeOf(path: string): string {
-  return MIME[extensionOf(path)] ?? "application/octet-stream";
+  return MIME.get(extensionOf(path)) ?? "application/octet-stream";
 }
 
 export interface AttachmentRead {

@@ -1,3 +1,4 @@
+import { own } from "../dict";
 import { VaultError, isVaultError } from "../errors";
 import { splitFrontmatter } from "../frontmatter";
 import { headingsOf } from "../lookup/section";
@@ -110,7 +111,7 @@ async function incomingLinks(resolved: Record<string, Record<string, number>>, p
     const targets = resolved[src];
     let hidden: boolean | undefined;
     for (const [target, c] of counts) {
-      const n = target === src ? 0 : targets[target];
+      const n = target === src ? 0 : own(targets, target);
       if (!n) continue;
       if ((hidden ??= policy.isHidden(src))) break;
       c.links += n;
@@ -178,9 +179,9 @@ export function createReadService(deps: ReadServiceDeps): ReadService {
           const meta = note ? port.getMetadata(file.path) : null;
           const { links: linksIn, notes: backlinkers } = incoming.get(file.path) ?? { links: 0, notes: 0 };
           let outCount = 0;
-          for (const n of Object.values(resolved[file.path] ?? {})) outCount += n;
+          for (const n of Object.values(own(resolved, file.path) ?? {})) outCount += n;
           let unresolvedCount = 0;
-          for (const n of Object.values(unresolved[file.path] ?? {})) unresolvedCount += n;
+          for (const n of Object.values(own(unresolved, file.path) ?? {})) unresolvedCount += n;
           let headings: OutlineHeading[] = [];
           let hasFm = false;
           if (note) {

@@ -42,6 +42,12 @@ const DEFAULT_FILE = "search-index.sqlite";
 const COMPACT_AFTER_NOTES = 1000;
 /** Notes read ahead while indexing. */
 const PREFETCH = 8;
+/**
+ * After a failed save or a failed run of the worker, the next try waits longer each time (the save's
+ * debounce, or a second, doubled per failure) up to this: a failure that recurs must not run (and
+ * log) every few seconds for as long as the server runs.
+ */
+const MAX_RETRY_MS = 5 * 60_000;
 export function createSearchService(deps: SearchServiceDeps): SearchService {
   return new KeywordSearchService(deps);
 }
@@ -74,6 +80,16 @@ class KeywordSearchService implements SearchService {
   private persistRequested = false;
   private debounceTimer: TimerHandle | null = null;
   private persistTimer: TimerHandle | null = null;
+  /** The next run after a failed one (see MAX_RETRY_MS). */
+  private retryTimer: TimerHandle | null = null;
+  /** The worker's last run ended with an error. */
+  private runFailed = false;
+  /** Runs that failed in a row, and the last failure's message (a recurring one is logged once). */
+  private runFailures = 0;
+  private runError: string | null = null;
+  /** Saves that failed in a row, and why the last one did (a recurring reason is logged once). */
+  private saveFailures = 0;
+  private saveError: string | null = null;
   private unsubscribe: (() => void) | null = null;
   private skipped = new Map<string, Skip>();
   private readonly idle = new IdleWaiters();
@@ -124,14 +140,27 @@ class KeywordSearchService implements SearchService {
         () => this.persistStep(),
       ],
       onError: (e) => {
-        this.lastError = errText(e);
-        this.log("error", `Search indexing failed: ${this.lastError}`);
-        this.logStack(e);
+        // Reported once while it recurs (then at debug level); searches go on with what is indexed.
+        const msg = errText(e);
+        this.lastError = msg;
+        this.runFailed = true;
+        this.runFailures++;
+        if (msg !== this.runError) {
+          this.log("error", `Search indexing failed: ${msg}`);
+          this.logStack(e);
+        } else this.log("debug", `Search indexing failed again (${this.runFailures} times in a row): ${msg}`);
+        this.runError = msg;
         if (this.state === "building") this.state = "failed";
         this.readyWaiters.notify();
       },
       onSettled: () => {
-        if (!this.stopping && (this.queue.size > 0 || this.reconcilePending || this.lostSegments.length > 0) && !this.debounceTimer) this.kick();
+        if (this.runFailed) {
+          // Not again at once: a step that throws would throw again, in a loop.
+          this.runFailed = false;
+          if (!this.stopping) this.retryLater();
+          this.emitProgress(true);
+          this.idle.notify();
+        } else if (!this.stopping && (this.queue.size > 0 || this.reconcilePending || this.lostSegments.length > 0) && !this.debounceTimer) this.kick();
         else {
           if (this.dirty && !this.stopping) this.schedulePersist();
           this.emitProgress(true);
@@ -219,8 +248,29 @@ class KeywordSearchService implements SearchService {
   // ---- the background worker's steps (see slices.ts), most urgent first ----
 
   private kick(): void {
-    if (this.stopping || !this.loaded) return;
+    if (this.stopping || !this.loaded || this.retryTimer) return;
     this.worker.kick();
+  }
+
+  /** The next run after a failed one: after a second, doubled per failure in a row, at most MAX_RETRY_MS. */
+  private retryLater(): void {
+    clearTimer(this.retryTimer);
+    this.retryTimer = setTimer(
+      () => {
+        this.retryTimer = null;
+        this.kick();
+      },
+      Math.min(MAX_RETRY_MS, 1000 * 2 ** Math.min(this.runFailures - 1, 20)),
+    );
+  }
+
+  /** A run got through every step it had: a failure before is over. */
+  private runSucceeded(): void {
+    if (this.runError === null) return;
+    this.log("info", `Search indexing works again (after ${this.runFailures} failed ${this.runFailures === 1 ? "try" : "tries"}).`);
+    if (this.lastError === this.runError) this.lastError = null;
+    this.runError = null;
+    this.runFailures = 0;
   }
 
   private async reconcileStep(): Promise<boolean> {
@@ -292,9 +342,10 @@ class KeywordSearchService implements SearchService {
     return true;
   }
 
-  /** Not a step of work: the first time nothing comes before it, the index is built. */
+  /** Not a step of work: the first time nothing comes before it, the index is built (or a failed state is over). */
   private markBuilt(): boolean {
-    if (this.state === "building") {
+    this.runSucceeded();
+    if (this.state === "building" || this.state === "failed") {
       this.state = "queryable";
       this.log("info", `Search index built: ${this.index.docs.size} notes.`);
     }
@@ -304,8 +355,40 @@ class KeywordSearchService implements SearchService {
   private async persistStep(): Promise<boolean> {
     if (!this.persistRequested) return false;
     this.persistRequested = false;
-    if (this.dirty) await this.persist();
+    if (this.dirty) await this.saveReporting();
     return true;
+  }
+
+  /**
+   * Saves; a failure is reported, not thrown (the run goes on: indexing and searches are not held up
+   * by a store that cannot be written). It is logged once while it recurs, shown as `last_error`, and
+   * tried again after the save's debounce doubled per failure in a row (at most MAX_RETRY_MS).
+   */
+  private async saveReporting(): Promise<void> {
+    let failed: string | null;
+    let stack: unknown = null;
+    try {
+      failed = await this.persist();
+    } catch (e) {
+      failed = errText(e);
+      stack = e;
+    }
+    if (failed === null) {
+      if (this.saveError !== null) {
+        this.log("info", `Search index saved (after ${this.saveFailures} failed ${this.saveFailures === 1 ? "try" : "tries"}).`);
+        if (this.lastError === saveErrorText(this.saveError)) this.lastError = null;
+      }
+      this.saveError = null;
+      this.saveFailures = 0;
+      return;
+    }
+    this.saveFailures++;
+    this.lastError = saveErrorText(failed);
+    if (failed !== this.saveError) {
+      this.log("error", this.lastError);
+      if (stack) this.logStack(stack);
+    } else this.log("debug", `Search index save failed again (${this.saveFailures} times in a row): ${failed}`);
+    this.saveError = failed;
   }
 
   /** Yields when the slice is used up, reporting progress; a due merge of the postings log goes first, in slices of its own. */
@@ -472,19 +555,25 @@ class KeywordSearchService implements SearchService {
 
   private schedulePersist(): void {
     clearTimer(this.persistTimer);
-    this.persistTimer = setTimer(() => {
-      this.persistTimer = null;
-      this.persistRequested = true;
-      this.kick();
-    }, this.opts.persistDebounceMs);
+    const wait = this.opts.persistDebounceMs * 2 ** Math.min(this.saveFailures, 20);
+    this.persistTimer = setTimer(
+      () => {
+        this.persistTimer = null;
+        this.persistRequested = true;
+        this.kick();
+      },
+      this.saveFailures > 0 ? Math.min(MAX_RETRY_MS, wait) : this.opts.persistDebounceMs,
+    );
   }
 
-  /** Saves what changed (see KeywordIndexFiles.save), laying out the posting lists again first when due. */
-  private async persist(): Promise<void> {
-    if (!this.loaded) return;
+  /** Saves what changed (see KeywordIndexFiles.save), laying out the posting lists again first when due. Null, or why a file could not be written. */
+  private async persist(): Promise<string | null> {
+    if (!this.loaded) return null;
     if (this.index.deadPostings > 0 && this.index.needsCompaction()) await this.compact();
     await this.maybeYield();
-    this.mainDirty = await this.files.save(this.mainDirty, this.skipped, () => this.maybeYield());
+    const r = await this.files.save(this.mainDirty, this.skipped, () => this.maybeYield());
+    this.mainDirty = r.mainDirty;
+    return r.failed;
   }
 
   // ---- queries and status ----
@@ -574,6 +663,9 @@ class KeywordSearchService implements SearchService {
 
   reindex(): void {
     this.reconcilePending = true;
+    // Asked for: now, even while a failed run waits for its retry.
+    clearTimer(this.retryTimer);
+    this.retryTimer = null;
     this.kick();
   }
 
@@ -592,16 +684,20 @@ class KeywordSearchService implements SearchService {
     this.unsubscribe = null;
     clearTimer(this.debounceTimer);
     clearTimer(this.persistTimer);
+    clearTimer(this.retryTimer);
     this.debounceTimer = null;
     this.persistTimer = null;
+    this.retryTimer = null;
     await this.worker.stop();
     if (this.loaded) {
       if (this.dirty) {
+        let failed: string | null;
         try {
-          await this.persist();
+          failed = await this.persist();
         } catch (e) {
-          this.log("warn", `Could not save the search index: ${errText(e)}`);
+          failed = errText(e);
         }
+        if (failed !== null) this.log("warn", `Could not save the search index (${failed}); the next start indexes the notes that changed since it was last saved again.`);
       }
       this.loaded = false;
     }
@@ -614,6 +710,11 @@ class KeywordSearchService implements SearchService {
   get stats(): { docs: number; chunks: number; terms: number; postings: number } {
     return { docs: this.index.docs.size, chunks: this.index.liveChunks, terms: this.index.termCount, postings: this.index.totalPostings };
   }
+}
+
+/** `last_error` for a save that failed: what happened, and what it means. */
+function saveErrorText(why: string): string {
+  return `Could not save the search index: ${why}. Searches still work; it is tried again later, and until it is saved a restart indexes the changed notes again.`;
 }
 
 export type KeywordSearchServiceStats = { docs: number; chunks: number; terms: number; postings: number };

@@ -3,26 +3,28 @@
  * https://snowballstem.org/algorithms/english/stemmer.html
  */
 
-const EXCEPTIONS1: Record<string, string> = {
-  skis: "ski",
-  skies: "sky",
-  dying: "die",
-  lying: "lie",
-  tying: "tie",
-  idly: "idl",
-  gently: "gentl",
-  ugly: "ugli",
-  early: "earli",
-  only: "onli",
-  singly: "singl",
-  sky: "sky",
-  news: "news",
-  howe: "howe",
-  atlas: "atlas",
-  cosmos: "cosmos",
-  bias: "bias",
-  andes: "andes",
-};
+// A Map, not an object literal: a word is looked up here, and "constructor" or "toString" must not
+// find Object.prototype's functions (a function stored as a term broke every save of the index).
+const EXCEPTIONS1 = new Map<string, string>([
+  ["skis", "ski"],
+  ["skies", "sky"],
+  ["dying", "die"],
+  ["lying", "lie"],
+  ["tying", "tie"],
+  ["idly", "idl"],
+  ["gently", "gentl"],
+  ["ugly", "ugli"],
+  ["early", "earli"],
+  ["only", "onli"],
+  ["singly", "singl"],
+  ["sky", "sky"],
+  ["news", "news"],
+  ["howe", "howe"],
+  ["atlas", "atlas"],
+  ["cosmos", "cosmos"],
+  ["bias", "bias"],
+  ["andes", "andes"],
+]);
 const EXCEPTIONS2 = new Set(["inning", "outing", "canning", "herring", "earring", "proceed", "exceed", "succeed"]);
 
 const STEP2: [string, string][] = [
@@ -98,7 +100,7 @@ export function stemEnglish(input: string): string {
     else if (w.endsWith("'")) w = w.slice(0, -1);
     if (w.length <= 2) return w;
   }
-  const ex = EXCEPTIONS1[w];
+  const ex = EXCEPTIONS1.get(w);
   if (ex) return ex;
   // Mark consonant-y as Y.
   if (w[0] === "y") w = "Y" + w.slice(1);

@@ -22,7 +22,7 @@ const HAS_CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=
 const NON_ASCII = /[^\u0000-\u007f]/;
 const ASCII_ALPHA = /^[a-z']+$/;
 
-const SPECIAL_FOLD: Record<string, string> = { ß: "ss", æ: "ae", œ: "oe", ø: "o", đ: "d", ð: "d", þ: "th", ł: "l", ı: "i" };
+const SPECIAL_FOLD = new Map<string, string>([["ß", "ss"], ["æ", "ae"], ["œ", "oe"], ["ø", "o"], ["đ", "d"], ["ð", "d"], ["þ", "th"], ["ł", "l"], ["ı", "i"]]);
 const SPECIAL_RE = /[ßæœøđðþłı]/g;
 
 /** Lower-cases and strips diacritics (Latin, Greek, Cyrillic…); leaves CJK as is except width (NFKC). */
@@ -33,7 +33,7 @@ export function foldWord(word: string): string {
   w = w.replace(/’/g, "'");
   if (!NON_ASCII.test(w)) return w;
   w = w.normalize("NFD").replace(/\p{M}+/gu, "").normalize("NFC");
-  return w.replace(SPECIAL_RE, (c) => SPECIAL_FOLD[c] ?? c);
+  return w.replace(SPECIAL_RE, (c) => SPECIAL_FOLD.get(c) ?? c);
 }
 
 export function stemWord(w: string, language: SearchLanguage): string {

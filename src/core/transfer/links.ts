@@ -91,15 +91,17 @@ function newToken(): string {
 
 export function contentTypeOf(path: string): string {
   const ext = extensionOf(path);
-  const types: Record<string, string> = {
-    md: "text/markdown; charset=utf-8", txt: "text/plain; charset=utf-8", csv: "text/csv; charset=utf-8", json: "application/json",
-    canvas: "application/json", base: "text/plain; charset=utf-8", pdf: "application/pdf", png: "image/png", jpg: "image/jpeg",
-    jpeg: "image/jpeg", gif: "image/gif", webp: "image/webp", svg: "image/svg+xml", bmp: "image/bmp", avif: "image/avif",
-    mp3: "audio/mpeg", wav: "audio/wav", m4a: "audio/mp4", ogg: "audio/ogg", flac: "audio/flac", webm: "video/webm",
-    mp4: "video/mp4", mov: "video/quicktime", zip: "application/zip",
-  };
-  return types[ext] ?? "application/octet-stream";
+  return CONTENT_TYPES.get(ext) ?? "application/octet-stream";
 }
+
+/** By extension (a Map: the extension comes from the vault). */
+const CONTENT_TYPES = new Map<string, string>(Object.entries({
+  md: "text/markdown; charset=utf-8", txt: "text/plain; charset=utf-8", csv: "text/csv; charset=utf-8", json: "application/json",
+  canvas: "application/json", base: "text/plain; charset=utf-8", pdf: "application/pdf", png: "image/png", jpg: "image/jpeg",
+  jpeg: "image/jpeg", gif: "image/gif", webp: "image/webp", svg: "image/svg+xml", bmp: "image/bmp", avif: "image/avif",
+  mp3: "audio/mpeg", wav: "audio/wav", m4a: "audio/mp4", ogg: "audio/ogg", flac: "audio/flac", webm: "video/webm",
+  mp4: "video/mp4", mov: "video/quicktime", zip: "application/zip",
+}));
 
 export class TransferLinks {
   private readonly links = new Map<string, Link>();

@@ -18,12 +18,12 @@ export interface MatchResult {
   tooLong?: boolean;
 }
 
-const CHAR_FOLD: Record<string, string> = {
+const CHAR_FOLD = new Map<string, string>(Object.entries({
   "\u2018": "'", "\u2019": "'", "\u201a": "'", "\u201b": "'", "\u2032": "'",
   "\u201c": '"', "\u201d": '"', "\u201e": '"', "\u201f": '"', "\u2033": '"', "\u00ab": '"', "\u00bb": '"',
   "\u2010": "-", "\u2011": "-", "\u2012": "-", "\u2013": "-", "\u2014": "-", "\u2015": "-", "\u2212": "-",
   "\u2026": "...",
-};
+}));
 
 const HSPACE = /[ \t\u00a0\u1680\u2000-\u200a\u202f\u205f\u3000]/;
 
@@ -105,7 +105,7 @@ export function normalizeForMatch(s: string): NormalizedText {
     flushSpace(false);
     const nfc = c.normalize("NFC");
     let folded = "";
-    for (const ch of nfc) folded += CHAR_FOLD[ch] ?? ch;
+    for (const ch of nfc) folded += CHAR_FOLD.get(ch) ?? ch;
     push(folded, from, to);
   }
   flushSpace(true);

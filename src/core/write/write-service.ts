@@ -1,3 +1,4 @@
+import { setOwn } from "../dict";
 import { VaultError } from "../errors";
 import { splitFrontmatter } from "../frontmatter";
 import { etagOf } from "../hash";
@@ -523,14 +524,14 @@ class WriteServiceImpl implements WriteService {
       this.checkEtag(path, req.if_match, before);
       const { fm } = readFrontmatterStrict(old, path);
       const changed = new Set<string>();
-      if (mode === "replace") for (const k of Object.keys(fm)) if (!(k in set)) changed.add(k);
-      for (const k of remove) if (k in fm) changed.add(k);
-      for (const [k, v] of Object.entries(set)) if (JSON.stringify(fm[k]) !== JSON.stringify(v)) changed.add(k);
+      if (mode === "replace") for (const k of Object.keys(fm)) if (!Object.hasOwn(set, k)) changed.add(k);
+      for (const k of remove) if (Object.hasOwn(fm, k)) changed.add(k);
+      for (const [k, v] of Object.entries(set)) if (!Object.hasOwn(fm, k) || JSON.stringify(fm[k]) !== JSON.stringify(v)) changed.add(k);
       if (changed.size > 0) {
         await this.port.processFrontMatter(path, (data) => {
           if (mode === "replace") for (const k of Object.keys(data)) delete data[k];
           for (const k of remove) delete data[k];
-          for (const [k, v] of Object.entries(set)) data[k] = v;
+          for (const [k, v] of Object.entries(set)) setOwn(data, k, v);
         });
       }
       const now = await this.port.read(path);

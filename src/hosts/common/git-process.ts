@@ -280,6 +280,7 @@ export function createGitRunner(opts: GitProcessOptions): GitRunner {
 /** Git started by this process itself. */
 export function createDirectGitRunner(opts: GitProcessOptions): GitRunner {
   const program = opts.program?.trim() || "git";
+  // eslint-disable-next-line no-restricted-syntax -- environment variable names, not vault text
   const baseEnv: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !DROPPED_ENV.includes(k)) baseEnv[k] = v;
   Object.assign(baseEnv, {

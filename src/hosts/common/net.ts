@@ -1,3 +1,4 @@
+import { dict } from "../../core/dict";
 import { lookup } from "node:dns/promises";
 import http from "node:http";
 import https from "node:https";
@@ -47,7 +48,7 @@ export function createNodeNet(opts: { resolve?: NetPort["resolve"]; userAgent?: 
             headers: { "User-Agent": opts.userAgent ?? "vault-mcp (Obsidian vault fetch)", Accept: "*/*", "Accept-Encoding": "gzip, deflate, br" },
           },
           (res) => {
-            const headers: Record<string, string> = {};
+            const headers: Record<string, string> = dict();
             for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) headers[k.toLowerCase()] = Array.isArray(v) ? v.join(", ") : v;
             const status = res.statusCode ?? 0;
             if (status >= 300 && status < 400) {

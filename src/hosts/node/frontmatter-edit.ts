@@ -19,6 +19,7 @@ export function applyFrontmatterEdit(text: string, fn: (fm: Record<string, unkno
   const firstNl = text.indexOf("\n");
   const eol = firstNl > 0 && text.charCodeAt(firstNl - 1) === 13 ? "\r\n" : "\n";
   let doc: Document;
+  // eslint-disable-next-line no-restricted-syntax -- frontmatter as a plain object (what Obsidian gives); read with Object.hasOwn
   let original: Record<string, unknown> = {};
   if (split.yaml !== null) {
     let js: unknown;
@@ -43,13 +44,13 @@ export function applyFrontmatterEdit(text: string, fn: (fm: Record<string, unkno
   fn(working);
   if (deepEqual(working, original)) return text;
   if (!isMap(doc.contents)) doc.contents = doc.createNode({});
-  for (const key of Object.keys(original)) if (!Object.prototype.hasOwnProperty.call(working, key)) doc.delete(key);
+  for (const key of Object.keys(original)) if (!Object.hasOwn(working, key)) doc.delete(key);
   for (const [k, v] of Object.entries(working)) {
     if (v === undefined) {
       doc.delete(k);
       continue;
     }
-    if (!Object.prototype.hasOwnProperty.call(original, k) || !deepEqual(v, original[k])) doc.set(k, v);
+    if (!Object.hasOwn(original, k) || !deepEqual(v, original[k])) doc.set(k, v);
   }
   let yamlText = isMap(doc.contents) && doc.contents.items.length === 0 && !doc.commentBefore && !doc.comment ? "" : doc.toString({ lineWidth: 0 });
   yamlText = yamlText.replace(/\r?\n/g, eol);
@@ -69,6 +70,6 @@ function deepEqual(a: unknown, b: unknown): boolean {
   const ka = Object.keys(a);
   const kb = Object.keys(b as object);
   if (ka.length !== kb.length) return false;
-  for (const k of ka) if (!deepEqual((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k])) return false;
+  for (const k of ka) if (!Object.hasOwn(b as object, k) || !deepEqual((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k])) return false;
   return true;
 }

@@ -5,6 +5,7 @@
  */
 import { LinkResolver, computeLinkMaps } from "../../core/links/resolver";
 import { splitLinkpath, type NoteMetadata } from "../../core/metadata";
+import { dict } from "../../core/dict";
 import { parseNote } from "../../core/parser";
 import type { LogLevel } from "../common/runtime";
 import { pack, unpack, type PackedMetadata } from "./packed-metadata";
@@ -16,8 +17,8 @@ export class NoteLinks {
   private readonly meta = new Map<string, PackedMetadata>();
   private resolver = new LinkResolver();
   /** The live maps, like Obsidian's `metadataCache.resolvedLinks` and `unresolvedLinks`. */
-  readonly resolved: LinkMap = {};
-  readonly unresolved: LinkMap = {};
+  readonly resolved: LinkMap = dict();
+  readonly unresolved: LinkMap = dict();
   /** Last-segment key of a link target → notes with such a link (to know whom a new/removed file affects). */
   private readonly linkKeyIndex = new Map<string, Set<string>>();
   private readonly keysOfSource = new Map<string, string[]>();
@@ -53,7 +54,7 @@ export class NoteLinks {
       m = parseNote(text);
     } catch (e) {
       this.log("warn", `Could not parse "${path}": ${(e as Error).message}`);
-      m = { headings: [], links: [], embeds: [], frontmatterLinks: [], tags: [], blocks: {} };
+      m = { headings: [], links: [], embeds: [], frontmatterLinks: [], tags: [], blocks: dict() };
     }
     this.unindexSource(path);
     this.meta.set(path, pack(m));
@@ -122,8 +123,8 @@ export class NoteLinks {
     };
     const maps = computeLinkMaps(unpacked(), this.resolver);
     for (const [s] of notes) {
-      this.resolved[s] = maps.resolved[s] ?? {};
-      this.unresolved[s] = maps.unresolved[s] ?? {};
+      this.resolved[s] = maps.resolved[s] ?? dict();
+      this.unresolved[s] = maps.unresolved[s] ?? dict();
     }
   }
 

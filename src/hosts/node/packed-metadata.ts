@@ -9,6 +9,7 @@
  * on every call: ~3 µs a note, short-lived objects. Its frontmatter is the stored object itself, so
  * callers must not mutate what they get (as before).
  */
+import { dict } from "../../core/dict";
 import type { BlockRef, FrontmatterLinkRef, HeadingRef, LinkRef, NoteMetadata, Pos, TagRef } from "../../core/metadata";
 
 export type PackedMetadata = readonly unknown[];
@@ -127,7 +128,7 @@ function unpackRefs(a: PackedMetadata, from: number): Refs {
   }
   const tags: TagRef[] = [];
   for (let n = r.num(); n > 0; n--) tags.push({ tag: r.str(), position: r.pos() });
-  const blocks: Record<string, BlockRef> = {};
+  const blocks = dict<BlockRef>();
   for (let n = r.num(); n > 0; n--) {
     const k = r.str();
     blocks[k] = { id: r.str(), position: r.pos() };

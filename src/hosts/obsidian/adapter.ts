@@ -1,4 +1,5 @@
 import { normalizePath, TFile, TFolder, type App, type CachedMetadata, type EventRef, type Events, type Pos as ObsidianPos, type TAbstractFile } from "obsidian";
+import { dict } from "../../core/dict";
 import { VaultError } from "../../core/errors";
 import type { BlockRef, FrontmatterLinkRef, HeadingRef, LinkRef, NoteMetadata, Pos, TagRef } from "../../core/metadata";
 import { isUnder } from "../../core/paths";
@@ -371,7 +372,7 @@ export function toNoteMetadata(cache: CachedMetadata): NoteMetadata {
     if (r.displayText !== undefined) out.displayText = r.displayText;
     return out;
   };
-  const blocks: Record<string, BlockRef> = {};
+  const blocks = dict<BlockRef>();
   for (const [key, b] of Object.entries(cache.blocks ?? {})) blocks[key.toLowerCase()] = { id: b.id, position: pos(b.position) };
   const meta: NoteMetadata = {
     headings: (cache.headings ?? []).map((h): HeadingRef => ({ heading: h.heading, level: h.level, position: pos(h.position) })),

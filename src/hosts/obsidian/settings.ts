@@ -1,3 +1,4 @@
+import { setOwn } from "../../core/dict";
 import { normalizePath } from "obsidian";
 import type { ToolProfile } from "../../mcp/server";
 
@@ -274,8 +275,9 @@ export function migrateSettings(raw: unknown): { settings: VaultMcpSettings; cha
 }
 
 function sortKeys(o: object): Record<string, unknown> {
+  // eslint-disable-next-line no-restricted-syntax -- written with setOwn
   const out: Record<string, unknown> = {};
-  for (const k of Object.keys(o).sort()) out[k] = (o as Record<string, unknown>)[k];
+  for (const k of Object.keys(o).sort()) setOwn(out, k, (o as Record<string, unknown>)[k]);
   return out;
 }
 

@@ -93,7 +93,10 @@ export class KeywordIndexFiles {
       log("warn", `Search index ${file} could not be read (${errText(e)}); rebuilding it.`);
       return null;
     }
-    if (!bytes || bytes.length === 0) return null;
+    if (!bytes || bytes.length === 0) {
+      log("info", `No saved search index (${file} in ${store.description}); indexing every note.`);
+      return null;
+    }
     // Yield only when the slice is used up (each yield costs a timer tick). The worker is not
     // running yet, so loading keeps its slices on the same clock.
     clock.restart();
@@ -208,9 +211,21 @@ export class KeywordIndexFiles {
    * step and each of its files made in another (~1 ms at 10k notes), with the event loop given back
    * between steps (`maybeYield` between the slices of the pass over the posting lists). Returns
    * whether the main file still needs saving; a segment that could not be written leaves every
-   * changed segment dirty.
+   * changed segment dirty. A file the store could not write is not logged here: `failed` says why
+   * (the caller reports a failure that recurs once); an error while serializing leaves every
+   * changed segment dirty and is thrown.
    */
-  async save(mainDirty: boolean, skipped: ReadonlyMap<string, Skip>, maybeYield: () => Promise<void>): Promise<boolean> {
+  async save(mainDirty: boolean, skipped: ReadonlyMap<string, Skip>, maybeYield: () => Promise<void>): Promise<{ mainDirty: boolean; failed: string | null }> {
+    const segs = this.deps.index.dirtySegments();
+    try {
+      return await this.saveSteps(segs, mainDirty, skipped, maybeYield);
+    } catch (e) {
+      for (const j of segs) this.deps.index.dirty[j] = 1;
+      throw e;
+    }
+  }
+
+  private async saveSteps(segs: number[], mainDirty: boolean, skipped: ReadonlyMap<string, Skip>, maybeYield: () => Promise<void>): Promise<{ mainDirty: boolean; failed: string | null }> {
     const { store, file, index, clock, log } = this.deps;
     const sched = clock.sched;
     let serializeMs = 0;
@@ -218,12 +233,13 @@ export class KeywordIndexFiles {
     let bytesTotal = 0;
     let maxStep = 0;
     let files = 0;
+    let failed: string | null = null;
     const write = async (name: string, bytes: Uint8Array): Promise<boolean> => {
       try {
         await store.write(name, bytes);
         return true;
       } catch (e) {
-        log("warn", `Could not save the search index to ${store.description}: ${errText(e)}`);
+        failed = `could not write it to ${store.description}: ${errText(e)}`;
         return false;
       }
     };
@@ -237,7 +253,6 @@ export class KeywordIndexFiles {
       maxStep = Math.max(maxStep, t);
       return bytes;
     };
-    const segs = index.dirtySegments();
     if (segs.length) {
       // One sliced pass over the posting lists splits them by segment…
       const job = index.segmentWriter(segs);
@@ -255,6 +270,7 @@ export class KeywordIndexFiles {
         const t1 = sched.now();
         serializeMs += t1 - t0;
         maxStep = Math.max(maxStep, t1 - t0);
+        // eslint-disable-next-line no-restricted-syntax -- our own row names
         const textRows: Record<string, Uint8Array> = { key, gen };
         for (let p = 0; p * TEXT_PART < textBlob.length; p++) textRows[`t${p}`] = textBlob.subarray(p * TEXT_PART, (p + 1) * TEXT_PART);
         const segmentFiles: [string, Record<string, Uint8Array>][] = [
@@ -268,7 +284,7 @@ export class KeywordIndexFiles {
           await sched.yield();
           if (!(await write(name, bytes))) {
             for (const j of segs) index.dirty[j] = 1;
-            return mainDirty;
+            return { mainDirty, failed };
           }
         }
       }
@@ -292,8 +308,8 @@ export class KeywordIndexFiles {
     this.timings.lastPersistBytes = bytesTotal;
     this.timings.lastPersistMaxStepMs = maxStep;
     this.timings.lastPersistFiles = files;
-    log("debug", `Search index saved (${files} files, ${formatBytes(bytesTotal)}; serialize ${Math.round(serializeMs)} ms, files ${Math.round(filesMs)} ms, longest step ${Math.round(maxStep)} ms).`);
-    return mainDirty;
+    if (failed === null) log("debug", `Search index saved (${files} files, ${formatBytes(bytesTotal)}; serialize ${Math.round(serializeMs)} ms, files ${Math.round(filesMs)} ms, longest step ${Math.round(maxStep)} ms).`);
+    return { mainDirty, failed };
   }
 }
 

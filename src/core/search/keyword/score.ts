@@ -4,6 +4,7 @@
  * top-k, and the hits' sections. Owns its scratch arrays; it reads the index and never changes it
  * (beyond merging the postings log, as every reader does).
  */
+import { own } from "../../dict";
 import { frontmatterTags, type NoteMetadata } from "../../metadata";
 import { isUnder } from "../../paths";
 import type { ParsedQuery, QueryItem, SearchHit, SearchLanguage, SearchRequest, SearchResponse, SearchSection } from "../types";
@@ -441,7 +442,7 @@ export function matchesFilters(doc: Pick<DocEntry, "tags" | "frontmatter">, filt
       if (!doc.tags.some((t) => t === w || t.startsWith(w + "/"))) return false;
       continue;
     }
-    let v = doc.frontmatter[key];
+    let v = own(doc.frontmatter, key);
     if (v === undefined) {
       const k = Object.keys(doc.frontmatter).find((x) => x.toLowerCase() === key.toLowerCase());
       if (k !== undefined) v = doc.frontmatter[k];

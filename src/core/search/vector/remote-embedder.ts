@@ -66,6 +66,7 @@ export class RemoteEmbedder implements Embedder {
     const { http, model, apiKey } = this.opts;
     const retries = this.opts.retries ?? 2;
     const sleep = this.opts.sleep ?? ((ms: number) => new Promise<void>((r) => setTimer(r, ms)));
+    // eslint-disable-next-line no-restricted-syntax -- our own header names
     const headers: Record<string, string> = { "Content-Type": "application/json" };
     if (apiKey) headers.Authorization = `Bearer ${apiKey}`;
     const body = JSON.stringify({ model, input });

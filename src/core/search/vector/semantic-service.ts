@@ -102,6 +102,11 @@ export class SemanticService {
   private lastPersist = 0;
   private debounceTimer: TimerHandle | null = null;
   private retryTimer: TimerHandle | null = null;
+  /** The next save after a failed one (a second, doubled per failure in a row, at most 5 minutes). */
+  private saveTimer: TimerHandle | null = null;
+  /** Saves that failed in a row, and the last one's message (a recurring one is logged once). */
+  private saveFailures = 0;
+  private saveError: string | null = null;
   private retryMs: number;
   private unavailable = false;
   private lastError: string | null = null;
@@ -129,8 +134,11 @@ export class SemanticService {
         else {
           // Nothing can be saved before the vectors' length is known (no answer yet).
           if (!this.stopping && this.files.dirty.size > 0 && this.index.dim > 0 && !this.persistRequested) {
-            this.persistRequested = true;
-            if (!this.unavailable) this.kick();
+            if (this.saveFailures > 0) this.persistLater();
+            else {
+              this.persistRequested = true;
+              if (!this.unavailable) this.kick();
+            }
           }
           this.emitProgress(true);
           this.idle.notify();
@@ -362,10 +370,44 @@ export class SemanticService {
     return true;
   }
 
+  /** Saves the changed segments; a failure is reported (once while it recurs, and as `last_error`), not thrown. */
   private async persist(): Promise<void> {
     this.lastPersist = this.clock.sched.now();
     if (this.index.dim === 0) return;
-    await this.files.save(this.index);
+    let failed: string | null;
+    try {
+      failed = await this.files.save(this.index);
+    } catch (e) {
+      failed = errText(e);
+    }
+    if (failed === null) {
+      if (this.saveError !== null) {
+        this.log("info", `Embeddings saved (after ${this.saveFailures} failed ${this.saveFailures === 1 ? "try" : "tries"}).`);
+        if (this.lastError === this.saveError) this.lastError = null;
+      }
+      this.saveError = null;
+      this.saveFailures = 0;
+      return;
+    }
+    this.saveFailures++;
+    const msg = `Could not save the embeddings: ${failed}`;
+    if (msg !== this.saveError) this.log("error", `${msg}. Semantic search still works; it is tried again later, and until it is saved a restart embeds the changed notes again.`);
+    else this.log("debug", `${msg} (${this.saveFailures} times in a row)`);
+    this.saveError = msg;
+    this.lastError = msg;
+  }
+
+  /** A save after a failed one: not at once (it would fail again, in a loop) but after a second, doubled per failure. */
+  private persistLater(): void {
+    if (this.saveTimer || this.stopping) return;
+    this.saveTimer = setTimer(
+      () => {
+        this.saveTimer = null;
+        this.persistRequested = true;
+        if (!this.unavailable) this.kick();
+      },
+      Math.min(5 * 60_000, 1000 * 2 ** Math.min(this.saveFailures - 1, 20)),
+    );
   }
 
   // ---- queries ----
@@ -459,16 +501,12 @@ export class SemanticService {
     this.unsubscribe = null;
     clearTimer(this.debounceTimer);
     clearTimer(this.retryTimer);
+    clearTimer(this.saveTimer);
     this.debounceTimer = null;
     this.retryTimer = null;
+    this.saveTimer = null;
     await this.worker.stop();
-    if (this.ready && this.files.dirty.size > 0) {
-      try {
-        await this.persist();
-      } catch (e) {
-        this.log("warn", `Could not save the embeddings: ${errText(e)}`);
-      }
-    }
+    if (this.ready && this.files.dirty.size > 0) await this.persist();
     this.ready = false;
     try {
       await this.deps.embedder.close?.();

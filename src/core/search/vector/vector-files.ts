@@ -108,12 +108,26 @@ export class VectorFiles {
     return found ? index : null;
   }
 
-  /** Writes the changed segments, one per task. A failed write leaves its segment dirty. */
-  async save(index: VectorIndex): Promise<void> {
-    const { store, log, clock } = this.deps;
-    if (this.dirty.size === 0) return;
+  /**
+   * Writes the changed segments, one per task. A failed write leaves its segment dirty and is not
+   * logged here: the result says why (the caller reports a failure that recurs once). An error while
+   * serializing leaves every segment of this save dirty and is thrown.
+   */
+  async save(index: VectorIndex): Promise<string | null> {
+    if (this.dirty.size === 0) return null;
     const segs = [...this.dirty].sort((a, b) => a - b);
     this.dirty.clear();
+    try {
+      return await this.saveSegments(index, segs);
+    } catch (e) {
+      for (const k of segs) this.dirty.add(k);
+      throw e;
+    }
+  }
+
+  private async saveSegments(index: VectorIndex, segs: number[]): Promise<string | null> {
+    const { store, clock } = this.deps;
+    let failed: string | null = null;
     const bySeg = new Map<number, string[]>();
     for (const k of segs) bySeg.set(k, []);
     for (const path of index.docs.keys()) bySeg.get(segmentOf(path))?.push(path);
@@ -157,8 +171,9 @@ export class VectorFiles {
         await store.write(segmentFileName(FILE, k), bytes);
       } catch (e) {
         this.dirty.add(k);
-        log("warn", `Could not save embeddings to ${store.description}: ${errText(e)}`);
+        failed = `could not write them to ${store.description}: ${errText(e)}`;
       }
     }
+    return failed;
   }
 }
