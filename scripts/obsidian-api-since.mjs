@@ -8,7 +8,10 @@ import ts from "typescript";
 import { readdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 
-/** Newer than minAppVersion on purpose: the settings tab calls update() only when Obsidian (1.13+) rendered it from getSettingDefinitions(). */
+/**
+ * Newer than minAppVersion on purpose: the settings tab calls update() only behind
+ * requireApiVersion("1.13.0") (eslint's obsidianmd/no-unsupported-api checks that guard).
+ */
 export const GUARDED = new Set(["SettingTab.update"]);
 
 export function compareVersions(a, b) {
