@@ -34,6 +34,12 @@ const temps = [];
 
 function checkout() {
   if (here) return repo;
+  try {
+    execFileSync("git", ["-C", repo, "rev-parse", "--verify", "HEAD"], { stdio: "ignore" });
+  } catch {
+    console.log("not a git checkout: checking the working tree instead of a clean checkout of HEAD");
+    return repo;
+  }
   const dir = mkdtempSync(join(tmpdir(), "vault-mcp-release-"));
   temps.push(dir);
   execFileSync("sh", ["-c", `git -C "${repo}" archive --format=tar HEAD | tar -x -C "${dir}"`], { stdio: "inherit" });
