@@ -3,6 +3,7 @@ import { defineConfig, globalIgnores } from "eslint/config";
 import obsidianmd from "eslint-plugin-obsidianmd";
 import { builtinModules } from "node:module";
 import globals from "globals";
+import tseslint from "typescript-eslint";
 
 const nodeBuiltins = [...builtinModules, ...builtinModules.map((m) => `node:${m}`)];
 const hostOnly = ["obsidian", "express", "electron", ...nodeBuiltins];
@@ -17,6 +18,17 @@ export default defineConfig([
         tsconfigRootDir: import.meta.dirname,
       },
     },
+  },
+  {
+    // The directory's manifest rules on manifest.json (`npm run lint` names the file): the TypeScript
+    // parser reads a .json file as one object expression, which is what `validate-manifest` walks.
+    // eslint-plugin-obsidianmd 0.4.2 (the newest) has no `checkId` option: the rule always checks
+    // id, name and description for the forbidden words; scripts/release-check.mjs checks the id's form.
+    files: ["manifest.json"],
+    extends: [tseslint.configs.disableTypeChecked],
+    languageOptions: { parser: tseslint.parser, parserOptions: { projectService: false, project: null } },
+    plugins: { obsidianmd },
+    rules: { "obsidianmd/validate-manifest": "error" },
   },
   {
     // The core is pure: no host, no server framework, no Node built-ins.

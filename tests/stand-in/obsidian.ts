@@ -589,12 +589,102 @@ export function settingsIn(containerEl: StandInElement): Setting[] {
     .filter((s): s is Setting => s !== undefined);
 }
 
+/**
+ * The Obsidian version the stand-in plays (`apiVersion`, `requireApiVersion`). From 1.13.0 a setting
+ * tab is drawn from `getSettingDefinitions()` when that returns items (`openSettingTab`), and
+ * `addSettingTab` indexes the definitions for the settings search (`searchSettings`); before, only
+ * `display()` exists for Obsidian to call. Tests set it with `setApiVersion` and restore it.
+ */
+export let apiVersion = "1.13.1";
+export function setApiVersion(version: string): void {
+  apiVersion = version;
+}
+export function requireApiVersion(version: string): boolean {
+  const a = apiVersion.split(".").map(Number);
+  const b = version.split(".").map(Number);
+  for (let i = 0; i < 3; i++) if ((a[i] ?? 0) !== (b[i] ?? 0)) return (a[i] ?? 0) > (b[i] ?? 0);
+  return true;
+}
+
+/** The declarative settings API's shapes (obsidian.d.ts, 1.13), as loosely as the stand-in needs them. */
+interface DefinitionLike {
+  type?: "group" | "list" | "page";
+  name?: string;
+  heading?: string;
+  desc?: string;
+  aliases?: string[];
+  searchable?: boolean | (() => boolean);
+  visible?: boolean | (() => boolean);
+  disabled?: boolean | (() => boolean);
+  items?: DefinitionLike[];
+  control?: { type: string; key: string; options?: Record<string, string>; placeholder?: string; defaultValue?: unknown };
+  render?: (setting: Setting, group: unknown) => unknown;
+  action?: (el: StandInElement, index: number) => void;
+}
+
+const flag = (v: boolean | (() => boolean) | undefined, dflt: boolean): boolean => (v === undefined ? dflt : typeof v === "function" ? v() : v);
+
 export abstract class SettingTab {
   containerEl = new StandInElement("div", "vertical-tab-content");
+  /** Populated by update() (1.13+). */
+  settingItems: DefinitionLike[] = [];
+  /** Test helper: the tab was last drawn from its definitions (update() redraws it then). */
+  drawnFromDefinitions = false;
   constructor(public app: App) {}
-  abstract display(): void;
+  display(): void {}
   hide(): void {
     this.containerEl.empty();
+    this.drawnFromDefinitions = false;
+  }
+  getSettingDefinitions(): DefinitionLike[] {
+    return [];
+  }
+  update(): void {
+    if (!requireApiVersion("1.13.0")) throw new Error("SettingTab.update() does not exist before Obsidian 1.13.0");
+    this.settingItems = this.getSettingDefinitions();
+    if (this.drawnFromDefinitions) this.drawDefinitions();
+  }
+  refreshDomState(): void {
+    if (this.drawnFromDefinitions) this.drawDefinitions();
+  }
+  getControlValue(_key: string): unknown {
+    return undefined;
+  }
+  setControlValue(_key: string, _value: unknown): void | Promise<void> {}
+
+  /** Draws `settingItems` as Obsidian 1.13 does: a heading per group, a `Setting` per visible item. */
+  drawDefinitions(): void {
+    const el = this.containerEl;
+    el.empty();
+    this.drawnFromDefinitions = true;
+    const drawItems = (items: DefinitionLike[]) => {
+      items.forEach((item, index) => {
+        if (!flag(item.visible, true)) return;
+        if (item.type === "group" || item.type === "list") {
+          if (item.heading) new Setting(el).setName(item.heading).setHeading();
+          drawItems(item.items ?? []);
+          return;
+        }
+        const setting = new Setting(el).setName(item.name ?? "");
+        if (item.desc) setting.setDesc(item.desc);
+        if (item.type === "page") return;
+        if (item.render) item.render(setting, { listEl: el });
+        else if (item.action) setting.settingEl.addEventListener("click", () => item.action!(setting.settingEl, index));
+        else if (item.control) this.drawControl(setting, item.control);
+        if (flag(item.disabled, false)) setting.setDisabled(true);
+      });
+    };
+    drawItems(this.settingItems);
+  }
+
+  private drawControl(setting: Setting, control: NonNullable<DefinitionLike["control"]>): void {
+    const raw = this.getControlValue(control.key) ?? control.defaultValue;
+    const value = typeof raw === "string" || typeof raw === "number" || typeof raw === "boolean" ? raw : "";
+    const save = (v: unknown) => this.setControlValue(control.key, v);
+    if (control.type === "toggle") setting.addToggle((t) => t.setValue(Boolean(value)).onChange(save));
+    else if (control.type === "dropdown") setting.addDropdown((d) => d.addOptions(control.options ?? {}).setValue(String(value)).onChange(save));
+    else if (control.type === "textarea") setting.addTextArea((t) => t.setPlaceholder(control.placeholder ?? "").setValue(String(value)).onChange(save));
+    else setting.addText((t) => t.setPlaceholder(control.placeholder ?? "").setValue(String(value)).onChange((v) => save(control.type === "number" ? Number(v) : v)));
   }
 }
 
@@ -605,6 +695,48 @@ export abstract class PluginSettingTab extends SettingTab {
   ) {
     super(app);
   }
+  override getControlValue(key: string): unknown {
+    return (this.plugin as unknown as { settings?: Record<string, unknown> }).settings?.[key];
+  }
+  override async setControlValue(key: string, value: unknown): Promise<void> {
+    const settings = (this.plugin as unknown as { settings?: Record<string, unknown> }).settings;
+    if (!settings) return;
+    settings[key] = value;
+    await this.plugin.saveData(settings);
+  }
+}
+
+/** Test helper: opens a setting tab as the Obsidian of `apiVersion` does. */
+export function openSettingTab(tab: SettingTab): "definitions" | "display" {
+  if (requireApiVersion("1.13.0")) {
+    tab.update();
+    if (tab.settingItems.length > 0) {
+      tab.drawDefinitions();
+      return "definitions";
+    }
+  }
+  tab.display();
+  return "display";
+}
+
+/**
+ * Test helper: Obsidian 1.13's settings search over a tab's indexed definitions: the names of the
+ * visible, searchable items whose name, description or aliases hold every word of the query.
+ */
+export function searchSettings(tab: SettingTab, query: string): string[] {
+  const words = query.toLowerCase().split(/\s+/).filter(Boolean);
+  const found: string[] = [];
+  const walk = (items: DefinitionLike[]) => {
+    for (const item of items) {
+      if (!flag(item.visible, true)) continue;
+      if (item.type === "group" || item.type === "list" || (item.type === "page" && item.items)) walk(item.items ?? []);
+      if (item.type === "group" || item.type === "list" || !flag(item.searchable, true)) continue;
+      const text = [item.name ?? "", item.desc ?? "", ...(item.aliases ?? [])].join(" ").toLowerCase();
+      if (words.every((w) => text.includes(w))) found.push(item.name ?? "");
+    }
+  };
+  walk(tab.settingItems);
+  return found;
 }
 
 export class Modal {
@@ -1489,6 +1621,8 @@ export abstract class Plugin extends Component {
   }
   addSettingTab(settingTab: PluginSettingTab): void {
     this.settingTabs.push(settingTab);
+    // Obsidian 1.13+ indexes the tab's definitions for the settings search when it is added.
+    if (requireApiVersion("1.13.0")) settingTab.update();
   }
 }
 
@@ -1507,7 +1641,7 @@ export function createTestApp(
       name: "Vault MCP",
       author: "tests",
       version: "0.1.0",
-      minAppVersion: "1.7.2",
+      minAppVersion: "1.6.6",
       description: "test",
       isDesktopOnly: true,
       ...manifest,

@@ -4,6 +4,7 @@ import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
 import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { JSONRPCMessage, RequestId } from "@modelcontextprotocol/sdk/types.js";
 import { DEFAULT_PORT } from "./args";
+import { TOKEN_ENV } from "../common/mcpb";
 
 /**
  * A stdio ⇄ Streamable HTTP bridge for stdio-only MCP clients (Claude Desktop): JSON-RPC lines on
@@ -349,6 +350,7 @@ Options:
   --url U          the server's endpoint (default http://127.0.0.1:${DEFAULT_PORT}/mcp)
   --token-file F   read the bearer token from a file (preferred: keeps it out of process lists)
   --token T        the bearer token
+                   (or the VAULT_MCP_TOKEN environment variable: how the MCP Bundle gives it)
   --attempts N     tries to reach the server before a request is answered with an error (default 6,
                    about 8 s in all)
   --verbose        log every reconnect and upstream error to stderr
@@ -395,7 +397,9 @@ export async function bridgeMain(argv: string[]): Promise<number> {
         default: throw new Error(`Unknown argument ${arg}.`);
       }
     }
-    if (!token) throw new Error("Give the token with --token-file F (or --token T): Obsidian → Settings → Vault MCP shows it.");
+    // The MCP Bundle (hosts/common/mcpb.ts) passes the token in the environment, off the command line.
+    if (!token && process.env[TOKEN_ENV]) token = process.env[TOKEN_ENV].trim();
+    if (!token) throw new Error(`Give the token with --token-file F (or --token T, or the ${TOKEN_ENV} environment variable): Obsidian → Settings → Vault MCP shows it.`);
     const u = new URL(url);
     if (u.protocol !== "http:" && u.protocol !== "https:") throw new Error(`--url must be an http:// URL, got ${url}.`);
   } catch (e) {

@@ -1,5 +1,6 @@
 import { debounce, Notice, Plugin } from "obsidian";
 import type { ActivityEntry } from "../../core/write";
+import { writeBundle } from "./bridge-file";
 import { registerCommands } from "./commands";
 import { ServerController } from "./server";
 import { obsidianGitInfo, type ObsidianGitInfo } from "./obsidian-git";
@@ -95,6 +96,11 @@ export default class VaultMcpPlugin extends Plugin {
 
   bridgePath(): string | null {
     return this.server.bridgePath;
+  }
+
+  /** Writes the MCP Bundle for Claude Desktop into the plugin's folder; its absolute path, or null. */
+  saveBundle(): Promise<string | null> {
+    return writeBundle(this.app, this.server.dataDir, this.manifest.version, this.server.url);
   }
 
   serverUrl(): string {
