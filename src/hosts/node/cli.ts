@@ -19,6 +19,9 @@ import { nodeHttp } from "../common/http-client";
 import { BuiltinEmbedder } from "../common/builtin-embedder";
 import { knownPrefixes, type Embedder } from "../../core/search/vector/embedder";
 import { RemoteEmbedder } from "../../core/search/vector/remote-embedder";
+import { catalogFiles, catalogModel, catalogNames, DEFAULT_BUILTIN_MODEL, DEFAULT_MODEL_HUB, modelFolderName, testCatalog } from "../../core/search/vector/model-catalog";
+import { describeEmbeddings, type EmbeddingsStatus, type SemanticService } from "../../core/search/vector/semantic-service";
+import { ModelDownloader } from "../common/model-download";
 import { bridgeMain } from "./bridge";
 import { useHostTimers } from "../../core/timers";
 import { nodeTimers } from "../common/node-timers";
@@ -110,7 +113,7 @@ async function run(args: ReturnType<typeof parseArgs>): Promise<void> {
       },
       ...(args.sessionIdleMinutes !== undefined ? { sessionIdleMs: args.sessionIdleMinutes * 60_000 } : {}),
       ...(args.maxSessions !== undefined ? { maxSessions: args.maxSessions } : {}),
-      embedder: embedderOf(args),
+      embedder: embedderOf(args, stateDir),
       ...(args.noGit ? {} : { gitRunner: createGitRunner({ cwd: root, program: args.gitProgram, allowHooks: args.gitHooks, helperFile: existingFile(path.join(__dirname, "git-helper.js")) }) }),
       gitOptions: { commitChanges: args.gitCommit && args.write, pushAfterCommit: args.gitPush && args.write, files: createGitFiles(root) },
       transfer: {
@@ -134,6 +137,8 @@ async function run(args: ReturnType<typeof parseArgs>): Promise<void> {
     throw e;
   }
   for (const l of locks) l.setPort(runtime.listenPort);
+  const semantic = runtime.services.semantic;
+  if (semantic) reportEmbeddings(semantic, (line) => process.stderr.write(`[vault-mcp] ${line}\n`));
 
   // Stop cleanly on a signal. Registered before the banner: whoever reads the banner may signal at
   // once, and a signal that arrives before a listener exists kills the process with no clean-up.
@@ -181,6 +186,29 @@ function takeLocks(stateDir: string, pluginDir: string | undefined, log: (level:
   return taken;
 }
 
+/**
+ * Embeddings on the console (stderr), in the words of embeddings_status: every change of state, and
+ * progress at most every 10 s (download, building) — so a headless owner sees the download, the build,
+ * ready, and why it is unavailable.
+ */
+export function reportEmbeddings(semantic: SemanticService, write: (line: string) => void): () => void {
+  let lastState = "";
+  let lastLine = "";
+  let lastAt = 0;
+  const show = (s: EmbeddingsStatus) => {
+    const line = describeEmbeddings(s);
+    const now = Date.now();
+    if (s.state !== lastState || (line !== lastLine && now - lastAt >= 10_000 && (s.state === "building" || s.state === "downloading"))) {
+      lastState = s.state;
+      lastLine = line;
+      lastAt = now;
+      write(line);
+    }
+  };
+  show(semantic.status());
+  return semantic.onProgress(show);
+}
+
 function readToken(file: string): string {
   const t = readFileSync(file, "utf8").trim();
   if (t.length < 16) throw new Error(`The token in ${file} is shorter than 16 characters; use a long random token.`);
@@ -206,10 +234,18 @@ main().catch((e: unknown) => {
 });
 
 /** The embedding provider the flags ask for (none: semantic search off). The key comes from the environment. */
-function embedderOf(args: CliArgs): Embedder | undefined {
+function embedderOf(args: CliArgs, stateDir: string): Embedder | undefined {
   if (!args.embeddings) return undefined;
   if (args.embeddings === "builtin") {
-    const modelDir = path.resolve(args.embeddingsModelDir!);
+    if (!args.embeddingsModelDir) {
+      // A model of the list, downloaded on first use into the state folder (checked before use).
+      const m = catalogModel(args.embeddingsModel ?? DEFAULT_BUILTIN_MODEL, testCatalog(process.env));
+      if (!m) throw new Error(`--embeddings-model: "${args.embeddingsModel}" is not a built-in model; choose one of ${catalogNames()}, or give your own model's folder with --embeddings-model-dir.`);
+      const modelDir = path.join(stateDir, "models", modelFolderName(m));
+      const download = new ModelDownloader({ files: catalogFiles(m, args.embeddingsUrl ?? DEFAULT_MODEL_HUB), dir: modelDir, approxBytes: m.approxBytes });
+      return new BuiltinEmbedder({ modelDir, model: m.id, prefixes: knownPrefixes(m.id), dtype: m.dtype, download });
+    }
+    const modelDir = path.resolve(args.embeddingsModelDir);
     const model = args.embeddingsModel ?? path.basename(modelDir);
     return new BuiltinEmbedder({ modelDir, model, prefixes: knownPrefixes(model) });
   }
