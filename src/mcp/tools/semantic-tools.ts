@@ -42,6 +42,7 @@ const statusShape = {
   notes_queued: z.number(),
   chunks_queued: z.number(),
   chunks_refused: z.number(),
+  refused_reason: z.string().nullable(),
   last_error: z.string().nullable().describe("Why the state is unavailable; null otherwise."),
   download: z.object({ file: z.string(), files_done: z.number(), files_total: z.number(), bytes_done: z.number(), bytes_total: z.number() }).nullable(),
 };

@@ -234,6 +234,12 @@ async function fetchFile(
     } catch (e) {
       throw new ModelDownloadError(`Downloading ${f.name} stopped at ${done} of ${total} bytes (${errText(e)}); it resumes from there on the next try.`);
     }
+    const served = res.status === 416 ? /\*\/(\d+)/.exec(res.headers?.["content-range"] ?? "")?.[1] : res.status === 206 ? String(totalOf(res) ?? total) : undefined;
+    if (served !== undefined && Number(served) !== total) {
+      // Another file than the one pinned (or stated when the download began): what was fetched is not kept.
+      await folder.remove(part);
+      throw new ModelDownloadError(`The server now serves ${f.name} with ${served} bytes where ${total} are ${f.bytes !== undefined ? "pinned" : "stated"}: not downloaded (a changed model; the downloaded bytes were deleted).`);
+    }
     let bytes = res.bytes;
     if (res.status === 200) {
       // The server sent the whole file (no ranges): keep what follows what we have.

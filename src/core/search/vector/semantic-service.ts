@@ -78,8 +78,9 @@ export interface EmbeddingsStatus {
   /** Notes waiting to be chunked, and chunks waiting for the model. */
   notes_queued: number;
   chunks_queued: number;
-  /** Sections the model answered badly for (left out until they change). */
+  /** Sections the model answered badly for (left out until they change), and why (the last such answer). */
   chunks_refused: number;
+  refused_reason: string | null;
   /** Why the state is unavailable (null in every other state). */
   last_error: string | null;
   /** The model's files being downloaded (state downloading), else null. */
@@ -121,6 +122,7 @@ export class SemanticService {
   private retryMs: number;
   private unavailable = false;
   private lastError: string | null = null;
+  private refusedReason: string | null = null;
   private unsubscribe: (() => void) | null = null;
   private readonly idle = new IdleWaiters();
   /** Callers waiting for the saved vectors to be loaded (bounded each). */
@@ -253,7 +255,7 @@ export class SemanticService {
       if (err instanceof EmbedderError && !err.retryable) {
         // The provider answered, badly (a wrong dimension, NaN): these chunks are left out until they change.
         for (const b of batch) this.refused.add(b.hash);
-        this.lastError = err.message;
+        this.refusedReason = err.message;
         this.log("warn", `Embedding ${batch.length} chunks failed: ${err.message}`);
         return true;
       }
@@ -453,6 +455,7 @@ export class SemanticService {
       notes_queued: this.queue.size,
       chunks_queued: this.pendingCount,
       chunks_refused: this.refused.size,
+      refused_reason: this.refused.size ? this.refusedReason : null,
       last_error: state === "unavailable" ? (this.lastError ?? "no answer from the provider") : null,
       download: state === "downloading" ? download : null,
     };
@@ -548,7 +551,7 @@ const megabytes = (n: number) => (n / 1e6).toFixed(n < 10e6 ? 1 : 0);
 export function describeEmbeddings(s: EmbeddingsStatus): string {
   const of = s.counting ? `${s.chunks_embedded} of ${s.chunks_total} sections found so far embedded (notes still being counted)` : `${s.chunks_embedded} of ${s.chunks_total} sections embedded`;
   const what = `${s.provider} model ${s.model}${s.dimension ? `, ${s.dimension} dimensions` : ""}`;
-  const refused = s.chunks_refused ? `; ${s.chunks_refused} sections the model answered badly for are left out until they change` : "";
+  const refused = s.chunks_refused ? `; ${s.chunks_refused} sections left out until they change (${trimStop(s.refused_reason ?? "a bad answer from the model")})` : "";
   switch (s.state) {
     case "loading":
       return `Embeddings loading: reading the saved vectors (${what}).`;
