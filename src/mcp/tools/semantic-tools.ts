@@ -70,16 +70,12 @@ function notEmbedded(path: string, s: EmbeddingsStatus): VaultError {
 
 /**
  * The note's first section chunk inside the section `heading` names, in any form `read` takes (a
- * heading alone, a path "A > B", case- and width-insensitive, `#` forms); -1 when none.
+ * heading alone, a path "A > B", case- and width-insensitive, `#` forms); -1 when no chunk is
+ * there; read's not_found (naming the note's headings) when the note has no such section.
  */
 async function sectionChunk(services: CoreServices, path: string, heading: string, chunks: readonly { lineStart: number; lineEnd: number }[]): Promise<number> {
-  let sec: { line_start: number; line_end: number };
-  try {
-    const text = await services.port.read(path);
-    sec = extractSection(text, services.port.getMetadata(path), heading);
-  } catch {
-    return -1;
-  }
+  // Throws read's own not_found, which lists the note's headings.
+  const sec = extractSection(await services.port.read(path), services.port.getMetadata(path), heading);
   const inside = chunks.findIndex((c) => c.lineStart >= sec.line_start && c.lineStart <= sec.line_end);
   return inside >= 0 ? inside : chunks.findIndex((c) => c.lineStart <= sec.line_start && c.lineEnd >= sec.line_start);
 }

@@ -113,6 +113,8 @@ export class SemanticService {
   /** Chunks waiting for the model, by note (a note indexed again replaces its own). */
   private readonly pending = new Map<string, Pending[]>();
   private pendingCount = 0;
+  /** Chunks sent to the model, not answered yet. */
+  private inFlight = 0;
   /** Chunk keys the model refused (bad answer): not tried again until they change. */
   private readonly refused = new Set<string>();
   private persistRequested = false;
@@ -246,12 +248,15 @@ export class SemanticService {
     }
     this.pendingCount -= batch.length;
     let vectors: Float32Array[];
+    // Sections with the model count as work: "ready" only once their vectors are in.
+    this.inFlight += batch.length;
     try {
       vectors = await e.embed(
         batch.map((b) => b.text),
         "passage",
       );
     } catch (err) {
+      this.inFlight -= batch.length;
       if (err instanceof EmbedderError && !err.retryable) {
         // The provider answered, badly (a wrong dimension, NaN): these chunks are left out until they change.
         for (const b of batch) this.refused.add(b.hash);
@@ -264,6 +269,7 @@ export class SemanticService {
       this.providerDown(errText(err), err instanceof EmbedderError && err.held);
       return false;
     }
+    this.inFlight -= batch.length;
     this.providerUp();
     for (const [i, b] of batch.entries()) {
       const v = normalize(vectors[i]);
@@ -441,7 +447,7 @@ export class SemanticService {
 
   status(): EmbeddingsStatus {
     const e = this.deps.embedder;
-    const busy = this.queue.size > 0 || this.gone.size > 0 || this.pendingCount > 0 || this.reconcilePending;
+    const busy = this.queue.size > 0 || this.gone.size > 0 || this.pendingCount > 0 || this.inFlight > 0 || this.reconcilePending;
     const download = e.download?.() ?? null;
     const state: EmbeddingsState = this.loading ? "loading" : this.unavailable ? "unavailable" : download ? "downloading" : busy ? "building" : "ready";
     return {
