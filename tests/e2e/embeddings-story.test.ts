@@ -125,7 +125,7 @@ describe("embeddings tell one story", () => {
     expect(byHeading.similar[0].path).toBe("Merging.md");
     const bad = await call(client, "get_similar", { path: "General.md", heading: "Nope" });
     expect(bad.isError).toBe(true);
-    expect(textOf(bad)).toMatch(/No section "Nope".*## Conflict resolution/);
+    expect(textOf(bad)).toMatch(/no section "Nope"; its sections: "General", "General > Conflict resolution", "General > Holidays"/);
   });
 
   test("provider failing: search _meta and embeddings_status say the same state, with why; ready never comes with an error; the fallback reads as a sentence", async () => {

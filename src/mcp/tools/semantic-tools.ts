@@ -3,7 +3,7 @@ import { VaultError } from "../../core/errors";
 import type { CoreServices } from "../../core/services";
 import { isNotePath, type VaultFile } from "../../core/vault";
 import { describeEmbeddings, EMBEDDINGS_STATES, embeddingsMeta as metaOf, type EmbeddingsStatus, type SemanticService } from "../../core/search/vector/semantic-service";
-import { extractSection } from "../../core/lookup/section";
+import { extractSection, headingsOf } from "../../core/lookup/section";
 import { similarNotes, suggestLinks } from "../../core/search/vector/related";
 import { defineTool, READ_ONLY, type ToolContext, type ToolDef } from "../tool";
 import { oneLine, waitUntil } from "./search-tools";
@@ -71,11 +71,27 @@ function notEmbedded(path: string, s: EmbeddingsStatus): VaultError {
 /**
  * The note's first section chunk inside the section `heading` names, in any form `read` takes (a
  * heading alone, a path "A > B", case- and width-insensitive, `#` forms); -1 when no chunk is
- * there; read's not_found (naming the note's headings) when the note has no such section.
+ * there; not_found naming the note's sections when it has no such section.
  */
 async function sectionChunk(services: CoreServices, path: string, heading: string, chunks: readonly { lineStart: number; lineEnd: number }[]): Promise<number> {
-  // Throws read's own not_found, which lists the note's headings.
-  const sec = extractSection(await services.port.read(path), services.port.getMetadata(path), heading);
+  const text = await services.port.read(path);
+  const meta = services.port.getMetadata(path);
+  let sec: { line_start: number; line_end: number };
+  try {
+    sec = extractSection(text, meta, heading);
+  } catch (e) {
+    if (!(e instanceof VaultError) || e.code !== "not_found") throw e;
+    // The note's headings as paths, each usable as is (or its last part alone).
+    const stack: { level: number; heading: string }[] = [];
+    const paths: string[] = [];
+    for (const h of headingsOf(text, meta)) {
+      while (stack.length && stack[stack.length - 1].level >= h.level) stack.pop();
+      stack.push(h);
+      paths.push(stack.map((x) => x.heading).join(" > "));
+    }
+    const list = paths.slice(0, 20).map((p) => `"${p}"`).join(", ");
+    throw new VaultError("not_found", `"${path}" has no section "${heading}"${list ? `; its sections: ${list} (a heading alone works too, as in read)` : " (it has no headings)"}. Omit heading for the whole note.`);
+  }
   const inside = chunks.findIndex((c) => c.lineStart >= sec.line_start && c.lineStart <= sec.line_end);
   return inside >= 0 ? inside : chunks.findIndex((c) => c.lineStart <= sec.line_start && c.lineEnd >= sec.line_start);
 }
