@@ -7,7 +7,7 @@
  * and the downloaded model is what the built-in embedder then loads.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "@jest/globals";
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { catalogFiles, catalogModel, DEFAULT_BUILTIN_MODEL, MODEL_CATALOG, type CatalogModel } from "../../src/core/search/vector/model-catalog";
@@ -190,7 +190,7 @@ describe("downloading a model from a hub", () => {
     const files = catalogFiles(testModel, hub.url);
     await ensureModelFiles(files, new FsModelFolder(dir), fetchRange);
     const cfg = path.join(dir, "config.json");
-    require("node:fs").writeFileSync(cfg, "{}");
+    writeFileSync(cfg, "{}");
     expect(await modelFilesPresent(files, new FsModelFolder(dir))).toBe(false);
     hub.seen.length = 0;
     await ensureModelFiles(files, new FsModelFolder(dir), fetchRange);
