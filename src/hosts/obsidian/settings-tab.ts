@@ -1,4 +1,5 @@
 import { Notice, PluginSettingTab, Setting, type App, type Plugin } from "obsidian";
+import { DEFAULT_MODEL_HUB, MODEL_CATALOG } from "../../core/search/vector/model-catalog";
 import { CORE_TOOLS } from "../../mcp/server";
 import { allTools } from "../../mcp/tools";
 import { REMOTE_DEFAULTS } from "../../core/search/vector/remote-embedder";
@@ -37,6 +38,10 @@ export interface SettingsHost extends Plugin {
   /** Restarts a little later (for text fields that change on every keystroke). */
   restartSoon(): void;
   serverState(): ServerState;
+  /** Stops the built-in model's download under way (true when there was one). */
+  cancelModelDownload(): boolean;
+  /** Resumes embedding (a cancelled download, a failure). */
+  resumeEmbeddings(): void;
   bridgePath(): string | null;
   serverUrl(): string;
   /** Applies "Ask before destructive changes" to the running server. */
@@ -316,13 +321,44 @@ export class VaultMcpSettingTab extends PluginSettingTab {
               this.host.restartSoon();
             }),
         );
-    text(
-      "Model folder",
-      "The full path of a folder holding a sentence-embedding model in the usual layout: config.json, tokenizer.json and onnx/model.onnx (for example a copy of Xenova/multilingual-e5-small).",
-      "/path/to/multilingual-e5-small",
-      () => s.embeddingsModelDir,
-      (v) => (s.embeddingsModelDir = v),
-    );
+    new Setting(containerEl)
+      .setName("Built-in model")
+      .setDesc(
+        "Downloaded once from the Hugging Face hub into this plugin's folder when semantic search first needs it, each file checked (pinned size and SHA-256, or the hub's stated SHA-256) before it is used. The multilingual model reads about 100 languages; the English one is smaller and faster.",
+      )
+      .addDropdown((d) => {
+        for (const m of MODEL_CATALOG) d.addOption(m.id, m.label);
+        d.addOption("folder", "My own model folder");
+        d.setValue(s.builtinModel).onChange(async (v) => {
+          s.builtinModel = v;
+          await this.host.applyAndRestart();
+          this.redraw();
+        });
+      });
+    const st = this.host.serverState();
+    const emb = st.kind === "listening" ? st.embeddings : undefined;
+    if (emb) {
+      const row = new Setting(containerEl).setName("Embeddings").setDesc(emb.description);
+      if (emb.state === "downloading") row.addButton((b) => b.setButtonText("Cancel download").onClick(() => {
+        this.host.cancelModelDownload();
+        window.setTimeout(() => this.redraw(), 500);
+      }));
+      else if (emb.state === "unavailable") row.addButton((b) => b.setButtonText("Try again").onClick(() => {
+        this.host.resumeEmbeddings();
+        window.setTimeout(() => this.redraw(), 500);
+      }));
+    }
+    if (s.builtinModel === "folder") {
+      text(
+        "Model folder",
+        "The full path of a folder holding a sentence-embedding model in the usual layout: config.json, tokenizer.json and onnx/model.onnx (for example a copy of Xenova/multilingual-e5-small).",
+        "/path/to/multilingual-e5-small",
+        () => s.embeddingsModelDir,
+        (v) => (s.embeddingsModelDir = v),
+      );
+    } else {
+      text("Model download URL", "Where a model of the list is downloaded from: the Hugging Face hub, or a mirror of its /<model>/resolve/main/<file> paths.", DEFAULT_MODEL_HUB, () => s.embeddingsHubUrl, (v) => (s.embeddingsHubUrl = parseHttpUrl(v)));
+    }
     text("Runtime download URL", "Where the runtime is fetched from: jsDelivr's npm files, or a mirror of the same paths. Every file is checked against a pinned checksum.", DEFAULT_RUNTIME_URL, () => s.embeddingsRuntimeUrl, (v) => (s.embeddingsRuntimeUrl = parseHttpUrl(v)));
     containerEl.createEl("p", {
       text: `The model runs in a process of its own, on this computer: nothing leaves it. Its runtime (transformers.js and onnxruntime-web, ${Math.round(RUNTIME_BYTES / 1024 / 1024)} MB) is downloaded once into the plugin's folder when embedding first starts.`,

@@ -508,6 +508,11 @@ export class SemanticService {
     this.kick();
   }
 
+  /** Stops the model's download under way (true when there was one); state unavailable until asked again (rebuild). */
+  cancelDownload(): boolean {
+    return this.deps.embedder.cancelDownload?.() ?? false;
+  }
+
   onProgress(cb: (s: EmbeddingsStatus) => void): () => void {
     return this.progress.add(cb);
   }
