@@ -560,7 +560,7 @@ const megabytes = (n: number) => (n / 1e6).toFixed(n < 10e6 ? 1 : 0);
 
 /** How far embedding has come, in one sentence: the words of the tools, the status bar's tooltip and the console. */
 export function describeEmbeddings(s: EmbeddingsStatus): string {
-  const of = s.counting ? `${s.chunks_embedded} of ${s.chunks_total} sections found so far embedded (notes still being counted)` : `${s.chunks_embedded} of ${s.chunks_total} sections embedded`;
+  const of = s.counting ? `${s.chunks_embedded} sections embedded of ${s.chunks_total} found so far (notes still being counted)` : `${s.chunks_embedded} of ${s.chunks_total} sections embedded`;
   const what = `${s.provider} model ${s.model}${s.dimension ? `, ${s.dimension} dimensions` : ""}`;
   const refused = s.chunks_refused ? `; ${s.chunks_refused} sections left out until they change (${trimStop(s.refused_reason ?? "a bad answer from the model")})` : "";
   switch (s.state) {
