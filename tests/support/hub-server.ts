@@ -80,6 +80,12 @@ export async function startHub(files: Map<string, HubFile>): Promise<HubServer> 
   const cdnUrl = `http://127.0.0.1:${(cdn.address() as AddressInfo).port}/`;
   const hub = http.createServer((req, res) => {
     const url = new URL(req.url ?? "/", "http://x");
+    if (url.pathname.startsWith("/renamed/")) {
+      // A renamed repository: the hub sends the old path to the new one (relative Location).
+      seen.push(`hub ${req.method} ${url.pathname} ${req.headers.range ?? "(whole)"}`);
+      res.writeHead(307, { Location: url.pathname.replace(/^\/renamed\//, "/Xenova/") }).end();
+      return;
+    }
     const m = /^\/(.+?\/.+?)\/resolve\/main\/(.+)$/.exec(url.pathname);
     seen.push(`hub ${req.method} ${url.pathname} ${req.headers.range ?? "(whole)"}`);
     const key = m ? `${m[1]}/${m[2]}` : "";

@@ -121,6 +121,14 @@ describe("downloading a model from a hub", () => {
     expect(existsSync(path.join(dir, "tokenizer.json"))).toBe(false);
   });
 
+  test("a renamed repository: the hub's own redirect to the new path, whose answer states the hashes", async () => {
+    const renamed: CatalogModel = { ...testModel, id: "renamed/multilingual-e5-small" };
+    await ensureModelFiles(catalogFiles(renamed, hub.url), new FsModelFolder(dir), fetchRange);
+    for (const f of E5.files) expect(new Uint8Array(readFileSync(path.join(dir, f.name)))).toEqual(tinyFile(f.name));
+    expect(hub.seen[0]).toBe("hub GET /renamed/multilingual-e5-small/resolve/main/config.json bytes=0-0");
+    expect(hub.seen[1]).toBe(`hub GET /${repo}/resolve/main/config.json bytes=0-0`);
+  });
+
   test("a hub that states no hash: not downloaded", async () => {
     hub.faults.noHash.add(`${repo}/onnx/model_quantized.onnx`);
     await expect(ensureModelFiles(catalogFiles(testModel, hub.url).slice(3), new FsModelFolder(dir), fetchRange, undefined, 1000)).rejects.toThrow(/stated no checksum.*not downloaded/);

@@ -294,8 +294,9 @@ export function rangeFetchOver(http: BinaryHttp, timeoutMs = 120_000): RangeFetc
     for (let hop = 0; ; hop++) {
       const res = await http({ url: at, method: "GET", headers: { Range: `bytes=${start}-${end}` }, timeoutMs });
       const h = res.headers ?? {};
-      // Only the first answer is the hub's own word (a CDN's ETag is its own business).
-      if (hop === 0) stated = statedBy(h, res.status);
+      // Only the hub's own answers state the file (a CDN's ETag is its own business): the first
+      // answer, or one of the hub's own redirects after it (a renamed repository's canonical path).
+      if (!stated?.sha256 && !stated?.gitSha1 && new URL(at).origin === new URL(url).origin) stated = statedBy(h, res.status) ?? stated;
       if (res.status >= 300 && res.status < 400 && h.location) {
         if (hop >= MAX_REDIRECTS) throw new Error(`more than ${MAX_REDIRECTS} redirects`);
         const next = new URL(h.location, at);
