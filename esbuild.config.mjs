@@ -90,6 +90,8 @@ if (mode === "bench") {
   await esbuild.build(bench);
 } else if (mode === "quality") {
   await esbuild.build(quality);
+  // --embeddings builtin runs the model's worker from dist/.
+  await esbuild.build(embedWorker);
 } else if (mode === "cli-if-stale") {
   // `npm start` builds the CLI only when the sources are newer than the last build.
   const built = exists("dist/cli.js") ? statSync("dist/cli.js").mtimeMs : 0;

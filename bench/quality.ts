@@ -4,6 +4,7 @@
  *
  *   node dist/quality.js [--vault DIR]… [--generated 1000,10000] [--queries 200] [--seed 1]
  *                        [--hybrid] [--out bench-results/] [--docs docs/quality.md]
+ *                        [--embeddings ollama|openai|builtin [--embeddings-model M] [--embeddings-url U] …]
  *
  * Query sets, each generated from the vault itself (seeded, so one vault always gets the same set):
  * - known-item: 4 content words of one paragraph (3 for a Chinese/Japanese/Korean paragraph), kept
@@ -36,6 +37,7 @@ import { useHostTimers } from "../src/core/timers";
 import { nodeTimers } from "../src/hosts/common/node-timers";
 import { FsVault } from "../src/hosts/node/fs-vault";
 import { generateVault, rng } from "./generate";
+import { semanticSystems, takeEmbeddingsFlag } from "./quality-embeddings";
 import { loadBetterSqlite3 } from "./reference";
 
 interface Args {
@@ -46,10 +48,12 @@ interface Args {
   hybrid: boolean;
   out: string;
   docs: string | null;
+  /** The headless server's --embeddings… flags (quality-embeddings.ts): "ours, semantic" and "ours, hybrid" on that provider. */
+  embeddings: string[];
 }
 
 function parseArgs(argv: string[]): Args {
-  const a: Args = { vaults: [], generated: [], queries: 200, seed: 1, hybrid: false, out: "bench-results", docs: null };
+  const a: Args = { vaults: [], generated: [], queries: 200, seed: 1, hybrid: false, out: "bench-results", docs: null, embeddings: [] };
   for (let i = 0; i < argv.length; i++) {
     const k = argv[i];
     if (k === "--vault") a.vaults.push(path.resolve(argv[++i]));
@@ -59,6 +63,7 @@ function parseArgs(argv: string[]): Args {
     else if (k === "--hybrid") a.hybrid = true;
     else if (k === "--out") a.out = argv[++i];
     else if (k === "--docs") a.docs = argv[++i];
+    else if (k.startsWith("--embeddings")) i = takeEmbeddingsFlag(argv, i, a.embeddings);
     else if (k === "--help" || k === "-h") {
       process.stdout.write("node dist/quality.js [--vault DIR]… [--generated 1000,10000] [--queries 200] [--seed 1] [--hybrid] [--out bench-results/] [--docs docs/quality.md]\n");
       process.exit(0);
@@ -296,6 +301,9 @@ async function measureVault(label: string, root: string, args: Args): Promise<Va
       (await hybridSearch(search, sem, vault, { query: q, limit: 10, chunksPerFile: 1, snippetWords: 18 }, embedder.embedOne(q), "en")).hits.map((h) => h.path);
   }
 
+  const withModel = args.embeddings.length ? await semanticSystems(args.embeddings, vault, policy, search, log) : null;
+  if (withModel) Object.assign(systems, withModel.systems);
+
   const sets: Record<string, Record<string, Score>> = { "known-item": {}, navigational: {} };
   for (const [name, rank] of Object.entries(systems)) {
     const { ranks: _r, ...s } = await score(known, rank);
@@ -314,6 +322,7 @@ async function measureVault(label: string, root: string, args: Args): Promise<Va
   }
   lookup.close();
   await semantic?.close();
+  await withModel?.close();
   await search.close();
   await vault.close();
   return { vault: label, notes: notes.length, sets };

@@ -91,7 +91,7 @@ export function createMcpServer(services: CoreServices, tools: readonly ToolDef[
             progressToken === undefined
               ? undefined
               : (done, total, message) => {
-                  extra.sendNotification({ method: "notifications/progress", params: { progressToken, progress: done, total, message } }).catch(() => undefined);
+                  extra.sendNotification({ method: "notifications/progress", params: { progressToken, progress: done, ...(total !== undefined ? { total } : {}), message } }).catch(() => undefined);
                 },
         };
         const work = runHandler(def, args, ctx, info);

@@ -22,7 +22,7 @@ export interface ToolContext {
    */
   deadline: number;
   /** Progress of a long call (`notifications/progress`), when the client asked for it with a progress token. */
-  progress?: (done: number, total: number, message: string) => void;
+  progress?: (done: number, total: number | undefined, message: string) => void;
 }
 
 export interface ToolResult<O> {

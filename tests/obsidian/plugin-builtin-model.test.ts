@@ -11,6 +11,8 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import * as path from "node:path";
 import { RUNTIME_FILES } from "../../src/hosts/common/builtin-runtime";
+import { catalogModel } from "../../src/core/search/vector/model-catalog";
+import { startHub, type HubFile } from "../support/hub-server";
 import { writeTinyBert } from "../support/tiny-bert";
 import { connect, freePort, installHooks, loadPlugin, makeVault, until } from "./harness";
 
@@ -108,5 +110,38 @@ test("altered runtime bytes are refused: embedding says why, and no file that fa
   } finally {
     await client.close();
     await m.close();
+  }
+}, 120_000);
+
+test("one click: a model of the list is fetched from the hub into the plugin's folder, each file checked; a file that is not the pinned one is refused and said so everywhere", async () => {
+  const m = await mirror();
+  const tiny = writeTinyBert(fs.mkdtempSync(path.join(tmpdir(), "tiny-bert-")));
+  const MINI = catalogModel("Xenova/all-MiniLM-L6-v2")!;
+  // The tiny model under all-MiniLM-L6-v2's file names: the small files pass the hub's stated hashes;
+  // the ONNX file is not the pinned one (22,868,510 bytes, its SHA-256), so it is never installed.
+  const hub = await startHub(new Map<string, HubFile>(MINI.files.map((f) => [`${MINI.id}/${f.name}`, { bytes: new Uint8Array(fs.readFileSync(path.join(tiny, f.name.endsWith(".onnx") ? "onnx/model.onnx" : f.name))), lfs: f.name.endsWith(".onnx") }])));
+  const port = await freePort();
+  const root = makeVault(
+    { "A.md": "# A\n\nalpha\n" },
+    { version: 5, enabled: true, port, token: TOKEN, semanticProvider: "builtin", builtinModel: MINI.id, embeddingsHubUrl: hub.url, embeddingsRuntimeUrl: m.url },
+  );
+  const { status } = await loadPlugin(root);
+  await until(() => /listening|indexing|embedding|downloading/.test(status()), "the server to listen");
+  const client = await connect(port, TOKEN);
+  try {
+    const st = await statusUntil(client, (x) => x.state === "unavailable" && typeof x.last_error === "string", "the refusal to be reported", 60_000);
+    expect(st).toMatchObject({ provider: "builtin", model: MINI.id, download: null });
+    expect(st.last_error).toMatch(/could not be downloaded: The server now serves onnx\/model_quantized.onnx with \d+ bytes where 22868510 are pinned: not downloaded/);
+    const dir = path.join(root, ".obsidian/plugins/vault-mcp/models/Xenova--all-MiniLM-L6-v2");
+    for (const f of ["config.json", "tokenizer.json", "tokenizer_config.json"]) expect(fs.existsSync(path.join(dir, f))).toBe(true);
+    expect(fs.existsSync(path.join(dir, "onnx/model_quantized.onnx"))).toBe(false);
+    expect(fs.existsSync(path.join(dir, "onnx/model_quantized.onnx.part"))).toBe(false);
+    expect(hub.seen.some((l) => l.startsWith(`hub GET /${MINI.id}/resolve/main/onnx/model_quantized.onnx`))).toBe(true);
+    // The status bar says it in the same words.
+    await until(() => status() === "MCP: embeddings unavailable", "the status bar to say so");
+  } finally {
+    await client.close();
+    await m.close();
+    await hub.close();
   }
 }, 120_000);

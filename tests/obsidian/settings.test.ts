@@ -63,6 +63,14 @@ describe("settings", () => {
     expect(bad).toMatchObject({ semanticProvider: "off", embeddingsUrl: "", embeddingsModel: "", embeddingsApiKey: "" });
   });
 
+  test("the built-in model: a model of the list by default; settings that chose a model folder keep it as the owner's own", () => {
+    const base = { version: 5, enabled: true, port: 28765, token: "t".repeat(43), semanticProvider: "builtin" };
+    expect(migrateSettings(base).settings).toMatchObject({ builtinModel: "Xenova/multilingual-e5-small", embeddingsHubUrl: "" });
+    expect(migrateSettings({ ...base, embeddingsModelDir: "/models/e5" }).settings).toMatchObject({ builtinModel: "folder", embeddingsModelDir: "/models/e5" });
+    expect(migrateSettings({ ...base, builtinModel: "Xenova/all-MiniLM-L6-v2", embeddingsHubUrl: "http://127.0.0.1:9/" }).settings).toMatchObject({ builtinModel: "Xenova/all-MiniLM-L6-v2", embeddingsHubUrl: "http://127.0.0.1:9/" });
+    expect(migrateSettings({ ...base, builtinModel: "gpt-5" }).settings.builtinModel).toBe("Xenova/multilingual-e5-small");
+  });
+
   test("v4 → v5: git tools on, committing off; git settings are checked and kept", () => {
     const v4 = { ...V1, version: 4 };
     expect(migrateSettings(v4).settings).toMatchObject({ gitEnabled: true, gitCommit: false, gitPush: false, gitProgram: "", gitHooks: false });

@@ -16,6 +16,8 @@ export const ADDED_SINCE_V1 = {
   embeddingsApiKey: "",
   embeddingsModelDir: "",
   embeddingsRuntimeUrl: "",
+  builtinModel: "Xenova/multilingual-e5-small",
+  embeddingsHubUrl: "",
   confirmDestructive: true,
   toolProfile: "full",
   enabledTools: [],

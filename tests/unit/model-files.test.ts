@@ -90,7 +90,7 @@ describe("model files", () => {
 
   test("a checksum mismatch removes the download and never installs it", async () => {
     mode.corrupt = true;
-    await expect(ensureModelFiles([file()], new FsModelFolder(dir), fetchRange, undefined, 30_000)).rejects.toThrow(/does not match its pinned checksum/);
+    await expect(ensureModelFiles([file()], new FsModelFolder(dir), fetchRange, undefined, 30_000)).rejects.toThrow(/does not match its pinned SHA-256.*bytes were deleted/);
     expect(existsSync(path.join(dir, "onnx/model.onnx"))).toBe(false);
     expect(existsSync(path.join(dir, "onnx/model.onnx.part"))).toBe(false);
     // A damaged installed file is fetched again.

@@ -151,7 +151,10 @@ describe("CLI arguments", () => {
     expect(parseArgs(["--embeddings", "builtin", "--embeddings-model-dir", "models/e5"])).toMatchObject({ embeddings: "builtin", embeddingsModelDir: "models/e5" });
     expect(() => parseArgs(["--embeddings", "gpt"])).toThrow(/ollama, openai or builtin/);
     expect(() => parseArgs(["--embeddings-model", "x"])).toThrow(/need --embeddings/);
-    expect(() => parseArgs(["--embeddings", "builtin"])).toThrow(/needs --embeddings-model-dir/);
+    // The built-in model alone: the default model of the list, downloaded on first use; or one named.
+    expect(parseArgs(["--embeddings", "builtin"])).toMatchObject({ embeddings: "builtin" });
+    expect(parseArgs(["--embeddings", "builtin", "--embeddings-model", "Xenova/all-MiniLM-L6-v2"])).toMatchObject({ embeddings: "builtin", embeddingsModel: "Xenova/all-MiniLM-L6-v2" });
+    expect(() => parseArgs(["--embeddings", "builtin", "--embeddings-key-env", "K"])).toThrow(/needs no key/);
     expect(() => parseArgs(["--embeddings", "ollama", "--embeddings-url", "localhost:11434"])).toThrow(/http:\/\//);
   });
   test("read cap flags, as the plugin's settings: --max-read-kb and --max-attachment-kb, in --help", () => {

@@ -212,7 +212,9 @@ describe("semantic service", () => {
     expect(await svc.waitForIdle(10_000)).toBe(true);
     const st = svc.status();
     expect(st.chunks_embedded).toBe(0);
-    expect(st.last_error).toMatch(/not a finite number/);
+    // One story: "ready" (nothing left to do) never comes with a last_error; the refusal has its own fields.
+    expect(st).toMatchObject({ state: "ready", last_error: null, chunks_refused: 2 });
+    expect(st.refused_reason).toMatch(/not a finite number/);
     await svc.close();
   });
 });
@@ -338,3 +340,69 @@ async function eventually(cond: () => boolean, ms = 5000): Promise<void> {
     await new Promise((r) => setTimeout(r, 5));
   }
 }
+
+/** An embedder whose model must be downloaded first: the download waits until `release()`, or fails held when cancelled. */
+class DownloadingEmbedder implements Embedder {
+  readonly provider = "builtin";
+  readonly model = "test-model";
+  readonly batchSize = 16;
+  private readonly inner = new HashingEmbedder(16);
+  private state: { file: string; files_done: number; files_total: number; bytes_done: number; bytes_total: number } | null = null;
+  private watchers = new Set<() => void>();
+  private waiting: { resolve: () => void; reject: (e: Error) => void } | null = null;
+  done = false;
+  dimension() {
+    return this.done ? 16 : null;
+  }
+  download() {
+    return this.state;
+  }
+  watch(cb: () => void) {
+    this.watchers.add(cb);
+    return () => this.watchers.delete(cb);
+  }
+  cancelDownload() {
+    if (!this.waiting) return false;
+    this.state = null;
+    this.waiting.reject(new EmbedderError("The built-in model could not be downloaded: the download of onnx/model_quantized.onnx was cancelled at 1.0 MB; it resumes from there when asked.", true, true));
+    this.waiting = null;
+    return true;
+  }
+  release() {
+    this.state = null;
+    this.done = true;
+    this.waiting?.resolve();
+    this.waiting = null;
+  }
+  async embed(texts: string[], kind: EmbedKind): Promise<Float32Array[]> {
+    if (!this.done) {
+      this.state = { file: "onnx/model_quantized.onnx", files_done: 3, files_total: 4, bytes_done: 1_000_000, bytes_total: 135_000_000 };
+      for (const w of this.watchers) w();
+      await new Promise<void>((resolve, reject) => (this.waiting = { resolve, reject }));
+    }
+    return this.inner.embed(texts, kind);
+  }
+}
+
+describe("the embeddings state machine", () => {
+  test("downloading while the model's files come; a cancelled download is unavailable (why) and not retried until asked; asked, it resumes to ready", async () => {
+    const e = new DownloadingEmbedder();
+    const svc = makeService(vaultOf(), e, new MemoryStateStore(), []);
+    await svc.start();
+    await eventually(() => svc.status().state === "downloading");
+    expect(svc.status()).toMatchObject({ state: "downloading", last_error: null, download: { file: "onnx/model_quantized.onnx", bytes_total: 135_000_000 } });
+    expect(svc.cancelDownload()).toBe(true);
+    await eventually(() => svc.status().state === "unavailable");
+    expect(svc.status().last_error).toMatch(/cancelled/);
+    expect(svc.status().download).toBeNull();
+    // Held: no retry by itself, however long we wait.
+    await new Promise((r) => setTimeout(r, 300));
+    expect(svc.status().state).toBe("unavailable");
+    svc.rebuild(false);
+    await eventually(() => svc.status().state === "downloading");
+    e.release();
+    expect(await svc.waitForIdle(10_000)).toBe(true);
+    expect(svc.status()).toMatchObject({ state: "ready", last_error: null, chunks_embedded: svc.status().chunks_total, counting: false });
+    await svc.close();
+  });
+});

@@ -7,7 +7,9 @@ import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
 import * as nodePath from "node:path";
 import { fork, type ChildProcess } from "node:child_process";
-import { EmbedderError, type Embedder, type EmbedKind } from "../../core/search/vector/embedder";
+import { EmbedderError, type Embedder, type EmbedderDownload, type EmbedKind } from "../../core/search/vector/embedder";
+import { ModelDownloadError } from "../../core/search/vector/model-files";
+import type { ModelDownloader } from "./model-download";
 import type { EmbedReply, EmbedWorkerData } from "./embed-worker";
 
 export interface BuiltinEmbedderOptions {
@@ -26,6 +28,8 @@ export interface BuiltinEmbedderOptions {
   batchSize?: number;
   /** Prefixes for e5-style models; none by default. */
   prefixes?: { query: string; passage: string };
+  /** The model's files, fetched into `modelDir` before the worker starts (a catalog model); absent: the folder is the owner's. */
+  download?: ModelDownloader;
 }
 
 /** The folder of an installed package (walking up from its entry point), resolved at run time from `from`. */
@@ -65,15 +69,33 @@ export class BuiltinEmbedder implements Embedder {
     return this.dim;
   }
 
+  download(): EmbedderDownload | null {
+    return this.opts.download?.progress() ?? null;
+  }
+
+  cancelDownload(): boolean {
+    return this.opts.download?.cancel() ?? false;
+  }
+
+  watch(cb: () => void): () => void {
+    return this.opts.download?.watch(cb) ?? (() => undefined);
+  }
+
   /** Starts the worker and loads the model, once. */
   private start(): Promise<void> {
     if (this.ready) return this.ready;
     const file = this.opts.workerFile ?? nodePath.join(__dirname, "embed-worker.mjs");
-    const prepared = this.opts.prepare
+    const prepared = (this.opts.prepare
       ? this.opts.prepare().catch((e: unknown) => {
           throw new EmbedderError(`The built-in model's runtime is not ready: ${e instanceof Error ? e.message : String(e)}`, true);
         })
-      : Promise.resolve();
+      : Promise.resolve()
+    ).then(() =>
+      this.opts.download?.run().catch((e: unknown) => {
+        const cancelled = e instanceof ModelDownloadError && e.cancelled;
+        throw new EmbedderError(`The built-in model could not be downloaded: ${e instanceof Error ? e.message : String(e)}`, true, cancelled);
+      }),
+    );
     this.ready = prepared.then(() => new Promise<void>((resolve, reject) => {
       if (!existsSync(nodePath.join(this.opts.modelDir, "config.json"))) {
         reject(new EmbedderError(`The model folder has no config.json; put the model's files (config.json, tokenizer.json, onnx/model.onnx) there.`, true));

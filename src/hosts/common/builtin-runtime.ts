@@ -4,6 +4,7 @@ import { ensureModelFiles, rangeFetchOver, type DownloadProgress, type ModelFile
 import { BuiltinEmbedder } from "./builtin-embedder";
 import { nodeBinaryHttp } from "./http-client";
 import { FsModelFolder } from "./model-folder";
+import type { ModelDownloader } from "./model-download";
 
 /**
  * The built-in model's runtime as the plugin fetches it when the owner turns the model on: the
@@ -57,6 +58,10 @@ export interface PluginModelOptions {
   pluginDir: string;
   /** The model's folder (config.json, tokenizer.json, onnx/model.onnx). */
   modelDir: string;
+  /** A model of the list: its name, dtype, and its download into `modelDir` (absent: the owner's own folder). */
+  model?: string;
+  dtype?: "fp32" | "q8";
+  download?: ModelDownloader;
   /** jsDelivr's npm root or a mirror of its paths. */
   runtimeUrl?: string;
   /** Writes the worker's source to `workerFile` when it differs (the plugin's vault adapter). */
@@ -74,10 +79,12 @@ export interface PluginModelOptions {
 export function pluginBuiltinEmbedder(o: PluginModelOptions): BuiltinEmbedder {
   const runtimeDir = nodePath.join(o.pluginDir, "runtime");
   const workerFile = nodePath.join(o.pluginDir, "embed-worker.mjs");
-  const model = nodePath.basename(nodePath.resolve(o.modelDir));
+  const model = o.model ?? nodePath.basename(nodePath.resolve(o.modelDir));
   return new BuiltinEmbedder({
     modelDir: o.modelDir,
     model,
+    ...(o.dtype ? { dtype: o.dtype } : {}),
+    ...(o.download ? { download: o.download } : {}),
     prefixes: knownPrefixes(model),
     workerFile,
     libraryFile: nodePath.join(runtimeDir, RUNTIME_LIBRARY),

@@ -8,14 +8,18 @@ import * as https from "node:https";
 import type { HttpClient, HttpRequest } from "../../core/http";
 import type { BinaryHttp } from "../../core/search/vector/model-files";
 
-function request(req: HttpRequest): Promise<{ status: number; body: Buffer }> {
+function request(req: HttpRequest): Promise<{ status: number; body: Buffer; headers: Record<string, string> }> {
   return new Promise((resolve, reject) => {
     const url = new URL(req.url);
     const lib = url.protocol === "https:" ? https : http;
     const r = lib.request(url, { method: req.method, headers: req.headers, timeout: req.timeoutMs }, (res) => {
       const parts: Buffer[] = [];
       res.on("data", (c: Buffer) => parts.push(c));
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(parts) }));
+      res.on("end", () => {
+        const headers: Record<string, string> = {};
+        for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) headers[k.toLowerCase()] = Array.isArray(v) ? v.join(", ") : v;
+        resolve({ status: res.statusCode ?? 0, body: Buffer.concat(parts), headers });
+      });
       res.on("aborted", () => reject(new Error("the connection closed before the answer was complete")));
       res.on("error", reject);
     });
@@ -32,6 +36,6 @@ export const nodeHttp: HttpClient = async (req) => {
 };
 
 export const nodeBinaryHttp: BinaryHttp = async (req) => {
-  const { status, body } = await request(req);
-  return { status, bytes: new Uint8Array(body.buffer, body.byteOffset, body.byteLength) };
+  const { status, body, headers } = await request(req);
+  return { status, bytes: new Uint8Array(body.buffer, body.byteOffset, body.byteLength), headers };
 };

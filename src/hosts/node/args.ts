@@ -1,4 +1,5 @@
 import { REMOTE_DEFAULTS } from "../../core/search/vector/remote-embedder";
+import { DEFAULT_BUILTIN_MODEL, MODEL_CATALOG } from "../../core/search/vector/model-catalog";
 
 export const VERSION = "0.1.0";
 /** No well-known Obsidian plugin uses it (Local REST API: 27123/27124; others 3000/3001/22360/8080). */
@@ -80,9 +81,14 @@ Options:
                       ${EMBEDDING_DEFAULTS.openai.url} for openai)
   --embeddings-model M  the model (default ${EMBEDDING_DEFAULTS.ollama.model} / ${EMBEDDING_DEFAULTS.openai.model})
   --embeddings-key-env VAR  the environment variable holding the provider's API key
+  --embeddings builtin [--embeddings-model NAME]
+                      the built-in model (transformers.js, in a process of its own), downloaded once
+                      from the Hugging Face hub into the state folder's models/ on first use, each file
+                      checked before use: ${MODEL_CATALOG.map((m) => m.id).join(" or ")} (default
+                      ${DEFAULT_BUILTIN_MODEL}); --embeddings-url gives a mirror of the hub
   --embeddings builtin --embeddings-model-dir DIR
-                      the built-in model (transformers.js, in a process of its own) from a folder
-                      holding a sentence-embedding model's config.json, tokenizer.json, onnx/model.onnx
+                      the built-in model from your own folder holding a sentence-embedding model's
+                      config.json, tokenizer.json, onnx/model.onnx (nothing is downloaded)
   --git-commit        git-backed vaults: commit each change made through the server (with --write)
   --git-push          push after each of those commits
   --git-hooks         let the repository's hooks run on those commits (off by default)
@@ -170,7 +176,7 @@ export function parseArgs(argv: string[]): CliArgs {
     }
   }
   if (!a.embeddings && (a.embeddingsUrl || a.embeddingsModel || a.embeddingsKeyEnv || a.embeddingsModelDir)) throw new Error("--embeddings-url, --embeddings-model, --embeddings-key-env and --embeddings-model-dir need --embeddings.");
-  if (a.embeddings === "builtin" && !a.embeddingsModelDir) throw new Error("--embeddings builtin needs --embeddings-model-dir: the folder holding the model's config.json, tokenizer.json and onnx/model.onnx.");
+  if (a.embeddings === "builtin" && a.embeddingsKeyEnv) throw new Error("--embeddings-key-env is for ollama and openai; the built-in model needs no key.");
   if (a.embeddingsUrl !== undefined && !/^https?:\/\//.test(a.embeddingsUrl)) throw new Error("--embeddings-url must start with http:// or https://.");
   if (a.gitCommit && !a.write) throw new Error("--git-commit commits the changes --write allows; add --write.");
   if (a.gitPush && !a.gitCommit) throw new Error("--git-push pushes the commits --git-commit makes; give both.");

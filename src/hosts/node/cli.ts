@@ -14,11 +14,9 @@ import { DEFAULT_CONFIG_DIR, FsVault } from "./fs-vault";
 import { crashPointFromEnv } from "./crash-points";
 import { PLUGIN_ID, resolveStateDir } from "./state-dir";
 import { FsStateStore } from "./state-store";
-import { DEFAULT_PORT, EMBEDDING_DEFAULTS, parseArgs, usage, VERSION, type CliArgs } from "./args";
-import { nodeHttp } from "../common/http-client";
-import { BuiltinEmbedder } from "../common/builtin-embedder";
-import { knownPrefixes, type Embedder } from "../../core/search/vector/embedder";
-import { RemoteEmbedder } from "../../core/search/vector/remote-embedder";
+import { DEFAULT_PORT, parseArgs, usage, VERSION } from "./args";
+import { describeEmbeddings, type EmbeddingsStatus, type SemanticService } from "../../core/search/vector/semantic-service";
+import { embedderOf } from "./embedder-flags";
 import { bridgeMain } from "./bridge";
 import { useHostTimers } from "../../core/timers";
 import { nodeTimers } from "../common/node-timers";
@@ -110,7 +108,7 @@ async function run(args: ReturnType<typeof parseArgs>): Promise<void> {
       },
       ...(args.sessionIdleMinutes !== undefined ? { sessionIdleMs: args.sessionIdleMinutes * 60_000 } : {}),
       ...(args.maxSessions !== undefined ? { maxSessions: args.maxSessions } : {}),
-      embedder: embedderOf(args),
+      embedder: embedderOf(args, stateDir),
       ...(args.noGit ? {} : { gitRunner: createGitRunner({ cwd: root, program: args.gitProgram, allowHooks: args.gitHooks, helperFile: existingFile(path.join(__dirname, "git-helper.js")) }) }),
       gitOptions: { commitChanges: args.gitCommit && args.write, pushAfterCommit: args.gitPush && args.write, files: createGitFiles(root) },
       transfer: {
@@ -134,6 +132,8 @@ async function run(args: ReturnType<typeof parseArgs>): Promise<void> {
     throw e;
   }
   for (const l of locks) l.setPort(runtime.listenPort);
+  const semantic = runtime.services.semantic;
+  if (semantic) reportEmbeddings(semantic, (line) => process.stderr.write(`[vault-mcp] ${line}\n`));
 
   // Stop cleanly on a signal. Registered before the banner: whoever reads the banner may signal at
   // once, and a signal that arrives before a listener exists kills the process with no clean-up.
@@ -181,6 +181,29 @@ function takeLocks(stateDir: string, pluginDir: string | undefined, log: (level:
   return taken;
 }
 
+/**
+ * Embeddings on the console (stderr), in the words of embeddings_status: every change of state, and
+ * progress at most every 10 s (download, building) — so a headless owner sees the download, the build,
+ * ready, and why it is unavailable.
+ */
+export function reportEmbeddings(semantic: SemanticService, write: (line: string) => void): () => void {
+  let lastState = "";
+  let lastLine = "";
+  let lastAt = 0;
+  const show = (s: EmbeddingsStatus) => {
+    const line = describeEmbeddings(s);
+    const now = Date.now();
+    if (s.state !== lastState || (line !== lastLine && now - lastAt >= 10_000 && (s.state === "building" || s.state === "downloading"))) {
+      lastState = s.state;
+      lastLine = line;
+      lastAt = now;
+      write(line);
+    }
+  };
+  show(semantic.status());
+  return semantic.onProgress(show);
+}
+
 function readToken(file: string): string {
   const t = readFileSync(file, "utf8").trim();
   if (t.length < 16) throw new Error(`The token in ${file} is shorter than 16 characters; use a long random token.`);
@@ -205,23 +228,6 @@ main().catch((e: unknown) => {
   process.exit(1);
 });
 
-/** The embedding provider the flags ask for (none: semantic search off). The key comes from the environment. */
-function embedderOf(args: CliArgs): Embedder | undefined {
-  if (!args.embeddings) return undefined;
-  if (args.embeddings === "builtin") {
-    const modelDir = path.resolve(args.embeddingsModelDir!);
-    const model = args.embeddingsModel ?? path.basename(modelDir);
-    return new BuiltinEmbedder({ modelDir, model, prefixes: knownPrefixes(model) });
-  }
-  const d = EMBEDDING_DEFAULTS[args.embeddings];
-  let apiKey: string | undefined;
-  if (args.embeddingsKeyEnv) {
-    apiKey = process.env[args.embeddingsKeyEnv];
-    if (!apiKey) throw new Error(`The environment variable ${args.embeddingsKeyEnv} (--embeddings-key-env) is not set.`);
-  }
-  const model = args.embeddingsModel ?? d.model;
-  return new RemoteEmbedder({ kind: args.embeddings, url: args.embeddingsUrl ?? d.url, model, apiKey, http: nodeHttp, prefixes: knownPrefixes(model) });
-}
 
 /** `p` when it exists (a built file beside this one), else undefined. */
 function existingFile(p: string): string | undefined {

@@ -84,6 +84,14 @@ export default class VaultMcpPlugin extends Plugin {
     return this.server.state;
   }
 
+  cancelModelDownload(): boolean {
+    return this.server.cancelModelDownload();
+  }
+
+  resumeEmbeddings(): void {
+    this.server.resumeEmbeddings();
+  }
+
   /** Whether the running server found a git repository (null while stopped). */
   gitBacked(): boolean | null {
     const services = this.server.services;

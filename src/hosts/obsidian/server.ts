@@ -1,4 +1,8 @@
 import { FileSystemAdapter, Notice, normalizePath, TFolder, type App, type EventRef, type PluginManifest } from "obsidian";
+import * as nodePath from "node:path";
+import { catalogFiles, catalogModel, DEFAULT_BUILTIN_MODEL, DEFAULT_MODEL_HUB, modelFolderName } from "../../core/search/vector/model-catalog";
+import { describeEmbeddings, shortEmbeddings } from "../../core/search/vector/semantic-service";
+import { ModelDownloader } from "../common/model-download";
 import wasm from "sql.js/dist/sql-wasm.wasm";
 import type { CoreServices } from "../../core/services";
 import type { IndexStatus } from "../../core/search";
@@ -56,6 +60,8 @@ export class ServerController {
   private pushError: string | undefined;
   /** Bytes of the built-in model's runtime downloaded so far, per file, while it downloads. */
   private readonly downloaded = new Map<string, { done: number; total: number }>();
+  /** Embeddings' state in embeddings_status's words, while not ready. */
+  private embeddings: { text: string; description: string; state: string } | undefined;
 
   constructor(private readonly host: ServerHost) {}
 
@@ -133,10 +139,22 @@ export class ServerController {
   private builtinEmbedder(settings: VaultMcpSettings, onDisk: boolean): Embedder | undefined {
     const { app } = this.host;
     const adapter = app.vault.adapter;
-    if (!onDisk || !(adapter instanceof FileSystemAdapter) || !settings.embeddingsModelDir || !embedWorkerSource) return undefined;
+    const own = settings.builtinModel === "folder";
+    if (!onDisk || !(adapter instanceof FileSystemAdapter) || (own && !settings.embeddingsModelDir) || !embedWorkerSource) return undefined;
+    const pluginDir = adapter.getFullPath(this.dataDir);
+    // A model of the list: downloaded on first use into the plugin's folder (models/), each file checked before use.
+    const listed = own ? undefined : (catalogModel(settings.builtinModel) ?? catalogModel(DEFAULT_BUILTIN_MODEL)!);
+    const modelDir = listed ? nodePath.join(pluginDir, "models", modelFolderName(listed)) : settings.embeddingsModelDir;
     return pluginBuiltinEmbedder({
-      pluginDir: adapter.getFullPath(this.dataDir),
-      modelDir: settings.embeddingsModelDir,
+      pluginDir,
+      modelDir,
+      ...(listed
+        ? {
+            model: listed.id,
+            dtype: listed.dtype,
+            download: new ModelDownloader({ files: catalogFiles(listed, settings.embeddingsHubUrl || DEFAULT_MODEL_HUB), dir: modelDir, approxBytes: listed.approxBytes }),
+          }
+        : {}),
       runtimeUrl: settings.embeddingsRuntimeUrl,
       writeWorker: async () => {
         await this.writeBeside("embed-worker.mjs", embedWorkerSource);
@@ -288,10 +306,21 @@ export class ServerController {
     this.showProgress({ indexing, embedding: this.current.kind === "listening" ? this.current.embedding : undefined });
   }
 
-  /** "MCP: embedding 120/31000" while sections are embedded (after the index is built). */
+  /** "MCP: embedding 120/31000", "MCP: downloading the model 12/135 MB", "MCP: embeddings unavailable": embeddings_status's words. */
   private showEmbedding(status: EmbeddingsStatus): void {
     const embedding = status.state === "building" || status.state === "unavailable" ? { indexed: status.chunks_embedded, total: status.chunks_total } : undefined;
+    this.embeddings = status.state === "ready" || status.state === "loading" ? undefined : { text: shortEmbeddings(status), description: describeEmbeddings(status), state: status.state };
     this.showProgress({ indexing: this.current.kind === "listening" ? this.current.indexing : undefined, embedding });
+  }
+
+  /** Stops the built-in model's download under way (what came stays; it resumes when embedding is asked for again). */
+  cancelModelDownload(): boolean {
+    return this.runtime?.services.semantic?.cancelDownload() ?? false;
+  }
+
+  /** Resumes embedding after a cancelled download or a failure (as build_embeddings does). */
+  resumeEmbeddings(): void {
+    this.runtime?.services.semantic?.rebuild(false);
   }
 
   /** Shows the state again with the current push failure and download progress. */
@@ -307,7 +336,17 @@ export class ServerController {
     // While a file of the runtime is still coming: the bytes of the files being fetched.
     const files = [...this.downloaded.values()];
     const download = files.some((f) => f.done < f.total) ? { done: files.reduce((n, f) => n + f.done, 0), total: files.reduce((n, f) => n + f.total, 0) } : undefined;
-    if (cur.kind === "listening" && cur.listenPort === runtime.listenPort && same(cur.indexing, p.indexing) && same(cur.embedding, p.embedding) && cur.pushError === this.pushError && cur.download?.done === download?.done) return;
+    const emb = this.embeddings;
+    if (
+      cur.kind === "listening" &&
+      cur.listenPort === runtime.listenPort &&
+      same(cur.indexing, p.indexing) &&
+      same(cur.embedding, p.embedding) &&
+      cur.pushError === this.pushError &&
+      cur.download?.done === download?.done &&
+      cur.embeddings?.description === emb?.description
+    )
+      return;
     this.setState({
       kind: "listening",
       listenPort: runtime.listenPort,
@@ -316,6 +355,7 @@ export class ServerController {
       ...(p.embedding ? { embedding: p.embedding } : {}),
       ...(this.pushError ? { pushError: this.pushError } : {}),
       ...(download ? { download } : {}),
+      ...(emb ? { embeddings: emb } : {}),
     });
   }
 

@@ -1,4 +1,5 @@
 import { Notice, PluginSettingTab, requireApiVersion, Setting, type App, type Plugin, type SettingDefinition, type SettingDefinitionItem } from "obsidian";
+import { DEFAULT_MODEL_HUB, MODEL_CATALOG } from "../../core/search/vector/model-catalog";
 import { CORE_TOOLS } from "../../mcp/server";
 import { allTools } from "../../mcp/tools";
 import { REMOTE_DEFAULTS } from "../../core/search/vector/remote-embedder";
@@ -38,6 +39,10 @@ export interface SettingsHost extends Plugin {
   /** Restarts a little later (for text fields that change on every keystroke). */
   restartSoon(): void;
   serverState(): ServerState;
+  /** Stops the built-in model's download under way (true when there was one). */
+  cancelModelDownload(): boolean;
+  /** Resumes embedding (a cancelled download, a failure). */
+  resumeEmbeddings(): void;
   bridgePath(): string | null;
   serverUrl(): string;
   /** Applies "Ask before destructive changes" to the running server. */
@@ -317,6 +322,12 @@ export class VaultMcpSettingTab extends PluginSettingTab {
     ];
   }
 
+  /** The running server's embeddings state (the built-in model's download, or why it is unavailable). */
+  private embeddingsState() {
+    const st = this.host.serverState();
+    return st.kind === "listening" ? st.embeddings : undefined;
+  }
+
   private semanticRows(): Row[] {
     const s = this.host.settings;
     const builtin = () => s.semanticProvider === "builtin";
@@ -355,10 +366,57 @@ export class VaultMcpSettingTab extends PluginSettingTab {
               }),
           ),
       },
+      {
+        name: "Built-in model",
+        desc: "Downloaded once from the Hugging Face hub into this plugin's folder when semantic search first needs it, each file checked (pinned size and SHA-256, or the hub's stated SHA-256) before it is used. The multilingual model reads about 100 languages; the English one is smaller and faster.",
+        visible: builtin,
+        render: (setting) =>
+          setting.addDropdown((d) => {
+            for (const m of MODEL_CATALOG) d.addOption(m.id, m.label);
+            d.addOption("folder", "My own model folder");
+            d.setValue(s.builtinModel).onChange(async (v) => {
+              s.builtinModel = v;
+              await this.host.applyAndRestart();
+              this.redraw();
+            });
+          }),
+      },
+      {
+        name: "Embeddings",
+        visible: () => builtin() && this.embeddingsState() !== undefined,
+        render: (setting) => {
+          const emb = this.embeddingsState();
+          if (!emb) return;
+          setting.setDesc(emb.description);
+          if (emb.state === "downloading") {
+            setting.addButton((b) =>
+              b.setButtonText("Cancel download").onClick(() => {
+                this.host.cancelModelDownload();
+                window.setTimeout(() => this.redraw(), 500);
+              }),
+            );
+          } else if (emb.state === "unavailable") {
+            setting.addButton((b) =>
+              b.setButtonText("Try again").onClick(() => {
+                this.host.resumeEmbeddings();
+                window.setTimeout(() => this.redraw(), 500);
+              }),
+            );
+          }
+        },
+      },
+      text(
+        "Model download URL",
+        "Where a model of the list is downloaded from: the Hugging Face hub, or a mirror of its /<model>/resolve/main/<file> paths.",
+        () => builtin() && s.builtinModel !== "folder",
+        () => DEFAULT_MODEL_HUB,
+        () => s.embeddingsHubUrl,
+        (v) => (s.embeddingsHubUrl = parseHttpUrl(v)),
+      ),
       text(
         "Model folder",
         "The full path of a folder holding a sentence-embedding model in the usual layout: config.json, tokenizer.json and onnx/model.onnx (for example a copy of Xenova/multilingual-e5-small).",
-        builtin,
+        () => builtin() && s.builtinModel === "folder",
         () => "/path/to/multilingual-e5-small",
         () => s.embeddingsModelDir,
         (v) => (s.embeddingsModelDir = v),

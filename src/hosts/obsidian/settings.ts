@@ -1,5 +1,6 @@
 import { setOwn } from "../../core/dict";
 import { normalizePath } from "obsidian";
+import { DEFAULT_BUILTIN_MODEL, MODEL_CATALOG } from "../../core/search/vector/model-catalog";
 import type { ToolProfile } from "../../mcp/server";
 
 /** The plugin's settings as stored in `data.json`. */
@@ -44,6 +45,10 @@ export interface VaultMcpSettings {
   /** The built-in model: the folder holding its files (absolute), and where its runtime is fetched from. */
   embeddingsModelDir: string;
   embeddingsRuntimeUrl: string;
+  /** The built-in model: a model of the list (downloaded on first use into the plugin's folder), or "folder" (the owner's own, `embeddingsModelDir`). */
+  builtinModel: string;
+  /** Where a model of the list is downloaded from ("": the Hugging Face hub), or a mirror of its paths. */
+  embeddingsHubUrl: string;
   /** Git tools (history, diffs, sync) when the vault is in a git repository. */
   gitEnabled: boolean;
   /** Commit each change made through the server (git-backed vaults). */
@@ -103,6 +108,8 @@ export const DEFAULT_SETTINGS: Readonly<VaultMcpSettings> = Object.freeze({
   embeddingsApiKey: "",
   embeddingsModelDir: "",
   embeddingsRuntimeUrl: "",
+  builtinModel: DEFAULT_BUILTIN_MODEL,
+  embeddingsHubUrl: "",
   gitEnabled: true,
   gitCommit: false,
   gitPush: false,
@@ -259,6 +266,9 @@ export function migrateSettings(raw: unknown): { settings: VaultMcpSettings; cha
     embeddingsApiKey: typeof data.embeddingsApiKey === "string" ? data.embeddingsApiKey.trim() : "",
     embeddingsModelDir: typeof data.embeddingsModelDir === "string" ? data.embeddingsModelDir.trim() : "",
     embeddingsRuntimeUrl: parseHttpUrl(data.embeddingsRuntimeUrl),
+    // Settings from before the list: a model folder chosen means the owner's own model.
+    builtinModel: oneOf(data.builtinModel, [...MODEL_CATALOG.map((m) => m.id), "folder"], typeof data.embeddingsModelDir === "string" && data.embeddingsModelDir.trim() ? "folder" : DEFAULT_BUILTIN_MODEL),
+    embeddingsHubUrl: parseHttpUrl(data.embeddingsHubUrl),
     gitEnabled: parseBool(data.gitEnabled, DEFAULT_SETTINGS.gitEnabled),
     gitCommit: parseBool(data.gitCommit, DEFAULT_SETTINGS.gitCommit),
     gitPush: parseBool(data.gitPush, DEFAULT_SETTINGS.gitPush),

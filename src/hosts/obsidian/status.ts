@@ -2,7 +2,17 @@
 export type ServerState =
   | { kind: "stopped" }
   | { kind: "starting" }
-  | { kind: "listening"; listenPort: number; url: string; indexing?: IndexProgress; embedding?: IndexProgress; pushError?: string; download?: { done: number; total: number } }
+  | {
+      kind: "listening";
+      listenPort: number;
+      url: string;
+      indexing?: IndexProgress;
+      embedding?: IndexProgress;
+      pushError?: string;
+      download?: { done: number; total: number };
+      /** Embeddings while not ready, in embeddings_status's words (state, a few words, a sentence). */
+      embeddings?: { state: string; text: string; description: string };
+    }
   | { kind: "error"; message: string };
 
 /** How far the first build of the search index (or the embedding of sections) has come, while it runs. */
@@ -20,6 +30,7 @@ export function statusText(state: ServerState): string {
         return state.indexing.total > 0 ? `MCP: indexing ${state.indexing.indexed}/${state.indexing.total}` : "MCP: indexing";
       }
       if (state.download) return `MCP: downloading the model runtime ${megabytes(state.download.done)}/${megabytes(state.download.total)} MB`;
+      if (state.embeddings) return `MCP: ${state.embeddings.text}`;
       if (state.embedding && state.embedding.total > 0) return `MCP: embedding ${state.embedding.indexed}/${state.embedding.total}`;
       if (state.pushError) return "MCP: push failed";
       return `MCP: listening on :${state.listenPort}`;
@@ -38,6 +49,7 @@ export function statusDescription(state: ServerState): string {
     case "listening":
       if (state.indexing) return `The server is listening at ${state.url}. The search index is being built${state.indexing.total > 0 ? ` (${state.indexing.indexed} of ${state.indexing.total} notes)` : ""}; search answers once it is done.`;
       if (state.download) return `The server is listening at ${state.url}. The built-in model's runtime is being downloaded (once); semantic search starts when it is there.`;
+      if (state.embeddings) return `The server is listening at ${state.url}. ${state.embeddings.description}`;
       if (state.embedding) return `The server is listening at ${state.url}. Sections are being embedded for semantic search (${state.embedding.indexed} of ${state.embedding.total}); semantic answers cover what is embedded so far.`;
       if (state.pushError) return `The server is listening at ${state.url}. The last commit made through it was not pushed: ${state.pushError}`;
       return `The server is listening at ${state.url}.`;

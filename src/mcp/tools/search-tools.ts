@@ -3,7 +3,7 @@ import { VaultError } from "../../core/errors";
 import { formatGrep } from "../../core/lookup";
 import type { IndexStatus, SearchRequest, SearchService } from "../../core/search";
 import { hybridSearch, semanticSearch, type RankedResponse } from "../../core/search/hybrid";
-import type { SemanticService } from "../../core/search/vector/semantic-service";
+import { describeEmbeddings, embeddingsMeta, trimStop, type SemanticService } from "../../core/search/vector/semantic-service";
 import { errText } from "../../core/strings";
 import type { CoreServices } from "../../core/services";
 import { defineTool, READ_ONLY, type ToolContext, type ToolDef } from "../tool";
@@ -191,7 +191,7 @@ async function meaningSearch(
     failure = errText(e);
   }
   const st = semantic.status();
-  const embeddings = { state: st.state, chunks_embedded: st.chunks_embedded, chunks_total: st.chunks_total, ...(failure ? { error: failure } : {}) };
+  const embeddings = embeddingsMeta(st, failure);
   let used: string = mode;
   let res: RankedResponse;
   if (mode === "semantic" && vector) res = await semanticSearch(semantic, services.port, req, vector, language);
@@ -209,9 +209,9 @@ async function meaningSearch(
   }));
   const structured = { hits, total_files: res.total_files, relaxed: false, mode: used, ...(loading ? { index_loading: loading } : {}) };
   const notes: string[] = [];
-  if (failure) notes.push(`(Semantic search could not embed the query: ${failure}; ${mode === "semantic" ? "these are keyword results" : "these are its keyword half"}.)`);
+  if (failure) notes.push(`(Semantic search could not embed the query: ${trimStop(failure)}; ${mode === "semantic" ? "these are keyword results" : "these are its keyword half"}.)`);
   else if (st.state === "loading") notes.push("(The saved embeddings are still loading: results by meaning are missing from this answer; search again in a few seconds.)");
-  else if (st.chunks_embedded < st.chunks_total) notes.push(`(Embeddings are still being built: ${st.chunks_embedded} of ${st.chunks_total} sections so far; notes not embedded yet are missing from the semantic half.)`);
+  else if (st.state !== "ready" || st.chunks_embedded < st.chunks_total) notes.push(`(${describeEmbeddings(st)} Notes not embedded yet are missing from the results by meaning.)`);
   const head = used === "keyword" ? `Keyword results for "${req.query}"` : mode === "semantic" ? `Closest in meaning to "${req.query}"` : `Keyword and meaning, fused, for "${req.query}"`;
   const emptyYet = !res.hits.length && !loading && st.state === "loading" && used !== "keyword" ? `Nothing found for "${req.query}" YET — not a final answer:` : undefined;
   const text = formatSearch(req.query, { ...structured, relaxed: false }, stale, res.hits.length ? `${head}; top ${res.hits.length}:` : emptyYet, notes, loading);

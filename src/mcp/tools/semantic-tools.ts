@@ -1,8 +1,9 @@
 import { z } from "zod";
 import { VaultError } from "../../core/errors";
 import type { CoreServices } from "../../core/services";
-import type { VaultFile } from "../../core/vault";
-import type { EmbeddingsStatus, SemanticService } from "../../core/search/vector/semantic-service";
+import { isNotePath, type VaultFile } from "../../core/vault";
+import { describeEmbeddings, EMBEDDINGS_STATES, embeddingsMeta as metaOf, type EmbeddingsStatus, type SemanticService } from "../../core/search/vector/semantic-service";
+import { extractSection, headingsOf } from "../../core/lookup/section";
 import { similarNotes, suggestLinks } from "../../core/search/vector/related";
 import { defineTool, READ_ONLY, type ToolContext, type ToolDef } from "../tool";
 import { oneLine, waitUntil } from "./search-tools";
@@ -34,25 +35,26 @@ const statusShape = {
   provider: z.string(),
   model: z.string(),
   dimension: z.number().nullable(),
-  state: z.enum(["loading", "building", "ready", "unavailable"]),
+  state: z.enum(EMBEDDINGS_STATES as [EmbeddingsStatus["state"], ...EmbeddingsStatus["state"][]]).describe("loading → downloading (the built-in model, once) → building → ready; unavailable while the provider fails (last_error says why)."),
   chunks_embedded: z.number(),
-  chunks_total: z.number(),
+  chunks_total: z.number().describe("Sections found so far; final once counting is false."),
+  counting: z.boolean().describe("Notes are still being cut into sections: chunks_total still grows."),
   notes_queued: z.number(),
   chunks_queued: z.number(),
-  last_error: z.string().nullable(),
+  chunks_refused: z.number(),
+  refused_reason: z.string().nullable(),
+  last_error: z.string().nullable().describe("Why the state is unavailable; null otherwise."),
+  download: z.object({ file: z.string(), files_done: z.number(), files_total: z.number(), bytes_done: z.number(), bytes_total: z.number() }).nullable(),
 };
 
 function formatStatus(s: EmbeddingsStatus): string {
-  const what = `${s.provider} model ${s.model}${s.dimension ? ` (${s.dimension} dimensions)` : ""}`;
-  const progress = `${s.chunks_embedded} of ${s.chunks_total} sections embedded`;
-  const queue = s.notes_queued || s.chunks_queued ? `; queued: ${s.notes_queued} notes, ${s.chunks_queued} sections` : "";
-  const err = s.last_error ? `; last error: ${s.last_error}` : "";
-  return `Embeddings ${s.state}: ${progress} with ${what}${queue}${err}.`;
+  const queue = s.notes_queued || s.chunks_queued ? ` Queued: ${s.notes_queued} notes, ${s.chunks_queued} sections.` : "";
+  return `${describeEmbeddings(s)}${queue}`;
 }
 
 /** `_meta` of every semantic answer: how far embedding has come. */
 function embeddingsMeta(s: EmbeddingsStatus): Record<string, unknown> {
-  return { embeddings: { state: s.state, chunks_embedded: s.chunks_embedded, chunks_total: s.chunks_total } };
+  return { embeddings: metaOf(s) };
 }
 
 /** A note without vectors yet: why, and what to do. */
@@ -66,6 +68,34 @@ function notEmbedded(path: string, s: EmbeddingsStatus): VaultError {
   return new VaultError("unavailable", `"${path}" has no embeddings yet: ${why}. Try again later, or check embeddings_status.`);
 }
 
+/**
+ * The note's first section chunk inside the section `heading` names, in any form `read` takes (a
+ * heading alone, a path "A > B", case- and width-insensitive, `#` forms); -1 when no chunk is
+ * there; not_found naming the note's sections when it has no such section.
+ */
+async function sectionChunk(services: CoreServices, path: string, heading: string, chunks: readonly { lineStart: number; lineEnd: number }[]): Promise<number> {
+  const text = await services.port.read(path);
+  const meta = services.port.getMetadata(path);
+  let sec: { line_start: number; line_end: number };
+  try {
+    sec = extractSection(text, meta, heading);
+  } catch (e) {
+    if (!(e instanceof VaultError) || e.code !== "not_found") throw e;
+    // The note's headings as paths, each usable as is (or its last part alone).
+    const stack: { level: number; heading: string }[] = [];
+    const paths: string[] = [];
+    for (const h of headingsOf(text, meta)) {
+      while (stack.length && stack[stack.length - 1].level >= h.level) stack.pop();
+      stack.push(h);
+      paths.push(stack.map((x) => x.heading).join(" > "));
+    }
+    const list = paths.slice(0, 20).map((p) => `"${p}"`).join(", ");
+    throw new VaultError("not_found", `"${path}" has no section "${heading}"${list ? `; its sections: ${list} (a heading alone works too, as in read)` : " (it has no headings)"}. Omit heading for the whole note.`);
+  }
+  const inside = chunks.findIndex((c) => c.lineStart >= sec.line_start && c.lineStart <= sec.line_end);
+  return inside >= 0 ? inside : chunks.findIndex((c) => c.lineStart <= sec.line_start && c.lineEnd >= sec.line_start);
+}
+
 const pathArg = z.string().describe('A note, e.g. "Projects/Plan.md".');
 
 const similarSection = z.object({ heading: z.string(), content: z.string(), line_start: z.number(), line_end: z.number() });
@@ -76,7 +106,7 @@ export const getSimilarTool = defineTool({
   description: "Notes closest in meaning to a note (or to one of its sections), with the sections that matched. Needs semantic search.",
   input: {
     path: pathArg,
-    heading: z.string().optional().describe('Only this section of the note: its heading path, "A > B", as search and get_outline give it.'),
+    heading: z.string().optional().describe('Only this section of the note: a heading ("Conflict resolution") or a heading path ("General > Conflict resolution"), as read\'s section takes it.'),
     limit: z.number().int().min(1).max(50).default(10),
     snippet_words: z.number().int().min(0).max(500).default(30).describe("Words per section snippet; 0 = the whole section."),
   },
@@ -91,6 +121,7 @@ export const getSimilarTool = defineTool({
     if (args.heading !== undefined) {
       const chunks = semantic.chunksOf(file.path) ?? [];
       ordinal = chunks.findIndex((c) => c.heading === args.heading);
+      if (ordinal < 0) ordinal = await sectionChunk(services, file.path, args.heading, chunks);
       if (ordinal < 0) {
         const known = [...new Set(chunks.map((c) => c.heading).filter(Boolean))].slice(0, 10);
         throw new VaultError("not_found", `"${file.path}" has no section "${args.heading}"${known.length ? `; its sections: ${known.map((h) => `"${h}"`).join(", ")}` : ""}.`);
@@ -164,18 +195,49 @@ export const embeddingsStatusTool = defineTool({
 export const buildEmbeddingsTool = defineTool({
   name: "build_embeddings",
   title: "Build embeddings",
-  description: "Brings the embeddings up to date with the notes in the background (force: discard them and embed every note again).",
+  description:
+    "Brings the embeddings up to date with the notes in the background (force: discard them and embed every note again, the vector length taken anew from the model). Says what it started; with a progress token it reports progress (sections embedded) until done or the call's time limit, then answers — embeddings_status follows the rest.",
   input: { force: z.boolean().default(false).describe("Discard every vector and embed the whole vault again (slow).") },
-  output: { queued: z.boolean(), status: z.object(statusShape) },
+  output: { queued: z.boolean(), started: z.string(), notes: z.number(), discarded: z.number(), status: z.object(statusShape) },
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   access: "read",
   needs: "semantic",
   example: {},
-  handler: async (args, { services }) => {
+  handler: async (args, { services, progress, deadline, signal }) => {
     const semantic = semanticOf(services);
+    await services.port.ready();
+    const notes = services.port.listFiles().filter((f) => isNotePath(f.path) && !services.policy.isHidden(f.path)).length;
+    const before = semantic.status();
     semantic.rebuild(args.force);
+    const discarded = args.force ? before.chunks_embedded : 0;
+    const started = args.force
+      ? `Started embedding every note again: ${discarded} vectors discarded, the vector length taken anew from the model's first answer, ${notes} notes to cut into sections and embed.`
+      : `Started bringing the embeddings up to date: ${notes} notes compared with their embeddings; new and changed sections are embedded (${before.chunks_embedded} sections had vectors).`;
+    if (progress) {
+      // The client asked for progress: report sections embedded (with the total once it is counted) while the call may last.
+      let last = -1;
+      const send = (s: EmbeddingsStatus) => {
+        if (s.chunks_embedded === last && s.state === "building") return;
+        last = s.chunks_embedded;
+        progress(s.chunks_embedded, s.counting ? undefined : s.chunks_total, describeEmbeddings(s));
+      };
+      const off = semantic.onProgress(send);
+      send(semantic.status());
+      try {
+        const until = deadline - 200;
+        while (Date.now() < until && !signal?.aborted && semantic.hasPendingWork()) {
+          await semantic.waitForIdle(Math.min(1000, until - Date.now()));
+          const s = semantic.status();
+          if (s.state === "unavailable") break;
+        }
+      } finally {
+        off();
+      }
+      send(semantic.status());
+    }
     const st = semantic.status();
-    return { structured: { queued: true, status: st }, text: `${args.force ? "Rebuilding every embedding" : "Bringing embeddings up to date"} in the background. ${formatStatus(st)}` };
+    const follow = st.state === "ready" ? "" : " It goes on in the background: embeddings_status tells how far it is.";
+    return { structured: { queued: true, started, notes, discarded, status: st }, text: `${started}\n${formatStatus(st)}${follow}` };
   },
 });
 

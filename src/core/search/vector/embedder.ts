@@ -19,6 +19,23 @@ export interface Embedder {
   embed(texts: string[], kind: EmbedKind, signal?: AbortSignal): Promise<Float32Array[]>;
   /** Releases a worker or a model, when there is one. */
   close?(): Promise<void>;
+  /** The model's files being downloaded before it can run (the built-in model), else null. */
+  download?(): EmbedderDownload | null;
+  /** Stops a download under way; what is fetched stays and is resumed when embedding is asked for again. */
+  cancelDownload?(): boolean;
+  /** Forgets the vectors' length, so the next answer sets it (a forced rebuild). */
+  resetDimension?(): void;
+  /** Calls `cb` when `download()` changes; returns the unsubscribe. */
+  watch?(cb: () => void): () => void;
+}
+
+/** A model download under way: the file being fetched, and the bytes of all files. */
+export interface EmbedderDownload {
+  file: string;
+  files_done: number;
+  files_total: number;
+  bytes_done: number;
+  bytes_total: number;
 }
 
 /**
@@ -37,6 +54,8 @@ export class EmbedderError extends Error {
   constructor(
     message: string,
     readonly retryable: boolean,
+    /** Not tried again by itself: the owner stopped it (a cancelled download); asking again resumes. */
+    readonly held = false,
   ) {
     super(message);
     this.name = "EmbedderError";

@@ -52,6 +52,10 @@ export class RemoteEmbedder implements Embedder {
     return this.dim;
   }
 
+  resetDimension(): void {
+    this.dim = null;
+  }
+
   async embed(texts: string[], kind: EmbedKind): Promise<Float32Array[]> {
     const out: Float32Array[] = [];
     for (let i = 0; i < texts.length; i += this.batchSize) {

@@ -16,8 +16,8 @@ import { filterTags } from "../keyword/score";
 import { readNoteForIndex } from "../note-reader";
 import { BackgroundWorker, defaultScheduler, IdleWaiters, ProgressListeners, SliceClock } from "../slices";
 import type { Scheduler } from "../types";
-import { EmbedderError, normalize, type Embedder } from "./embedder";
-import { VectorFiles } from "./vector-files";
+import { EmbedderError, normalize, type Embedder, type EmbedderDownload } from "./embedder";
+import { keyPart, VectorFiles } from "./vector-files";
 import { VectorIndex, type ChunkScore, type ScanFilter } from "./vector-index";
 
 export interface SemanticOptions {
@@ -56,18 +56,35 @@ export interface SemanticServiceDeps {
   scheduler?: Scheduler;
 }
 
+/**
+ * The one state machine of embeddings, the same words everywhere (tools, `_meta`, status bar, console):
+ * loading (reading saved vectors) → downloading (the built-in model's files, first use) → building
+ * (sections being embedded) → ready (every section has a vector); unavailable whenever the provider
+ * fails (`last_error` says why; tried again by itself unless the owner stopped it).
+ */
+export type EmbeddingsState = "loading" | "downloading" | "building" | "ready" | "unavailable";
+export const EMBEDDINGS_STATES: readonly EmbeddingsState[] = ["loading", "downloading", "building", "ready", "unavailable"];
+
 export interface EmbeddingsStatus {
   provider: string;
   model: string;
   dimension: number | null;
-  /** loading: reading saved vectors; building: embedding; ready: every chunk has a vector; unavailable: the provider fails, retried later. */
-  state: "loading" | "building" | "ready" | "unavailable";
+  state: EmbeddingsState;
   chunks_embedded: number;
+  /** Sections found so far; while `counting`, notes still wait to be cut into sections and the total grows. */
   chunks_total: number;
+  /** The total is still being counted (no percentage until it is known). */
+  counting: boolean;
   /** Notes waiting to be chunked, and chunks waiting for the model. */
   notes_queued: number;
   chunks_queued: number;
+  /** Sections the model answered badly for (left out until they change), and why (the last such answer). */
+  chunks_refused: number;
+  refused_reason: string | null;
+  /** Why the state is unavailable (null in every other state). */
   last_error: string | null;
+  /** The model's files being downloaded (state downloading), else null. */
+  download: EmbedderDownload | null;
 }
 
 interface Pending {
@@ -96,6 +113,8 @@ export class SemanticService {
   /** Chunks waiting for the model, by note (a note indexed again replaces its own). */
   private readonly pending = new Map<string, Pending[]>();
   private pendingCount = 0;
+  /** Chunks sent to the model, not answered yet. */
+  private inFlight = 0;
   /** Chunk keys the model refused (bad answer): not tried again until they change. */
   private readonly refused = new Set<string>();
   private persistRequested = false;
@@ -110,6 +129,7 @@ export class SemanticService {
   private retryMs: number;
   private unavailable = false;
   private lastError: string | null = null;
+  private refusedReason: string | null = null;
   private unsubscribe: (() => void) | null = null;
   private readonly idle = new IdleWaiters();
   /** Callers waiting for the saved vectors to be loaded (bounded each). */
@@ -154,7 +174,7 @@ export class SemanticService {
   /** What saved vectors must match: the provider, the model, the dimension and the chunking. */
   private key(): string {
     const e = this.deps.embedder;
-    return `v1/${e.provider}/${e.model}/${this.index.dim}/${this.opts.chunkWords}`;
+    return `v1/${e.provider}/${keyPart(e.model)}/${this.index.dim}/${this.opts.chunkWords}`;
   }
 
   async start(): Promise<void> {
@@ -169,7 +189,12 @@ export class SemanticService {
     this.ready = true;
     this.loadWaiters.notify();
     this.lastPersist = this.clock.sched.now();
-    this.unsubscribe = this.deps.port.onChange((ev) => this.onEvent(ev));
+    const off = this.deps.port.onChange((ev) => this.onEvent(ev));
+    const unwatch = this.deps.embedder.watch?.(() => this.emitProgress(false));
+    this.unsubscribe = () => {
+      off();
+      unwatch?.();
+    };
     this.reconcilePending = true;
     this.kick();
     this.emitProgress(true);
@@ -231,24 +256,28 @@ export class SemanticService {
     }
     this.pendingCount -= batch.length;
     let vectors: Float32Array[];
+    // Sections with the model count as work: "ready" only once their vectors are in.
+    this.inFlight += batch.length;
     try {
       vectors = await e.embed(
         batch.map((b) => b.text),
         "passage",
       );
     } catch (err) {
+      this.inFlight -= batch.length;
       if (err instanceof EmbedderError && !err.retryable) {
         // The provider answered, badly (a wrong dimension, NaN): these chunks are left out until they change.
         for (const b of batch) this.refused.add(b.hash);
-        this.lastError = err.message;
+        this.refusedReason = err.message;
         this.log("warn", `Embedding ${batch.length} chunks failed: ${err.message}`);
         return true;
       }
       // Down or busy: the batch goes back, and the worker waits before trying again.
       for (const b of batch) this.requeue(b);
-      this.providerDown(errText(err));
+      this.providerDown(errText(err), err instanceof EmbedderError && err.held);
       return false;
     }
+    this.inFlight -= batch.length;
     this.providerUp();
     for (const [i, b] of batch.entries()) {
       const v = normalize(vectors[i]);
@@ -284,11 +313,20 @@ export class SemanticService {
     this.pendingCount++;
   }
 
-  private providerDown(why: string): void {
+  private providerDown(why: string, held = false): void {
     this.lastError = why;
-    if (!this.unavailable) this.log("warn", `The embedding provider (${this.deps.embedder.provider}) failed: ${why}; trying again in ${Math.round(this.retryMs / 1000)} s.`);
+    const was = this.unavailable;
     this.unavailable = true;
     clearTimer(this.retryTimer);
+    this.retryTimer = null;
+    if (held) {
+      // The owner stopped it: nothing is tried until asked (build_embeddings, the settings).
+      this.log("info", `Embeddings unavailable: ${why}`);
+      this.emitProgress(true);
+      return;
+    }
+    if (!was) this.log("warn", `Embeddings unavailable: the embedding provider (${this.deps.embedder.provider}) failed: ${why}; trying again in ${Math.round(this.retryMs / 1000)} s.`);
+    this.emitProgress(true);
     this.retryTimer = setTimer(() => {
       this.retryTimer = null;
       this.unavailable = false;
@@ -301,6 +339,13 @@ export class SemanticService {
   private providerUp(): void {
     this.retryMs = this.opts.retryAfterMs;
     this.lastError = null;
+    if (this.unavailable) {
+      // A query got an answer while the worker waited: the provider is back, the build goes on now.
+      clearTimer(this.retryTimer);
+      this.retryTimer = null;
+      this.unavailable = false;
+      this.kick();
+    }
   }
 
   /** Chunks the next queued note and queues its chunks that have no vector. */
@@ -414,7 +459,15 @@ export class SemanticService {
 
   /** A query's vector (throws EmbedderError when the provider fails). */
   async embedQuery(text: string): Promise<Float32Array> {
-    const [v] = await this.deps.embedder.embed([text], "query");
+    let v: Float32Array;
+    try {
+      [v] = await this.deps.embedder.embed([text], "query");
+    } catch (err) {
+      // The same story as the build's: a provider down for a query is down (state unavailable, why, retried).
+      if (!(err instanceof EmbedderError) || err.retryable) this.providerDown(errText(err), err instanceof EmbedderError && err.held);
+      throw err;
+    }
+    this.providerUp();
     return normalize(v);
   }
 
@@ -436,17 +489,23 @@ export class SemanticService {
 
   status(): EmbeddingsStatus {
     const e = this.deps.embedder;
-    const busy = this.queue.size > 0 || this.gone.size > 0 || this.pendingCount > 0 || this.reconcilePending;
+    const busy = this.queue.size > 0 || this.gone.size > 0 || this.pendingCount > 0 || this.inFlight > 0 || this.reconcilePending;
+    const download = e.download?.() ?? null;
+    const state: EmbeddingsState = this.loading ? "loading" : this.unavailable ? "unavailable" : download ? "downloading" : busy ? "building" : "ready";
     return {
       provider: e.provider,
       model: e.model,
       dimension: this.index.dim || e.dimension(),
-      state: this.loading ? "loading" : this.unavailable ? "unavailable" : busy ? "building" : "ready",
+      state,
       chunks_embedded: this.index.embedded,
       chunks_total: this.index.chunkCount,
+      counting: this.reconcilePending || this.queue.size > 0,
       notes_queued: this.queue.size,
       chunks_queued: this.pendingCount,
-      last_error: this.lastError,
+      chunks_refused: this.refused.size,
+      refused_reason: this.refused.size ? this.refusedReason : null,
+      last_error: state === "unavailable" ? (this.lastError ?? "no answer from the provider") : null,
+      download: state === "downloading" ? download : null,
     };
   }
 
@@ -468,10 +527,14 @@ export class SemanticService {
     return this.idle.wait(timeoutMs, () => this.hasPendingWork());
   }
 
-  /** Converges to the current notes; `force` discards every vector and embeds everything again. */
+  /**
+   * Converges to the current notes; `force` discards every vector and embeds everything again, the
+   * vectors' length detected anew from the model's first answer (a model changed behind the same name).
+   */
   rebuild(force: boolean): void {
     if (force) {
-      this.index = new VectorIndex(this.deps.embedder.dimension() ?? this.index.dim);
+      this.deps.embedder.resetDimension?.();
+      this.index = new VectorIndex(0);
       this.pending.clear();
       this.pendingCount = 0;
       this.refused.clear();
@@ -485,6 +548,11 @@ export class SemanticService {
     }
     this.reconcilePending = true;
     this.kick();
+  }
+
+  /** Stops the model's download under way (true when there was one); state unavailable until asked again (rebuild). */
+  cancelDownload(): boolean {
+    return this.deps.embedder.cancelDownload?.() ?? false;
   }
 
   onProgress(cb: (s: EmbeddingsStatus) => void): () => void {
@@ -524,4 +592,62 @@ export function embedText(title: string, headingPath: string[], text: string, ma
   const head = [title, ...headingPath].join(" > ");
   const body = text.length > max ? text.slice(0, max) : text;
   return `${head}\n${body}`;
+}
+
+const megabytes = (n: number) => (n / 1e6).toFixed(n < 10e6 ? 1 : 0);
+
+/** How far embedding has come, in one sentence: the words of the tools, the status bar's tooltip and the console. */
+export function describeEmbeddings(s: EmbeddingsStatus): string {
+  const of = s.counting ? `${s.chunks_embedded} sections embedded of ${s.chunks_total} found so far (notes still being counted)` : `${s.chunks_embedded} of ${s.chunks_total} sections embedded`;
+  const what = `${s.provider} model ${s.model}${s.dimension ? `, ${s.dimension} dimensions` : ""}`;
+  const refused = s.chunks_refused ? `; ${s.chunks_refused} sections left out until they change (${trimStop(s.refused_reason ?? "a bad answer from the model")})` : "";
+  switch (s.state) {
+    case "loading":
+      return `Embeddings loading: reading the saved vectors (${what}).`;
+    case "downloading": {
+      const d = s.download;
+      const how = d ? `${megabytes(d.bytes_done)} of ${megabytes(d.bytes_total)} MB, file ${d.files_done + 1} of ${d.files_total} (${d.file})` : "starting";
+      return `Embeddings downloading: the model ${s.model}, once (${how}); embedding starts when it is there and checked.`;
+    }
+    case "building":
+      return `Embeddings building: ${of} (${what})${refused}.`;
+    case "ready":
+      return `Embeddings ready: ${s.chunks_embedded} sections embedded (${what})${refused}.`;
+    case "unavailable":
+      return `Embeddings unavailable: ${trimStop(s.last_error ?? "no answer from the provider")}; ${of} (${what}).`;
+  }
+}
+
+/** The same, a few words (the status bar). */
+export function shortEmbeddings(s: EmbeddingsStatus): string {
+  switch (s.state) {
+    case "loading":
+      return "embeddings loading";
+    case "downloading":
+      return s.download ? `downloading the model ${megabytes(s.download.bytes_done)}/${megabytes(s.download.bytes_total)} MB` : "downloading the model";
+    case "building":
+      return s.counting ? `embedding ${s.chunks_embedded} (counting)` : `embedding ${s.chunks_embedded}/${s.chunks_total}`;
+    case "ready":
+      return "embeddings ready";
+    case "unavailable":
+      return "embeddings unavailable";
+  }
+}
+
+/** A message without its final full stop, to go on inside a sentence ("… setting; these are …"). */
+export function trimStop(msg: string): string {
+  return msg.trim().replace(/[.。]+$/, "");
+}
+
+/** `_meta.embeddings` of every answer that uses embeddings: the same state and numbers as embeddings_status. */
+export function embeddingsMeta(s: EmbeddingsStatus, error?: string | null): Record<string, unknown> {
+  return {
+    state: s.state,
+    chunks_embedded: s.chunks_embedded,
+    chunks_total: s.chunks_total,
+    counting: s.counting,
+    last_error: s.last_error,
+    ...(s.download ? { download: s.download } : {}),
+    ...(error ? { error } : {}),
+  };
 }

@@ -74,7 +74,7 @@ export class VectorFiles {
         const key = utf8d.decode(blobs.get("key"));
         const [v, p, m, d, cw] = key.split("/");
         const savedDim = Number(d);
-        if (v !== "v1" || p !== provider || m !== model || Number(cw) !== chunkWords || !(savedDim > 0) || (dim !== null && savedDim !== dim) || (index && index.dim !== savedDim)) {
+        if (v !== "v1" || p !== provider || m !== keyPart(model) || Number(cw) !== chunkWords || !(savedDim > 0) || (dim !== null && savedDim !== dim) || (index && index.dim !== savedDim)) {
           if (!found) log("info", `Saved embeddings are for another model or format (${key}); notes are embedded again.`);
           this.dirty.add(k);
           continue;
@@ -176,4 +176,9 @@ export class VectorFiles {
     }
     return failed;
   }
+}
+
+/** A model name as one part of the saved key ("Xenova/all-MiniLM-L6-v2" holds a slash). */
+export function keyPart(model: string): string {
+  return model.replace(/%/g, "%25").replace(/\//g, "%2F");
 }
