@@ -5,6 +5,7 @@
  */
 import * as http from "node:http";
 import * as https from "node:https";
+import { dict } from "../../core/dict";
 import type { HttpClient, HttpRequest } from "../../core/http";
 import type { BinaryHttp } from "../../core/search/vector/model-files";
 
@@ -16,7 +17,8 @@ function request(req: HttpRequest): Promise<{ status: number; body: Buffer; head
       const parts: Buffer[] = [];
       res.on("data", (c: Buffer) => parts.push(c));
       res.on("end", () => {
-        const headers: Record<string, string> = {};
+        // Header names come from the server: no prototype for them to meet.
+        const headers = dict<string>();
         for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) headers[k.toLowerCase()] = Array.isArray(v) ? v.join(", ") : v;
         resolve({ status: res.statusCode ?? 0, body: Buffer.concat(parts), headers });
       });
