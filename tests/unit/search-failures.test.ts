@@ -132,11 +132,13 @@ describe("failures of the search service's background work", () => {
     expect(store.writes).toBe(afterFirst);
     await until(() => logs.some((l) => /times in a row/.test(l)));
     expect(logs.filter((l) => /^(error|warn):/.test(l))).toEqual([expect.stringMatching(/^error: Could not save the embeddings: could not write them to \(memory\): EACCES: permission denied\. Semantic search still works/)]);
-    expect(svc.status().last_error).toMatch(/^Could not save the embeddings/);
+    // Not an unavailable provider: the state stays what it is, and save_error says why nothing is saved.
+    expect(svc.status().save_error).toMatch(/^Could not save the embeddings/);
+    expect(svc.status().last_error).toBeNull();
     store.failing = false;
     await until(() => store.files.size > 0, 20_000);
     await until(() => logs.some((l) => /^info: Embeddings saved \(after \d+ failed tr/.test(l)));
-    expect(svc.status().last_error).toBeNull();
+    expect(svc.status().save_error).toBeNull();
     await svc.close();
   });
 });

@@ -44,6 +44,7 @@ const statusShape = {
   chunks_refused: z.number(),
   refused_reason: z.string().nullable(),
   last_error: z.string().nullable().describe("Why the state is unavailable; null otherwise."),
+  save_error: z.string().nullable().describe("Why the vectors could not be saved (searches still work); null once saved."),
   download: z.object({ file: z.string(), files_done: z.number(), files_total: z.number(), bytes_done: z.number(), bytes_total: z.number() }).nullable(),
 };
 

@@ -83,6 +83,8 @@ export interface EmbeddingsStatus {
   refused_reason: string | null;
   /** Why the state is unavailable (null in every other state). */
   last_error: string | null;
+  /** Why the vectors could not be saved (searches still work; a restart embeds the changed notes again); null once saved. */
+  save_error: string | null;
   /** The model's files being downloaded (state downloading), else null. */
   download: EmbedderDownload | null;
 }
@@ -415,7 +417,7 @@ export class SemanticService {
     return true;
   }
 
-  /** Saves the changed segments; a failure is reported (once while it recurs, and as `last_error`), not thrown. */
+  /** Saves the changed segments; a failure is reported (once while it recurs, and as `save_error`), not thrown. */
   private async persist(): Promise<void> {
     this.lastPersist = this.clock.sched.now();
     if (this.index.dim === 0) return;
@@ -428,7 +430,6 @@ export class SemanticService {
     if (failed === null) {
       if (this.saveError !== null) {
         this.log("info", `Embeddings saved (after ${this.saveFailures} failed ${this.saveFailures === 1 ? "try" : "tries"}).`);
-        if (this.lastError === this.saveError) this.lastError = null;
       }
       this.saveError = null;
       this.saveFailures = 0;
@@ -439,7 +440,6 @@ export class SemanticService {
     if (msg !== this.saveError) this.log("error", `${msg}. Semantic search still works; it is tried again later, and until it is saved a restart embeds the changed notes again.`);
     else this.log("debug", `${msg} (${this.saveFailures} times in a row)`);
     this.saveError = msg;
-    this.lastError = msg;
   }
 
   /** A save after a failed one: not at once (it would fail again, in a loop) but after a second, doubled per failure. */
@@ -505,6 +505,7 @@ export class SemanticService {
       chunks_refused: this.refused.size,
       refused_reason: this.refused.size ? this.refusedReason : null,
       last_error: state === "unavailable" ? (this.lastError ?? "no answer from the provider") : null,
+      save_error: this.saveError,
       download: state === "downloading" ? download : null,
     };
   }
@@ -600,7 +601,9 @@ const megabytes = (n: number) => (n / 1e6).toFixed(n < 10e6 ? 1 : 0);
 export function describeEmbeddings(s: EmbeddingsStatus): string {
   const of = s.counting ? `${s.chunks_embedded} sections embedded of ${s.chunks_total} found so far (notes still being counted)` : `${s.chunks_embedded} of ${s.chunks_total} sections embedded`;
   const what = `${s.provider} model ${s.model}${s.dimension ? `, ${s.dimension} dimensions` : ""}`;
-  const refused = s.chunks_refused ? `; ${s.chunks_refused} sections left out until they change (${trimStop(s.refused_reason ?? "a bad answer from the model")})` : "";
+  const refused =
+    (s.chunks_refused ? `; ${s.chunks_refused} sections left out until they change (${trimStop(s.refused_reason ?? "a bad answer from the model")})` : "") +
+    (s.save_error ? `; ${trimStop(s.save_error)} (searches still work; tried again later)` : "");
   switch (s.state) {
     case "loading":
       return `Embeddings loading: reading the saved vectors (${what}).`;
