@@ -48,6 +48,9 @@ export interface SettingsHost extends Plugin {
   obsidianGit(): Promise<ObsidianGitInfo>;
 }
 
+// Lint warns (prefer-setting-definitions; its disabling is not allowed) that this tab has no
+// getSettingDefinitions(): that is Obsidian 1.13's declarative API, and our minAppVersion is 1.7.2,
+// which has only display(). Kept until the minimum version moves to 1.13.
 export class VaultMcpSettingTab extends PluginSettingTab {
   constructor(
     app: App,
@@ -58,7 +61,8 @@ export class VaultMcpSettingTab extends PluginSettingTab {
 
   /**
    * Draws the tab again after a change that alters what it shows. `display` is deprecated from
-   * Obsidian 1.13 (the declarative settings API), but our minAppVersion is 1.7.2, which has only it.
+   * Obsidian 1.13 (the declarative settings API), but our minAppVersion is 1.7.2, which has only it:
+   * lint's no-deprecated warning on the call below stays (disabling it is not allowed).
    */
   private redraw(): void {
     this.display();
@@ -338,10 +342,10 @@ export class VaultMcpSettingTab extends PluginSettingTab {
     this.wholeNumberSetting(containerEl, "Largest fetch (MB)", "Downloads by fetch above this size are stopped; nothing is written.", TRANSFER_MB_RANGE, "20", () => s.fetchMaxMB, (v) => (s.fetchMaxMB = v));
     new Setting(containerEl)
       .setName("Fetch: allowed hosts")
-      .setDesc("One host (or host:port) per line that fetch may reach although it is on your own network (a NAS, a local wiki). Everything private is refused otherwise.")
+      .setDesc("One host (or host:port) per line that fetch may reach although it is on your own network (a network drive, a local wiki). Everything private is refused otherwise. Headless: --fetch-allow-host.")
       .addTextArea((t) =>
         t
-          .setPlaceholder("nas.local")
+          .setPlaceholder("192.168.1.20:8080")
           .setValue(s.fetchAllowHosts.join("\n"))
           .onChange(async (v) => {
             s.fetchAllowHosts = parseHostList(v);
@@ -402,7 +406,7 @@ export class VaultMcpSettingTab extends PluginSettingTab {
     if (s.gitCommit) {
       new Setting(containerEl)
         .setName("Push after committing")
-        .setDesc("Pushes each of those commits to the branch's remote. A failed push is shown in the status bar and in the assistant's result; git_sync pulls and pushes again.")
+        .setDesc("Pushes each of those commits to the branch's remote. A failed push is shown in the status bar and in the assistant's result; the sync tool pulls and pushes again.")
         .addToggle((t) =>
           t.setValue(s.gitPush).onChange(async (v) => {
             s.gitPush = v;
@@ -421,10 +425,9 @@ export class VaultMcpSettingTab extends PluginSettingTab {
     }
     new Setting(containerEl)
       .setName("Git program")
-      .setDesc("Leave empty to use git from the PATH (or Obsidian Git's setting). On macOS, Obsidian may not see a git installed with Homebrew: give its full path, e.g. /opt/homebrew/bin/git.")
+      .setDesc("Leave empty to use the Git on your search path (or Obsidian Git's setting). On macOS, Obsidian may not see a Git installed by a package manager: give the program's full path.")
       .addText((t) =>
         t
-          .setPlaceholder("git")
           .setValue(s.gitProgram)
           .onChange(async (v) => {
             s.gitProgram = v.trim();
