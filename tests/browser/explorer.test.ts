@@ -191,6 +191,11 @@ describe("the vault explorer in a real browser", () => {
     expect(await app.$eval("#tree", (e) => getComputedStyle(e).display)).toBe("none");
     expect(await app.$eval("#view", (e) => e.textContent)).not.toMatch(/null|undefined/);
     await page.screenshot({ path: path.join(ARTIFACTS, "context-card-light.png") });
+    // A link on the card opens the note in the explorer, with its folder's tree (not "Loading…").
+    await app.evaluate(() => Array.from(document.querySelectorAll<HTMLElement>(".card-section a.wikilink")).find((a) => a.textContent === "Notes/Tomatoes")!.click());
+    await app.waitForSelector('#tree .item.file.sel[data-path="Notes/Tomatoes.md"]');
+    expect(await app.$eval("main", (m) => m.textContent)).not.toContain("Loading…");
+    expect(await texts(app, "#tree .item.up")).toEqual(["↑Vault root"]);
     await page.close();
   }, 60_000);
 
@@ -307,7 +312,7 @@ describe("the vault explorer in a real browser", () => {
     expect(Object.keys(snip).sort()).toEqual(["Snips/Alias", "Snips/Badge", "Snips/Comment", "Snips/Fence", "Snips/Html", "Snips/Table"]);
     for (const [title, text] of rows) expect([title, text]).toEqual([title, expect.not.stringMatching(/\[\[|\]\]|[<>|!]|%%|```|\\/)]);
     expect(snip["Snips/Alias"]).toContain("links the zebra alias and escaped alias here");
-    expect(snip["Snips/Html"]).toContain("zebra press and a zebra span");
+    expect(snip["Snips/Html"]).toContain("zebra press and a zebra span.");
     expect(snip["Snips/Table"]).toContain("zebra col two zebra cell b");
     expect(snip["Snips/Table"]).not.toContain("---");
     expect(snip["Snips/Comment"]).toContain("Zebra facts. visible zebra end");
