@@ -57,7 +57,13 @@ const spanOf = (cell: DomNode) => Math.min(Math.max(parseInt((cell as HTMLElemen
 const widthOf = (tr: DomNode) => cellsOf(tr).reduce((w, c) => w + spanOf(c), 0);
 
 function cell(content: string, node: DomNode): string {
-  const text = content.replace(/\s*\n+\s*/g, " ").replace(/\|/g, "\\|").trim();
+  // A cell is one line: its lines joined (split, not a regex: a long blank run stays linear).
+  const text = content
+    .split("\n")
+    .map((l) => l.trim())
+    .filter((l) => l)
+    .join(" ")
+    .replace(/\|/g, "\\|");
   return ` ${text} |${"  |".repeat(spanOf(node) - 1)}`;
 }
 function row(content: string, node: DomNode): string {
@@ -70,7 +76,8 @@ function row(content: string, node: DomNode): string {
 
 export function htmlToMarkdown(html: string, sourceUrl: string): string {
   let base = new URL(sourceUrl);
-  const baseHref = /<base\s[^>]*?href\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]+))/i.exec(html);
+  // In the head: the first 64 KB (a page of "<base " without ">" would make the search quadratic).
+  const baseHref = /<base\s[^>]*?href\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]+))/i.exec(html.slice(0, 65536));
   const declared = baseHref ? absolute(baseHref[1] ?? baseHref[2] ?? baseHref[3], base) : null;
   if (declared) base = new URL(declared);
 

@@ -14,8 +14,10 @@ const DROP_WITH_CONTENT = new Set(["script", "iframe", "frame", "frameset", "obj
 /** Elements whose tags are dropped (their content, if any, kept as it is). */
 const DROP_TAG = new Set(["embed", "base", "portal", "plaintext", "xmp"]);
 
-// An unquoted value runs to a blank or ">", as a browser reads it ("x/onerror=y" is one value).
-const TAG = /<(\/?)([A-Za-z][A-Za-z0-9:_.-]*)((?:[\s/]+[^\s"'>/=]+(?:\s*=\s*(?:"[^"]*"|'[^']*'|[^\s"'>][^\s>]*))?)*)[\s/]*>/y;
+// An unquoted value runs to a blank or ">", as a browser reads it ("x/onerror=y" is one value). It
+// is taken whole (a lookahead and its backreference: an atomic group), or "a=b/c/d/…" without a ">"
+// could be split at every "/" in turn: exponential backtracking on a page built for it.
+const TAG = /<(\/?)([A-Za-z][A-Za-z0-9:_.-]*)((?:[\s/]+[^\s"'>/=]+(?:\s*=\s*(?:"[^"]*"|'[^']*'|(?=([^\s"'>][^\s>]*))\4))?)*)[\s/]*>/y;
 const ATTR = /([^\s"'>/=]+)(?:\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'>][^\s>]*)))?/g;
 
 const NAMED: Record<string, string> = { colon: ":", tab: "\t", newline: "\n", lpar: "(", rpar: ")", sol: "/", amp: "&", quot: '"', apos: "'", lt: "<", gt: ">" };
@@ -57,6 +59,7 @@ function cleanTag(closing: string, name: string, attrs: string): string {
 }
 
 function scanOnce(text: string): string {
+  const lower = text.toLowerCase();
   let out = "";
   let i = 0;
   while (i < text.length) {
@@ -105,7 +108,7 @@ function scanOnce(text: string): string {
     if (DROP_WITH_CONTENT.has(name)) {
       if (closing) continue;
       if (whole.endsWith("/>") && name !== "script") continue;
-      const close = text.toLowerCase().indexOf(`</${name}`, i);
+      const close = lower.indexOf(`</${name}`, i);
       if (close < 0) {
         i = text.length;
         continue;
