@@ -24,6 +24,25 @@ const PAGE = `<!doctype html><html><head><title>Garden notes</title><script>aler
 
 const BOMB = zlib.gzipSync(Buffer.alloc(1024 * 1024));
 
+/** A page whose links and images are relative, a table, and links that are not http(s). */
+const LINKED = `<!doctype html><html><head><title>Guide</title></head><body>
+<p>See <a href="/other.html">other page</a>, <a href="next.html#part">the next one</a>, <a href="?q=1">a query</a>, <a href="#top">the top</a>
+and <a href="//cdn.example.org/lib.js">a CDN</a>.</p>
+<p><img src="/img.png" alt="A picture"> <img src="../up.png" alt="Up"></p>
+<p><a href="javascript:alert(2)">js</a> <a href=" JaVaScRiPt:alert(3)">js2</a> <a href="data:text/html,<b>x</b>">data</a> <a href="mailto:a@b.c">mail</a>
+<img src="data:image/png;base64,AAAA" alt="inline"> <a href="vbscript:x">vb</a></p>
+<table><thead><tr><th>Name</th><th>Size | bytes</th></tr></thead>
+<tbody><tr><td>alpha</td><td>1</td></tr><tr><td><a href="/b">beta</a></td><td></td></tr><tr><td colspan="2">wide<br>cell</td></tr><tr><td>short</td></tr></tbody></table>
+<table><tr><td>no</td><td>header</td></tr><tr><td>second</td><td>row</td></tr></table>
+</body></html>`;
+/** A page with active content, saved as HTML. */
+const ACTIVE = `<!doctype html><html><head><title>Active</title><script>alert(1)</script><meta http-equiv="refresh" content="0;url=javascript:alert(9)"></head>
+<body onload="alert(2)"><p onclick='alert(3)'>text</p><img/src=x/onerror=alert(4)><a href="java&#x73;cript:alert(5)">a</a>
+<a href="https://example.com/ok">ok</a><iframe srcdoc="<script>alert(6)</script>"></iframe><scr<script>x</script>ipt>alert(7)</script>
+<svg><animate attributeName="href" values="javascript:alert(8)"/></svg><SCRIPT SRC=//evil.example/x.js></SCRIPT><p>end</p></body></html>`;
+/** An SVG image with a script and an event handler. */
+const SVG = `<?xml version="1.0"?><svg xmlns="http://www.w3.org/2000/svg" width="10" height="10" onload="alert(1)"><script>alert(2)</script><rect width="10" height="10" fill="red"/><a href="javascript:alert(3)"><text>t</text></a><foreignObject><iframe src="https://example.com"></iframe></foreignObject></svg>`;
+
 beforeAll(async () => {
   web = http.createServer((req, res) => {
     const u = req.url ?? "/";
@@ -76,6 +95,24 @@ beforeAll(async () => {
         res.writeHead(200, { "Content-Type": "text/plain" });
         res.end("fetched\n");
       });
+    } else if (u === "/docs/guide/page") {
+      res.writeHead(200, { "Content-Type": "text/html; charset=utf-8" });
+      res.end(LINKED);
+    } else if (u === "/moved") {
+      res.writeHead(302, { Location: "/docs/guide/page" });
+      res.end();
+    } else if (u === "/based") {
+      res.writeHead(200, { "Content-Type": "text/html" });
+      res.end(`<html><head><base href="https://cdn.example.org/assets/"></head><body><p><a href="x.html">based</a> <img src="y.png" alt="why"></p></body></html>`);
+    } else if (u === "/active") {
+      res.writeHead(200, { "Content-Type": "text/html; charset=utf-8" });
+      res.end(ACTIVE);
+    } else if (u === "/latin") {
+      res.writeHead(200, { "Content-Type": "text/html; charset=iso-8859-1" });
+      res.end(Buffer.from(`<html><head><meta charset="iso-8859-1"></head><body><p>caf\xe9</p><script>x()</script></body></html>`, "latin1"));
+    } else if (u === "/pic.svg") {
+      res.writeHead(200, { "Content-Type": "image/svg+xml" });
+      res.end(SVG);
     } else if (u === "/404") {
       res.writeHead(404, { "Content-Type": "text/plain" });
       res.end("no");
@@ -142,12 +179,65 @@ describe("fetch", () => {
 
   test("format html keeps the page; attachments keep their bytes; compressed bodies are unpacked", async () => {
     await ok(client, "fetch", { url: `${base}/page`, path: "Clippings/raw.html", format: "html" });
-    expect(readFileSync(path.join(root, "Clippings", "raw.html"), "utf8")).toBe(PAGE);
+    expect(readFileSync(path.join(root, "Clippings", "raw.html"), "utf8")).toBe(PAGE.replace("<script>alert(1)</script>", ""));
     const pdf = await ok(client, "fetch", { url: `${base}/doc.pdf`, path: "Attachments/doc" });
     expect(pdf).toMatchObject({ path: "Attachments/doc.pdf", content_type: "application/pdf", converted: false });
     expect(readFileSync(path.join(root, "Attachments", "doc.pdf"), "utf8")).toBe("%PDF-1.4 test");
     await ok(client, "fetch", { url: `${base}/gz`, path: "Attachments/gz.txt" });
     expect(readFileSync(path.join(root, "Attachments", "gz.txt"), "utf8")).toBe("compressed text\n");
+  });
+
+  test("a page's relative links and images are made absolute against the final URL; links that are not http(s) keep only their text", async () => {
+    const r = await ok(client, "fetch", { url: `${base}/moved`, path: "Clippings/Guide" });
+    expect(r).toMatchObject({ url: `${base}/docs/guide/page`, redirects: 1, converted: true });
+    const md = readFileSync(path.join(root, "Clippings", "Guide.md"), "utf8");
+    expect(md).toContain(`[other page](${base}/other.html)`);
+    expect(md).toContain(`[the next one](${base}/docs/guide/next.html#part)`);
+    expect(md).toContain(`[a query](${base}/docs/guide/page?q=1)`);
+    expect(md).toContain(`[the top](${base}/docs/guide/page#top)`);
+    expect(md).toContain("[a CDN](http://cdn.example.org/lib.js)");
+    expect(md).toContain(`![A picture](${base}/img.png)`);
+    expect(md).toContain(`![Up](${base}/docs/up.png)`);
+    expect(md).not.toMatch(/\]\((?!https?:\/\/)/);
+    expect(md).not.toMatch(/javascript|vbscript|data:|mailto:|inline/i);
+    expect(md).toMatch(/js js2 data mail\s+vb/);
+    // The page's own <base href> is the base when it has one.
+    await ok(client, "fetch", { url: `${base}/based`, path: "Clippings/Based.md" });
+    const based = readFileSync(path.join(root, "Clippings", "Based.md"), "utf8");
+    expect(based).toContain("[based](https://cdn.example.org/assets/x.html)");
+    expect(based).toContain("![why](https://cdn.example.org/assets/y.png)");
+  });
+
+  test("tables are kept as GFM tables", async () => {
+    const md = readFileSync(path.join(root, "Clippings", "Guide.md"), "utf8");
+    expect(md).toContain(
+      ["| Name | Size \\| bytes |", "| --- | --- |", "| alpha | 1 |", `| [beta](${base}/b) |  |`, "| wide cell |  |", "| short |  |"].join("\n"),
+    );
+    expect(md).toContain(["| no | header |", "| --- | --- |", "| second | row |"].join("\n"));
+  });
+
+  test('format "html" and SVG images are saved without scripts, event handlers or javascript: addresses', async () => {
+    await ok(client, "fetch", { url: `${base}/active`, path: "Clippings/active.html", format: "html" });
+    const saved = readFileSync(path.join(root, "Clippings", "active.html"), "utf8");
+    expect(saved).not.toMatch(/<script|\son[a-z]+\s*=|javascript|java&#x73;|srcdoc|alert\([1235689]\)|http-equiv|<iframe|evil/i);
+    expect(saved).toContain("&lt;script>alert(7)"); // a tag built by removing another is text, not a tag
+    expect(saved).toContain('<img src="x/onerror=alert(4)">'); // one unquoted value, as a browser reads it
+    expect(saved).toContain('<a href="https://example.com/ok">ok</a>');
+    expect(saved).toContain("<p>text</p>");
+    expect(saved).toContain("<p>end</p>");
+    // Into a note with format "html" too (Obsidian renders HTML in a note).
+    await ok(client, "fetch", { url: `${base}/active`, path: "Clippings/active-note.md", format: "html" });
+    expect(readFileSync(path.join(root, "Clippings", "active-note.md"), "utf8")).not.toMatch(/<script|\son[a-z]+\s*=|javascript/i);
+    // Another charset: saved as UTF-8, and the page says so.
+    await ok(client, "fetch", { url: `${base}/latin`, path: "Clippings/latin.html", format: "html" });
+    expect(readFileSync(path.join(root, "Clippings", "latin.html"), "utf8")).toBe('<html><head><meta charset="utf-8"></head><body><p>café</p></body></html>');
+
+    const svg = await ok(client, "fetch", { url: `${base}/pic.svg`, path: "Attachments/pic" });
+    expect(svg).toMatchObject({ path: "Attachments/pic.svg", content_type: "image/svg+xml", converted: false });
+    const image = readFileSync(path.join(root, "Attachments", "pic.svg"), "utf8");
+    expect(image).not.toMatch(/<script|onload|javascript|alert|<iframe/i);
+    expect(image).toContain('<rect width="10" height="10" fill="red"/>');
+    expect(image).toMatch(/^<\?xml version="1.0"\?><svg xmlns="http:\/\/www.w3.org\/2000\/svg" width="10" height="10">/);
   });
 
   test("redirects are followed one hop at a time, at most 5", async () => {
@@ -176,7 +266,10 @@ describe("fetch", () => {
       ["http://localhost/", /could not be resolved/],
     ];
     for (const [url, why] of cases) expect(await fails(client, "fetch", { url, path: "Attachments/x.txt" })).toMatch(why);
-    expect(await fails(client, "fetch", { url: "http://internal.test/", path: "Attachments/x.txt" })).toMatch(/allow a host on their own network in the settings/);
+    // The way to allow one, in both hosts; the article fits the word.
+    expect(await fails(client, "fetch", { url: "http://internal.test/", path: "Attachments/x.txt" })).toMatch(/allow a host on their own network in the plugin's settings \(Fetch: allowed hosts\) or, headless, with --fetch-allow-host internal\.test\./);
+    expect(await fails(client, "fetch", { url: "http://zero.test/", path: "Attachments/x.txt" })).toMatch(/which is an unspecified address/);
+    expect(await fails(client, "fetch", { url: "http://v6local.test/", path: "Attachments/x.txt" })).toMatch(/which is a unique-local address/);
     expect(existsSync(path.join(root, "Attachments", "x.txt"))).toBe(false);
   });
 
@@ -200,7 +293,9 @@ describe("fetch", () => {
   });
 
   test("content types, URL schemes, credentials, HTTP errors and destinations are checked", async () => {
-    expect(await fails(client, "fetch", { url: `${base}/exe`, path: "Attachments/a.exe" })).toMatch(/application\/x-msdownload, which fetch does not save/);
+    expect(await fails(client, "fetch", { url: `${base}/exe`, path: "Attachments/a.exe" })).toMatch(
+      /application\/x-msdownload, which fetch does not save .*in the plugin's settings \(Fetch: content types\) or, headless, with --fetch-content-type application\/x-msdownload/,
+    );
     expect(await fails(client, "fetch", { url: "file:///etc/passwd", path: "Attachments/p.txt" })).toMatch(/Only http and https/);
     expect(await fails(client, "fetch", { url: "ftp://example.com/x", path: "Attachments/p.txt" })).toMatch(/Only http and https/);
     expect(await fails(client, "fetch", { url: `http://user:pw@127.0.0.1:1/`, path: "Attachments/p.txt" })).toMatch(/without credentials/);

@@ -113,6 +113,38 @@ describe("read tools over MCP", () => {
     expect(await fails(s.client, "list_directory", { path: "Home.md" })).toMatch(/is a file/);
     expect(await fails(s.client, "list_directory", { path: "Nowhere" })).toMatch(/No folder/);
   });
+
+  test("list_directory pages a big folder in small answers; a big subfolder does not hide the folders after it", async () => {
+    const files: FileTree = { "Z/last.md": "z" };
+    for (let i = 0; i < 30; i++) files[`Big/n${String(i).padStart(2, "0")}.md`] = "x";
+    const v = await open(files);
+    try {
+      // Breadth first: the root's own entries are all listed before Big's fill the rest.
+      const top = await ok(v.client, "list_directory", { depth: 2, limit: 10 });
+      expect(top.tree.children.map((c: { name: string }) => c.name)).toEqual(["Big", "Z"]);
+      expect(top.tree.children[0].children).toHaveLength(8);
+      expect(top.tree.children[1]).toMatchObject({ name: "Z", collapsed: true, files: 1, folders: 0 });
+      expect(top).toMatchObject({ entries: 10, truncated: true });
+      expect(top.next_offset).toBeUndefined();
+      // The folder's own entries a page at a time, each page followed by next_offset, none twice.
+      const seen: string[] = [];
+      let offset: number | undefined = 0;
+      for (let pages = 0; offset !== undefined; pages++) {
+        expect(pages).toBeLessThan(5);
+        const r = await call(v.client, "list_directory", { path: "Big", depth: 1, limit: 12, offset });
+        const page = r.structuredContent as { tree: { children: Array<{ path: string }> }; next_offset?: number; truncated: boolean };
+        seen.push(...page.tree.children.map((c) => c.path));
+        if (page.next_offset !== undefined) expect(textOf(r)).toContain(`next page at offset ${page.next_offset}`);
+        offset = page.next_offset;
+      }
+      expect(seen).toEqual(Object.keys(files).filter((p) => p.startsWith("Big/")).sort());
+      // The default answer is bounded too.
+      expect((await fails(v.client, "list_directory", { limit: 0 }))).toMatch(/limit/);
+    } finally {
+      await v.close();
+      removeTree(v.root);
+    }
+  });
 });
 
 describe("read helpers for the lead's read tool", () => {

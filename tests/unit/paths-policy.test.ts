@@ -138,6 +138,12 @@ describe("CLI arguments", () => {
     const a = parseArgs(["my vault", "--port", "1234", "--write", "--token=abcdefghijklmnop", "--hidden", "Private", "--allow-origin", "https://x"]);
     expect(a).toMatchObject({ vault: "my vault", port: 1234, write: true, token: "abcdefghijklmnop", hidden: ["Private"], allowOrigins: ["https://x"] });
   });
+  test("fetch flags: --fetch-content-type (repeatable) replaces the default list, as the plugin's setting does", () => {
+    expect(parseArgs(["--fetch-content-type", "text/html", "--fetch-content-type=Image/*"])).toMatchObject({ fetchContentTypes: ["text/html", "image/*"] });
+    expect(parseArgs([]).fetchContentTypes).toBeUndefined();
+    expect(() => parseArgs(["--fetch-content-type", "html"])).toThrow(/content type such as text\/html/);
+    expect(usage()).toContain("--fetch-content-type");
+  });
   test("session limits: --session-idle minutes (0 = never), --max-sessions", () => {
     expect(parseArgs(["--session-idle", "0", "--max-sessions", "5"])).toMatchObject({ sessionIdleMinutes: 0, maxSessions: 5 });
     expect(parseArgs([]).sessionIdleMinutes).toBeUndefined();

@@ -3,6 +3,7 @@ import { extensionOf } from "../vault";
 import type { Actor, WriteResult, WriteService } from "../write";
 import { forbiddenAddress, parseIpv4, parseIpv6 } from "./address-guard";
 import { htmlToMarkdown } from "./html";
+import { sanitizeMarkup } from "./sanitize";
 
 /**
  * `fetch`: an http(s) URL into the vault, SSRF-safe. Every host name is resolved first and every
@@ -85,6 +86,26 @@ const EXT_BY_TYPE = new Map<string, string>(Object.entries({
   "video/mp4": "mp4", "video/webm": "webm", "application/xml": "xml", "text/xml": "xml",
 }));
 
+/** Extensions a browser (or Obsidian, for SVG) runs markup of: what fetch saves there is sanitised. */
+const ACTIVE_EXTS = new Set(["html", "htm", "xhtml", "shtml", "svg", "svgz", "xml", "xsl", "xslt", "mht", "mhtml"]);
+
+/** Markup's text: a BOM first, then the header's charset, then UTF-8; re-encoded as UTF-8 (its meta charset with it). */
+function decodeMarkup(bytes: Uint8Array, contentType: string): string {
+  let charset = /charset=([^;]+)/i.exec(contentType)?.[1]?.trim().replace(/^"|"$/g, "").toLowerCase() ?? "utf-8";
+  if (bytes[0] === 0xff && bytes[1] === 0xfe) charset = "utf-16le";
+  else if (bytes[0] === 0xfe && bytes[1] === 0xff) charset = "utf-16be";
+  else if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) charset = "utf-8";
+  let text: string;
+  try {
+    text = new TextDecoder(charset).decode(bytes);
+  } catch {
+    charset = "utf-8";
+    text = new TextDecoder().decode(bytes);
+  }
+  if (charset === "utf-8") return text;
+  return text.replace(/(<meta\s[^>]*charset\s*=\s*["']?)[^"'\s/>;]+/gi, "$1utf-8").replace(/(<\?xml\s[^>]*encoding\s*=\s*["'])[^"']+/i, "$1UTF-8");
+}
+
 function hostAllowed(u: URL, allow: readonly string[]): boolean {
   const host = u.hostname.toLowerCase().replace(/^\[|\]$/g, "");
   const port = u.port || (u.protocol === "https:" ? "443" : "80");
@@ -130,7 +151,7 @@ export class FetchService {
         if (why) {
           throw new VaultError(
             "forbidden",
-            `Refused: "${host}" ${literal ? "is" : `resolves to ${a.address}, which is`} a ${why} address. fetch reaches public internet addresses only; the vault owner can allow a host on their own network in the settings (fetch: allowed hosts).`,
+            `Refused: "${host}" ${literal ? "is" : `resolves to ${a.address}, which is`} ${/^(?:[aeio]|un(?!i))/i.test(why) ? "an" : "a"} ${why} address. fetch reaches public internet addresses only; the vault owner can allow a host on their own network in the plugin's settings (Fetch: allowed hosts) or, headless, with --fetch-allow-host ${u.port ? `${u.hostname}:${u.port}` : u.hostname}.`,
           );
         }
       }
@@ -161,7 +182,7 @@ export class FetchService {
         answer = await this.deps.net.get({ url: u.href, address: to.address, family: to.family, maxBytes: this.options.maxBytes, timeoutMs: left });
       } catch (e) {
         if (e instanceof BodyTooLargeError || (e instanceof Error && e.name === "BodyTooLargeError")) {
-          throw new VaultError("too_large", `The file is larger than the fetch limit of ${Math.round(this.options.maxBytes / 1024 / 1024)} MB; nothing was written. The owner can raise the limit in the settings.`);
+          throw new VaultError("too_large", `The file is larger than the fetch limit of ${Math.round(this.options.maxBytes / 1024 / 1024)} MB; nothing was written. The owner can raise the limit in the plugin's settings (Largest fetch) or, headless, with --fetch-max-mb.`);
         }
         const msg = e instanceof Error ? e.message : String(e);
         if (/timed? ?out/i.test(msg)) throw new VaultError("unavailable", `The download took longer than ${Math.round(this.options.timeoutMs / 1000)} s and was stopped; nothing was written.`);
@@ -181,7 +202,7 @@ export class FetchService {
     if (answer.status < 200 || answer.status >= 300) throw new VaultError("unavailable", `${u.href} answered HTTP ${answer.status}; nothing was written.`);
     const type = (answer.headers["content-type"] ?? "application/octet-stream").split(";")[0].trim().toLowerCase();
     if (!typeAllowed(type, this.options.contentTypes)) {
-      throw new VaultError("forbidden", `${u.href} is ${type}, which fetch does not save (allowed: ${this.options.contentTypes.join(", ")}); the owner can allow more types in the settings.`);
+      throw new VaultError("forbidden", `${u.href} is ${type}, which fetch does not save (allowed: ${this.options.contentTypes.join(", ")}); the owner can allow more types in the plugin's settings (Fetch: content types) or, headless, with --fetch-content-type ${type}.`);
     }
     const isHtml = type === "text/html" || type === "application/xhtml+xml";
     let path = req.path;
@@ -202,6 +223,10 @@ export class FetchService {
       }
       const md = htmlToMarkdown(html, u.href);
       bytes = new TextEncoder().encode(md);
+    } else if (isHtml || type === "image/svg+xml" || ACTIVE_EXTS.has(ext)) {
+      // Saved as it is, but a browser opening it must run nothing of it (Obsidian shows an SVG,
+      // and a .html opens in a browser): scripts, event handlers and javascript: addresses removed.
+      bytes = new TextEncoder().encode(sanitizeMarkup(decodeMarkup(bytes, answer.headers["content-type"] ?? "")));
     }
     const r = await this.deps.writer.putBytes(
       { path, bytes, overwrite, ...(req.if_match !== undefined ? { if_match: req.if_match } : {}), detail: `fetched from ${u.origin}${u.pathname}`.slice(0, 300), retry: FETCH_RETRY },

@@ -1,4 +1,4 @@
-export { createReadService, MAX_READ_MULTIPLE, MAX_INFO_PATHS, MAX_TREE_ENTRIES } from "./read-service";
+export { createReadService, MAX_READ_MULTIPLE, MAX_INFO_PATHS, MAX_TREE_ENTRIES, DEFAULT_TREE_ENTRIES } from "./read-service";
 export type { DirectoryResult, NoteInfo, OutlineHeading, ReadMultipleResult, ReadService, ReadServiceDeps, TreeNode } from "./read-service";
 export {
   bodyFirstLine,

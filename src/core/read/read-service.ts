@@ -14,6 +14,8 @@ import { DEFAULT_NOTE_CAP_BYTES, sizeCapMessage, utf8Length } from "./format";
 export const MAX_READ_MULTIPLE = 20;
 export const MAX_INFO_PATHS = 50;
 export const MAX_TREE_ENTRIES = 2000;
+/** Entries list_directory gives by default: ~50 KB of answer; next_offset pages on. */
+export const DEFAULT_TREE_ENTRIES = 300;
 
 export interface OutlineHeading {
   level: number;
@@ -77,7 +79,7 @@ export interface ReadService {
   readMultiple(paths: readonly string[]): Promise<ReadMultipleResult>;
   notesInfo(paths: readonly string[]): Promise<{ ok: NoteInfo[]; err: Array<{ path: string; error: string }> }>;
   outline(path: string): Promise<{ path: string; headings: OutlineHeading[] }>;
-  directory(path: string | undefined, depth: number, opts?: { includeFiles?: boolean; maxEntries?: number }): Promise<DirectoryResult>;
+  directory(path: string | undefined, depth: number, opts?: { includeFiles?: boolean; maxEntries?: number; offset?: number }): Promise<DirectoryResult>;
 }
 
 export interface DirectoryResult {
@@ -86,6 +88,8 @@ export interface DirectoryResult {
   /** Entries listed (folders + files). */
   entries: number;
   truncated: boolean;
+  /** When the folder's own entries (folders first, then files, by name) go on past this page: the offset of the next page. */
+  next_offset?: number;
   text: string;
 }
 
@@ -264,56 +268,78 @@ export function createReadService(deps: ReadServiceDeps): ReadService {
         }
         return { files, folders };
       };
+      const offset = Math.max(0, Math.floor(opts.offset ?? 0));
+      let nextOffset: number | undefined;
       let entries = 0;
       let truncated = false;
-      const lines: string[] = [];
       const nameOf = (p: string) => p.slice(p.lastIndexOf("/") + 1);
-      const build = (folder: string, level: number): TreeNode => {
-        const node: TreeNode = { name: folder === "" ? "" : nameOf(folder), path: folder, type: "folder" };
-        const subs = (subfolders.get(folder) ?? []).sort(compareStrings);
-        const files = includeFiles ? (filesIn.get(folder) ?? []).sort((a, b) => compareStrings(a.path, b.path)) : [];
-        if (level >= depth) {
-          const c = countAll(folder);
-          node.files = c.files;
-          node.folders = c.folders;
-          node.collapsed = c.files + c.folders > 0;
-          return node;
-        }
-        node.children = [];
-        const indent = "  ".repeat(level);
-        for (const s of subs) {
-          if (entries >= maxEntries) {
-            truncated = true;
-            break;
-          }
-          entries++;
-          const lineIndex = lines.push("") - 1;
-          const child = build(s, level + 1);
-          lines[lineIndex] = `${indent}${child.name}/${child.collapsed ? ` (${summary(child.files ?? 0, child.folders ?? 0)})` : ""}`;
-          node.children.push(child);
-        }
-        for (const f of files) {
-          if (entries >= maxEntries) {
-            truncated = true;
-            break;
-          }
-          entries++;
-          lines.push(`${indent}${nameOf(f.path)}`);
-          node.children.push({ name: nameOf(f.path), path: f.path, type: "file", size: f.size });
-        }
-        const shown = node.children.length;
-        const total = subs.length + files.length;
-        if (shown < total) {
-          node.collapsed = true;
-          lines.push(`${indent}… ${total - shown} more`);
-        }
-        return node;
+      // Entries of each listed folder not shown (the entry cap), for the "… N more" line.
+      const notShown = new Map<TreeNode, number>();
+      const collapse = (node: TreeNode): void => {
+        const c = countAll(node.path);
+        node.files = c.files;
+        node.folders = c.folders;
+        node.collapsed = c.files + c.folders > 0;
       };
-      const tree = build(root, 0);
+      // Breadth first: a folder's own entries before its subfolders' (a big subfolder must not hide
+      // the folders after it); the listed folder's own entries are paged by offset.
+      const tree: TreeNode = { name: root === "" ? "" : nameOf(root), path: root, type: "folder" };
+      let queue: Array<{ node: TreeNode; level: number }> = [{ node: tree, level: 0 }];
+      while (queue.length) {
+        const next: typeof queue = [];
+        for (const { node, level } of queue) {
+          if (level >= depth || (entries >= maxEntries && level > 0)) {
+            if (entries >= maxEntries && level < depth) truncated = true;
+            collapse(node);
+            continue;
+          }
+          const subs = (subfolders.get(node.path) ?? []).sort(compareStrings);
+          const files = includeFiles ? (filesIn.get(node.path) ?? []).sort((x, y) => compareStrings(x.path, y.path)) : [];
+          const skip = level === 0 ? Math.min(offset, subs.length + files.length) : 0;
+          const items: Array<{ folder: string } | { path: string; size: number }> = [...subs.map((folder) => ({ folder })), ...files].slice(skip);
+          node.children = [];
+          for (const it of items) {
+            if (entries >= maxEntries) {
+              truncated = true;
+              break;
+            }
+            entries++;
+            if ("folder" in it) {
+              const child: TreeNode = { name: nameOf(it.folder), path: it.folder, type: "folder" };
+              node.children.push(child);
+              next.push({ node: child, level: level + 1 });
+            } else node.children.push({ name: nameOf(it.path), path: it.path, type: "file", size: it.size });
+          }
+          const left = items.length - node.children.length;
+          if (left > 0) {
+            node.collapsed = true;
+            notShown.set(node, left);
+            if (level === 0) nextOffset = skip + node.children.length;
+          }
+        }
+        queue = next;
+      }
+      const lines: string[] = [];
+      const write = (node: TreeNode, level: number): void => {
+        const indent = "  ".repeat(level);
+        for (const child of node.children ?? []) {
+          if (child.type === "file") {
+            lines.push(`${indent}${child.name}`);
+            continue;
+          }
+          lines.push(`${indent}${child.name}/${child.children === undefined && child.collapsed ? ` (${summary(child.files ?? 0, child.folders ?? 0)})` : ""}`);
+          write(child, level + 1);
+        }
+        const left = notShown.get(node);
+        if (left) lines.push(`${indent}… ${left} more${level === 0 ? ` (offset ${nextOffset} lists them)` : ""}`);
+      };
+      write(tree, 0);
       const head = root === "" ? "/ (vault root)" : `${root}/`;
       const total = countAll(root);
-      const text = [`${head} — ${summary(total.files, total.folders)}${truncated ? `; listing cut at ${maxEntries} entries, ask for a subfolder or a smaller depth` : ""}`, ...lines].join("\n");
-      return { path: root, tree, entries, truncated, text };
+      const page = offset > 0 ? `; from entry ${offset}` : "";
+      const cut = truncated ? `; listing cut at ${maxEntries} entries${nextOffset !== undefined ? `, next page at offset ${nextOffset}` : ""}; ask for a subfolder or a smaller depth` : "";
+      const text = [`${head} — ${summary(total.files, total.folders)}${page}${cut}`, ...lines].join("\n");
+      return { path: root, tree, entries, truncated, ...(nextOffset !== undefined ? { next_offset: nextOffset } : {}), text };
     },
   };
 }

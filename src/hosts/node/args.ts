@@ -43,6 +43,8 @@ export interface CliArgs {
   /** fetch: hosts allowed even on a private address; largest download in MB. */
   fetchAllowHosts: string[];
   fetchMaxMB?: number;
+  /** fetch: the content types it saves, instead of the default list (as the plugin's setting). */
+  fetchContentTypes?: string[];
   /** The read caps, as the plugin's settings: the largest text a read returns, the largest attachment returned as base64 (KB). */
   maxReadKB?: number;
   maxAttachmentKB?: number;
@@ -98,6 +100,9 @@ Options:
   --upload-max-mb N   largest upload through an upload link (default 50)
   --fetch-allow-host H  let fetch reach H (host or host:port) even on a private address (repeatable)
   --fetch-max-mb N    largest download of fetch (default 20)
+  --fetch-content-type T  a content type fetch saves, type/subtype or type/* (repeatable); given,
+                      these replace the default list (text/*, application/pdf, application/json,
+                      application/xml, application/xhtml+xml, image/*, audio/*, video/*)
   --session-idle M    close an MCP session after M minutes without requests or an open stream
                       (default 30; 0 = never); its client starts a new one
   --max-sessions N    at most N MCP sessions at once; a new one closes the one idle the longest
@@ -162,6 +167,12 @@ export function parseArgs(argv: string[]): CliArgs {
       case "--upload-max-mb": a.uploadMaxMB = wholeNumber(flag, take(), 1, 4096); break;
       case "--fetch-allow-host": a.fetchAllowHosts.push(take()); break;
       case "--fetch-max-mb": a.fetchMaxMB = wholeNumber(flag, take(), 1, 4096); break;
+      case "--fetch-content-type": {
+        const t = take().trim().toLowerCase();
+        if (!/^[a-z0-9.+-]+\/(\*|[a-z0-9.+-]+)$/.test(t)) throw new Error(`${flag} needs a content type such as text/html or image/* (got "${t}").`);
+        (a.fetchContentTypes ??= []).push(t);
+        break;
+      }
       case "--max-read-kb": a.maxReadKB = wholeNumber(flag, take(), 1, 10 * 1024); break;
       case "--max-attachment-kb": a.maxAttachmentKB = wholeNumber(flag, take(), 1, 100 * 1024); break;
       case "--session-idle": a.sessionIdleMinutes = wholeNumber(flag, take(), 0, 10080); break;

@@ -116,7 +116,7 @@ async function run(args: ReturnType<typeof parseArgs>): Promise<void> {
         ...(args.uploadMaxMB ? { maxUploadBytes: args.uploadMaxMB * 1024 * 1024 } : {}),
       },
       net: createNodeNet(),
-      fetch: { allowHosts: args.fetchAllowHosts, ...(args.fetchMaxMB ? { maxBytes: args.fetchMaxMB * 1024 * 1024 } : {}) },
+      fetch: { allowHosts: args.fetchAllowHosts, ...(args.fetchMaxMB ? { maxBytes: args.fetchMaxMB * 1024 * 1024 } : {}), ...(args.fetchContentTypes ? { contentTypes: args.fetchContentTypes } : {}) },
     });
   } catch (e) {
     await vault.close();

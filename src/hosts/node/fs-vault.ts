@@ -37,7 +37,10 @@ export interface FsVaultOptions {
   crash?: (point: string) => void;
 }
 
-/** Headless default: Obsidian's own default name when the user names none (the lint warning is expected here). */
+/**
+ * Headless default: Obsidian's own default name when the user names none (--config-dir). Lint's
+ * hardcoded-config-path warning stays (disabling it is not allowed): headless there is no Vault#configDir.
+ */
 export const DEFAULT_CONFIG_DIR = ".obsidian";
 
 const decoder = new TextDecoder("utf-8", { ignoreBOM: true });

@@ -450,8 +450,8 @@ export class VaultMcpSettingTab extends PluginSettingTab {
       this.wholeNumberRow("Largest fetch (MB)", "Downloads by fetch above this size are stopped; nothing is written.", TRANSFER_MB_RANGE, "20", () => s.fetchMaxMB, (v) => (s.fetchMaxMB = v)),
       this.listRow(
         "Fetch: allowed hosts",
-        "One host (or host:port) per line that fetch may reach although it is on your own network (a NAS, a local wiki). Everything private is refused otherwise.",
-        "nas.local",
+        "One host (or host:port) per line that fetch may reach although it is on your own network (a network drive, a local wiki). Everything private is refused otherwise. Headless: --fetch-allow-host.",
+        "192.168.1.20:8080",
         () => s.fetchAllowHosts,
         (v) => (s.fetchAllowHosts = parseHostList(v)),
       ),
@@ -499,7 +499,7 @@ export class VaultMcpSettingTab extends PluginSettingTab {
       },
       {
         name: "Push after committing",
-        desc: "Pushes each of those commits to the branch's remote. A failed push is shown in the status bar and in the assistant's result; git_sync pulls and pushes again.",
+        desc: "Pushes each of those commits to the branch's remote. A failed push is shown in the status bar and in the assistant's result; the sync tool pulls and pushes again.",
         visible: () => s.gitEnabled && s.gitCommit,
         render: toggle(() => s.gitPush, (v) => (s.gitPush = v), false),
       },
@@ -511,12 +511,11 @@ export class VaultMcpSettingTab extends PluginSettingTab {
       },
       {
         name: "Git program",
-        desc: "Leave empty to use git from the PATH (or Obsidian Git's setting). On macOS, Obsidian may not see a git installed with Homebrew: give its full path, e.g. /opt/homebrew/bin/git.",
+        desc: "Leave empty to use the Git on your search path (or Obsidian Git's setting). On macOS, Obsidian may not see a Git installed by a package manager: give the program's full path.",
         visible: () => s.gitEnabled,
         render: (setting) =>
           setting.addText((t) =>
             t
-              .setPlaceholder("git")
               .setValue(s.gitProgram)
               .onChange(async (v) => {
                 s.gitProgram = v.trim();

@@ -17,6 +17,9 @@ async function callTool<I extends z.ZodRawShape, O extends z.ZodRawShape>(def: T
   return def.handler(z.object(def.input).parse(args), ctx);
 }
 
+/** Entries in browse_vault's answer (folders and files, two levels deep): ~20 KB at most. */
+const BROWSE_ENTRIES = 150;
+
 export const browseVaultTool = defineTool({
   name: "browse_vault",
   title: "Browse the vault",
@@ -31,6 +34,7 @@ export const browseVaultTool = defineTool({
     search_modes: z.array(z.string()),
     tree: treeNode,
     entries: z.number(),
+    next_offset: z.number().optional(),
     query: z.string().optional(),
     hits: z.array(hit).optional(),
   },
@@ -43,7 +47,8 @@ export const browseVaultTool = defineTool({
     if (folder && (ctx.services.policy.isHidden(folder) || !ctx.services.port.isFolder(folder))) {
       throw new VaultError("not_found", `No folder "${folder}" in the vault; use list_folders to see them, or omit folder for the root.`);
     }
-    const tree = await callTool(listDirectoryTool, { path: folder, depth: 2, include_files: true }, ctx);
+    // A small first answer: the view lists the rest a page at a time (list_directory's offset).
+    const tree = await callTool(listDirectoryTool, { path: folder, depth: 2, include_files: true, limit: BROWSE_ENTRIES }, ctx);
     let searchText = "";
     let hits: z.infer<typeof hit>[] | undefined;
     if (args.query?.trim()) {
@@ -58,6 +63,7 @@ export const browseVaultTool = defineTool({
         search_modes: ctx.services.searchModes(),
         tree: tree.structured.tree,
         entries: tree.structured.entries,
+        ...(tree.structured.next_offset !== undefined ? { next_offset: tree.structured.next_offset } : {}),
         ...(hits ? { query: args.query, hits } : {}),
       },
       text: `${tree.text ?? ""}${searchText}`,

@@ -56,7 +56,7 @@ export const fetchTool = defineTool({
   name: "fetch",
   title: "Fetch a URL into the vault",
   description:
-    "Saves an http(s) URL into the vault: a web page as a Markdown note (format \"html\" keeps the HTML), other files as they are. Public addresses only.",
+    "Saves an http(s) URL into the vault: a web page as a Markdown note, other files as they are. format \"html\" keeps the HTML without scripts (Obsidian does not open .html). Public addresses only.",
   input: {
     url: z.string().describe("An http:// or https:// URL."),
     path: z.string().describe('e.g. "Clippings/Article.md"; without an extension, one from the content type.'),

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { VaultError } from "../../core/errors";
-import { createReadService, MAX_INFO_PATHS, MAX_READ_MULTIPLE, type ReadService, type TreeNode } from "../../core/read";
+import { createReadService, DEFAULT_TREE_ENTRIES, MAX_INFO_PATHS, MAX_READ_MULTIPLE, MAX_TREE_ENTRIES, type ReadService, type TreeNode } from "../../core/read";
 import type { CoreServices } from "../../core/services";
 import { defineTool, READ_ONLY } from "../tool";
 
@@ -118,20 +118,22 @@ export const treeNode: z.ZodType<TreeNode> = z.lazy(() =>
 export const listDirectoryTool = defineTool({
   name: "list_directory",
   title: "Directory tree",
-  description: "A tree of folders and files under a folder down to depth; deeper ones as counts.",
+  description: "A tree of folders and files under a folder down to depth; deeper ones as counts. Paged: give next_offset as offset.",
   input: {
     path: z.string().optional().describe('Folder; "" or omitted = vault root.'),
     depth: z.number().int().min(1).max(20).default(2),
     include_files: z.boolean().default(true),
+    limit: z.number().int().min(1).max(MAX_TREE_ENTRIES).default(DEFAULT_TREE_ENTRIES),
+    offset: z.number().int().min(0).default(0),
   },
-  output: { path: z.string(), tree: treeNode, entries: z.number(), truncated: z.boolean() },
+  output: { path: z.string(), tree: treeNode, entries: z.number(), truncated: z.boolean(), next_offset: z.number().optional() },
   annotations: READ_ONLY,
   access: "read",
   example: { path: "Projects", depth: 2 },
   handler: async (args, { services }) => {
     await services.port.ready();
-    const r = await readerOf(services).directory(args.path, args.depth, { includeFiles: args.include_files });
-    return { structured: { path: r.path, tree: r.tree, entries: r.entries, truncated: r.truncated }, text: r.text };
+    const r = await readerOf(services).directory(args.path, args.depth, { includeFiles: args.include_files, maxEntries: args.limit, offset: args.offset });
+    return { structured: { path: r.path, tree: r.tree, entries: r.entries, truncated: r.truncated, ...(r.next_offset !== undefined ? { next_offset: r.next_offset } : {}) }, text: r.text };
   },
 });
 
