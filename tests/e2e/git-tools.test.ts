@@ -565,6 +565,28 @@ describe("git_sync", () => {
     await ok(client, "delete", { path: copy, confirm_path: copy });
   });
 
+  test("a fast-forward over the owner's staged edit of a note the remote changed too: both kept, and what they staged stays staged", async () => {
+    otherCommits({ "C.md": "c from the other machine, again\n" }, "c elsewhere again");
+    put(root, { "C.md": "c edited here and staged\n", "Q.md": "q staged, the remote never touched it\n" });
+    git(root, ["add", "C.md", "Q.md"]);
+    const r = await ok(client, "git_sync", { direction: "pull" });
+    const copy = `C (conflict ${today} from origin).md`;
+    expect(r).toMatchObject({ status: "kept_both", pull: { action: "fast_forward" }, conflicts: [{ path: "C.md", remote_copy: copy }] });
+    expect(git(root, ["show", "HEAD:C.md"])).toBe("c from the other machine, again\n");
+    expect(disk(root, copy)).toBe("c from the other machine, again\n");
+    // Their staged versions are staged still, against the new HEAD.
+    expect(git(root, ["show", ":C.md"])).toBe("c edited here and staged\n");
+    expect(git(root, ["show", ":Q.md"])).toBe("q staged, the remote never touched it\n");
+    expect(git(root, ["status", "--porcelain", "--", "C.md", "Q.md"])).toBe("M  C.md\nA  Q.md\n");
+    git(root, ["reset", "-q", "--", "C.md", "Q.md"]);
+    git(root, ["checkout", "--", "C.md"]);
+    rmSync(path.join(root, "Q.md"));
+    await ok(client, "delete", { path: copy, confirm_path: copy });
+    // C.md as the next test expects it.
+    otherCommits({ "C.md": "c from the other machine\n" }, "c as it was");
+    expect((await ok(client, "git_sync", { direction: "both" })).status).toMatch(/^pulled/);
+  });
+
   test("a local commit and a remote commit to the same note: a merge keeps the local version, the remote's beside it, and pushes", async () => {
     const r0 = await ok(client, "read", { path: "C.md" });
     await ok(client, "edit", { path: "C.md", old_text: "c from the other machine", new_text: "c committed here", if_match: r0.etag });

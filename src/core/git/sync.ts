@@ -140,6 +140,10 @@ export async function syncWithRemote(svc: GitService, port: VaultPort, req: Sync
       const restoreSaved = async () => {
         for (const [p, bytes] of saved) await putFile(port, svc, p, bytes);
       };
+      // The owner's staged entries, put back after a fast-forward or a rebase: resetting a conflicting
+      // file below unstages it, and `rebase --autostash` brings the work tree back but unstages
+      // everything. (A merge refuses above while anything is staged.)
+      const staged = action === "merge_keeping_both" ? "" : await stagedEntries(svc);
       // Files changed on both sides identically, or with a conflict and dirty here: back to HEAD
       // (their local bytes are saved or equal to the remote's), so git may update them.
       for (const p of [...sameOnBoth, ...conflicts.filter((c) => dirty.has(c.repoPath)).map((c) => c.repoPath)]) await resetToHead(svc, head, p);
@@ -147,12 +151,8 @@ export async function syncWithRemote(svc: GitService, port: VaultPort, req: Sync
       const oldHead = head;
       if (action === "fast_forward") ok = await run(svc, ["merge", "--ff-only", "--no-edit", upSha]);
       else if (action === "rebase") {
-        // The owner's staged entries, put back after the rebase: `--autostash` brings their work
-        // tree back but unstages everything. No incoming file is one of theirs (else a merge).
-        const staged = await stagedEntries(svc);
         ok = await run(svc, [...svc.identityArgs(), "rebase", "--autostash", upSha]);
         if (!ok.ok) await git.raw(["rebase", "--abort"]);
-        else if (staged) await git.change(["update-index", "--index-info"], { input: staged });
       } else ok = await mergeKeepingOurs(svc, head, upSha, conflicts.map((c) => c.repoPath), remoteName, planned);
       if (!ok.ok) {
         await restoreSaved();
@@ -167,6 +167,7 @@ export async function syncWithRemote(svc: GitService, port: VaultPort, req: Sync
         }
         await putFile(port, svc, c.path, saved.get(c.path) ?? null);
       }
+      if (staged) await git.change(["update-index", "--index-info"], { input: staged });
       head = await git.headSha();
       if (action === "rebase" && oldHead && mergeBase && head) await svc.commitsRewritten(await rewrittenShas(svc, `${mergeBase}..${oldHead}`, `${upSha}..${head}`));
       outgoing = head ? await countCommits(svc, `${upSha}..${head}`) : 0;
