@@ -45,6 +45,37 @@ export async function hashContent(git: Git, cwdPath: string, content: string | U
   return r.stdout.trim();
 }
 
+/** The blob id git gives these exact bytes (no attributes applied), computed here: no git call. */
+export async function rawBlobId(content: string | Uint8Array): Promise<string> {
+  const body = typeof content === "string" ? new TextEncoder().encode(content) : content;
+  const head = new TextEncoder().encode(`blob ${body.byteLength}\0`);
+  const all = new Uint8Array(head.byteLength + body.byteLength);
+  all.set(head, 0);
+  all.set(body, head.byteLength);
+  const digest = await crypto.subtle.digest("SHA-1", all);
+  let hex = "";
+  for (const b of new Uint8Array(digest)) hex += b.toString(16).padStart(2, "0");
+  return hex;
+}
+
+/**
+ * Each repository path's blob in HEAD and in the index (stage 0), in one `cat-file --batch-check`;
+ * null when a path cannot be asked this way (a newline in it).
+ */
+export async function headAndIndexBlobs(git: Git, repoPaths: string[]): Promise<Map<string, { head: string | null; index: string | null }> | null> {
+  if (repoPaths.some((p) => p.includes("\n"))) return null;
+  const r = await git.raw(["cat-file", "--batch-check=%(objectname) %(objecttype)"], { input: repoPaths.flatMap((p) => [`HEAD:${p}`, `:0:${p}`]).join("\n") + "\n", env: { GIT_OPTIONAL_LOCKS: "0" } });
+  if (r.code !== 0) return null;
+  const lines = r.stdout.split("\n");
+  const blobOf = (line: string | undefined): string | null => {
+    const m = /^([0-9a-f]{40,64}) blob$/.exec(line ?? "");
+    return m ? m[1] : null;
+  };
+  const out = new Map<string, { head: string | null; index: string | null }>();
+  repoPaths.forEach((p, k) => out.set(p, { head: blobOf(lines[2 * k]), index: blobOf(lines[2 * k + 1]) }));
+  return out;
+}
+
 /** The working-tree file's blob (written), or null when it is gone. */
 export async function hashFile(git: Git, cwdPath: string): Promise<string | null> {
   const r = await git.raw(["hash-object", "-w", "--", cwdPath]);

@@ -8,7 +8,7 @@ import { cleanGitMessage, Git, GitCommandError, GitLockedError } from "./git";
 import { HistoryIndex } from "./history";
 import { parsePathList, parseStatus, statusEntryKind, type RepoChange, type RepoCommit } from "./parse";
 import { GitMissingError, GIT_NETWORK_TIMEOUT_MS, type GitRunner } from "./runner";
-import { commitOwnChange, entriesOf, hashContent, hashFile, PendingCommits, type ChangeBlobs, type PendingCommit } from "./own-commit";
+import { commitOwnChange, entriesOf, hashContent, hashFile, headAndIndexBlobs, PendingCommits, rawBlobId, type ChangeBlobs, type PendingCommit } from "./own-commit";
 import { syncWithRemote, type SyncRequest, type SyncResult } from "./sync";
 
 /** A commit as the tools show it (a folder's or the vault's history, recent changes). */
@@ -679,7 +679,9 @@ export class GitService implements ChangeCommitter {
     let blobs: ChangeBlobs[] | null = null;
     try {
       const files = await this.fileChanges(change);
-      if (files) {
+      // The common case in one git call: the owner has nothing of theirs in these paths. Else the
+      // full check (the blobs hashed by git, the file's attributes applied), and maybe our own commit.
+      if (files && !(await this.ownsNothing(change, files))) {
         blobs = await this.captureBefore(change, files);
         // The owner's own uncommitted work in a path we changed (staged, or edits in the file
         // before ours): our change alone is committed, built apart from their index.
@@ -730,6 +732,26 @@ export class GitService implements ChangeCommitter {
       if (tracked.some((t) => !gone.includes(t))) return null; // a folder that was deleted
     }
     return paths;
+  }
+
+  /**
+   * True when no path of the change holds the owner's uncommitted work: its index entry is HEAD's,
+   * and what we changed it from (where known) is HEAD's blob byte for byte. False sends the change
+   * through the full check (a file whose attributes convert its bytes is treated there).
+   */
+  private async ownsNothing(change: CommittedChange, files: string[]): Promise<boolean> {
+    const items = files.map((path) => {
+      const known = change.before?.find((b) => b.path === path);
+      return { repo: this.toRepo(known?.from ?? path), known };
+    });
+    const blobs = await headAndIndexBlobs(this.git, [...new Set(items.map((i) => i.repo))]);
+    if (!blobs) return false;
+    for (const { repo, known } of items) {
+      const e = blobs.get(repo);
+      if (!e || e.index !== e.head) return false;
+      if (known && known.content !== null && e.head !== null && (await rawBlobId(known.content)) !== e.head) return false;
+    }
+    return true;
   }
 
   /** Blobs of what each file was before our change, where the write service knew it. */
