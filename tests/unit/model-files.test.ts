@@ -10,9 +10,10 @@ import * as http from "node:http";
 import type { AddressInfo } from "node:net";
 import * as os from "node:os";
 import * as path from "node:path";
-import { ensureModelFiles, ModelDownloadError, rangeFetchOver, type ModelFile, type ModelFolder } from "../../src/core/search/vector/model-files";
+import { ensureModelFiles, ModelDownloadError, rangeFetchOver, type ModelFile } from "../../src/core/search/vector/model-files";
 import { nodeBinaryHttp } from "../../src/hosts/common/http-client";
 import { FsModelFolder } from "../../src/hosts/common/model-folder";
+import { fullDisk } from "../support/full-disk";
 
 const body = new Uint8Array(100_000).map((_, i) => (i * 7 + (i >> 8)) & 0xff);
 const sha = createHash("sha256").update(body).digest("hex");
@@ -101,21 +102,11 @@ describe("model files", () => {
 
   test("a full disk stops the download with a clear message; freed, it resumes", async () => {
     const real = new FsModelFolder(dir);
-    let room = 45_000;
-    const full: ModelFolder = {
-      size: (n) => real.size(n),
-      read: (n) => real.read(n),
-      rename: (a, b) => real.rename(a, b),
-      remove: (n) => real.remove(n),
-      append: async (n, bytes) => {
-        if (bytes.length > room) throw Object.assign(new Error("ENOSPC: no space left on device, write"), { code: "ENOSPC" });
-        room -= bytes.length;
-        await real.append(n, bytes);
-      },
-    };
+    const disk = fullDisk(real, 45_000);
+    const full = disk.folder;
     await expect(ensureModelFiles([file()], full, fetchRange, undefined, 30_000)).rejects.toThrow(/disk is full: onnx\/model.onnx needs 70000 more bytes/);
     expect(existsSync(path.join(dir, "onnx/model.onnx"))).toBe(false);
-    room = Infinity;
+    disk.free();
     await ensureModelFiles([file()], full, fetchRange, undefined, 30_000);
     expect(readFileSync(path.join(dir, "onnx/model.onnx"))).toEqual(Buffer.from(body));
   });

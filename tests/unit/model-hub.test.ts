@@ -11,10 +11,11 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync 
 import * as os from "node:os";
 import * as path from "node:path";
 import { catalogFiles, catalogModel, DEFAULT_BUILTIN_MODEL, MODEL_CATALOG, type CatalogModel } from "../../src/core/search/vector/model-catalog";
-import { ensureModelFiles, ModelDownloadError, modelFilesPresent, rangeFetchOver, type ModelFolder } from "../../src/core/search/vector/model-files";
+import { ensureModelFiles, ModelDownloadError, modelFilesPresent, rangeFetchOver } from "../../src/core/search/vector/model-files";
 import { BuiltinEmbedder } from "../../src/hosts/common/builtin-embedder";
 import { nodeBinaryHttp } from "../../src/hosts/common/http-client";
 import { FsModelFolder } from "../../src/hosts/common/model-folder";
+import { fullDisk } from "../support/full-disk";
 import { ModelDownloader } from "../../src/hosts/common/model-download";
 import { startHub, type HubFile, type HubServer } from "../support/hub-server";
 import { writeTinyBert } from "../support/tiny-bert";
@@ -158,23 +159,13 @@ describe("downloading a model from a hub", () => {
 
   test("a full disk: a clear message, nothing installed; with room again it resumes", async () => {
     const real = new FsModelFolder(dir);
-    let room = 250;
-    const full: ModelFolder = {
-      size: (n) => real.size(n),
-      read: (n) => real.read(n),
-      rename: (a, b) => real.rename(a, b),
-      remove: (n) => real.remove(n),
-      append: async (n, bytes) => {
-        if (bytes.length > room) throw Object.assign(new Error("ENOSPC: no space left on device, write"), { code: "ENOSPC" });
-        room -= bytes.length;
-        await real.append(n, bytes);
-      },
-    };
+    const disk = fullDisk(real, 250);
+    const full = disk.folder;
     const d = new ModelDownloader({ files: catalogFiles(testModel, hub.url).slice(3), dir: full, rangeBytes: 100 });
     await expect(d.run()).rejects.toThrow(new RegExp(`disk is full: onnx/model_quantized.onnx needs ${onnxSize - 200} more bytes`));
     expect(existsSync(path.join(dir, "onnx/model_quantized.onnx"))).toBe(false);
     expect(d.progress()).toBeNull();
-    room = Infinity;
+    disk.free();
     await d.run();
     expect(new Uint8Array(readFileSync(path.join(dir, "onnx/model_quantized.onnx")))).toEqual(tinyFile("onnx/model_quantized.onnx"));
   });
