@@ -123,7 +123,7 @@ async function group(chunks: RankedChunk[], scores: Map<RankedChunk, { score: nu
     if (!list) notes.set(c.path, [c]);
     else if (list.length < req.chunksPerFile) list.push(c);
   }
-  const want = positiveTermSet(parseQuery(req.query, language));
+  const want = positiveTermSet(parseQuery(req.query, language), language);
   const hits: RankedHit[] = [];
   for (const [path, list] of notes) {
     if (hits.length >= req.limit) break;

@@ -1,6 +1,8 @@
 /**
- * Text into terms, exactly as notes and queries are both tokenized: Unicode words, folding, English
- * stemming, CJK bigrams, and the term dictionary (`TermDict`). Bump TOKENIZER_VERSION on any change.
+ * Text into terms, exactly as notes and queries are both tokenized: Unicode words, folding, CJK
+ * bigrams, and the term dictionary (`TermDict`). Words are indexed as written (folded, not stemmed);
+ * a query word reaches the other forms of its English stem through the dictionary
+ * (`TermDict.forms`), its own form weighing more. Bump TOKENIZER_VERSION on any change.
  */
 import { detach } from "../strings";
 import { stemEnglish } from "./stemmer";
@@ -10,7 +12,7 @@ import type { SearchLanguage, TokenizeOptions } from "./types";
  * Bump when tokens change (folding, stemming, segmentation): a persisted index made with another
  * version is rebuilt once.
  */
-export const TOKENIZER_VERSION = 1;
+export const TOKENIZER_VERSION = 2;
 
 /** Longest token kept; longer runs (hashes, base64) are cut. */
 const MAX_TOKEN = 48;
@@ -40,6 +42,23 @@ export function stemWord(w: string, language: SearchLanguage): string {
   if (language === "en" && w.length > 2 && ASCII_ALPHA.test(w)) return stemEnglish(w);
   if (w.includes("'")) return w.replace(/'/g, "");
   return w;
+}
+
+/** True when `stemWord(term, "en")` may give another term than `term` (ASCII letters, 3 or more). */
+function stemmable(term: string): boolean {
+  return term.length > 2 && ASCII_ALPHA.test(term);
+}
+
+/** Stems of dictionary terms (the dictionary's terms repeat across queries and dictionaries). */
+const STEM_CACHE = new Map<string, string>();
+function stemOf(term: string): string {
+  let s = STEM_CACHE.get(term);
+  if (s === undefined) {
+    s = stemEnglish(term);
+    if (STEM_CACHE.size >= CACHE_MAX) STEM_CACHE.clear();
+    STEM_CACHE.set(term, s);
+  }
+  return s;
 }
 
 // Character classes, computed once per UTF-16 code (lazily) from the Unicode regexes above, so the
@@ -100,8 +119,10 @@ export function forEachToken(
   /** When given, `id` is the term's id in it (ASCII words: cached with the word, no map lookup). */
   dict?: TermDict,
 ): void {
-  const cache = language === "en" ? EN_CACHE : NONE_CACHE;
-  const ascii = language === "en" ? EN_ASCII : NONE_ASCII;
+  // Terms no longer depend on the language (words are not stemmed): one cache serves both.
+  void language;
+  const cache = WORD_CACHE;
+  const ascii = WORD_ASCII;
   const emit = dict ? (t: string, s: number, e: number) => cb(t, s, e, dict.id(t)) : (t: string, s: number, e: number) => cb(t, s, e, -1);
   const n = text.length;
   let i = 0;
@@ -216,9 +237,8 @@ export function forEachToken(
   }
 }
 
-/** Word → term caches (words repeat a lot; stemming is the costly part). */
-const EN_CACHE = new Map<string, string>();
-const NONE_CACHE = new Map<string, string>();
+/** Word → term cache (words repeat a lot). */
+const WORD_CACHE = new Map<string, string>();
 const CACHE_MAX = 200_000;
 /** Direct-mapped caches for ASCII words (a collision replaces the entry): bounded, no allocation on a hit. */
 const ASCII_MASK = (1 << 16) - 1;
@@ -240,6 +260,14 @@ const newAsciiCache = (): AsciiCache => ({
 export class TermDict {
   readonly map = new Map<string, number>();
   readonly names: string[] = [];
+  /**
+   * English stem → the ids of the terms with that stem (one id, or several), for `forms`; covers
+   * `names[0..stemmed)`, caught up on use (terms are added one at a time while indexing, by the
+   * thousand while loading: stemming them there would slow both for queries that may never come).
+   */
+  private stems = new Map<string, number | number[]>();
+  private stemmed = 0;
+
   id(t: string): number {
     let k = this.map.get(t);
     if (k === undefined) {
@@ -254,9 +282,44 @@ export class TermDict {
     this.map.set(t, this.names.length);
     this.names.push(t);
   }
+
+  /**
+   * The ids of the terms a query word `t` matches: `t` itself first (when the dictionary has it),
+   * then, in English, the other terms with the same stem ("sync" → "syncs", "synced", "syncing").
+   */
+  forms(t: string, language: SearchLanguage): number[] {
+    const own = this.map.get(t);
+    const out = own === undefined ? [] : [own];
+    if (language !== "en" || !stemmable(t)) return out;
+    this.catchUpStems(Infinity);
+    const v = this.stems.get(stemOf(t));
+    if (v === undefined) return out;
+    if (typeof v === "number") {
+      if (v !== own) out.push(v);
+    } else for (const g of v) if (g !== own) out.push(g);
+    return out;
+  }
+
+  /** Stems terms not in the stem map yet, at most `max` of them; false when none is left. */
+  catchUpStems(max: number): boolean {
+    const names = this.names;
+    const end = Math.min(names.length, this.stemmed + max);
+    const stems = this.stems;
+    for (let g = this.stemmed; g < end; g++) {
+      const t = names[g];
+      // A restored dictionary may repeat a term: its last id is the one in use.
+      if (!stemmable(t) || this.map.get(t) !== g) continue;
+      const s = stemOf(t);
+      const v = stems.get(s);
+      if (v === undefined) stems.set(s, g);
+      else if (typeof v === "number") stems.set(s, [v, g]);
+      else v.push(g);
+    }
+    this.stemmed = end;
+    return end < names.length;
+  }
 }
-const EN_ASCII = newAsciiCache();
-const NONE_ASCII = newAsciiCache();
+const WORD_ASCII = newAsciiCache();
 
 /** A word holding CJK characters: CJK runs become bigrams, the other pieces words. */
 function splitCjkWord(text: string, start: number, end: number, language: SearchLanguage, cb: (term: string, start: number, end: number) => void): void {
@@ -279,7 +342,8 @@ function termOf(raw: string, language: SearchLanguage): string | null {
   let w = foldWord(raw);
   if (!w) return null;
   if (w.length > MAX_TOKEN) w = w.slice(0, MAX_TOKEN);
-  return stemWord(w, language) || null;
+  void language;
+  return stemWord(w, "none") || null;
 }
 
 function emitWord(raw: string, start: number, language: SearchLanguage, cb: (term: string, start: number, end: number) => void): void {
