@@ -100,6 +100,18 @@ describe("keyword search service", () => {
     await svc.close();
   });
 
+  test("of two notes holding the same words as often, the one holding them close together ranks first", async () => {
+    const filler = Array.from({ length: 40 }, (_, i) => `filler${i}`).join(" ");
+    const { svc } = await started(
+      new MemoryVault({
+        "A far.md": `Glacier ${filler} turbine.`,
+        "Z close.md": `Glacier turbine ${filler}.`,
+      }),
+    );
+    expect(paths(svc, "glacier turbine")).toEqual(["Z close.md", "A far.md"]);
+    await svc.close();
+  });
+
   test("Japanese, Chinese-style and Korean queries find their notes", async () => {
     const { svc } = await started(new MemoryVault(notes));
     expect(paths(svc, "東京都")).toEqual(["日本語/ノート.md"]);

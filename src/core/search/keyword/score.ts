@@ -39,10 +39,24 @@ const NOTE_B = 0.9;
  */
 const FORM_WEIGHT = 0.1;
 
+/**
+ * A note whose section holds the query's words close together scores up to this much more: times
+ * the share of the query's clauses the closest run holds, and fully when that run spans at most
+ * PROXIMITY_SPAN tokens per clause (less in proportion when longer). Measured: hub 0.968 -> 0.975
+ * MRR@10; a stricter measure (1 only when side by side) cost help-en 0.006.
+ */
+const PROXIMITY_BOOST = 0.2;
+const PROXIMITY_SPAN = 6;
+/** Proximity is computed for about this many of the best candidates, in at most this many sections each. */
+const PROXIMITY_POOL = 50;
+const PROXIMITY_SECTIONS = 3;
+
 /** A query term's lists: the word's forms (or one prefix expansion), each with its weight. */
 interface TermGroup {
   ls: PostingList[];
   w: number[];
+  /** The lists' term ids. */
+  ids: number[];
 }
 
 export class Scorer {
@@ -118,7 +132,7 @@ export class Scorer {
     };
     const one = (t: string): TermGroup => {
       const ls = listsOf(t);
-      return { ls, w: ls.map(() => 1) };
+      return { ls, w: ls.map(() => 1), ids: ls.map(() => ix.dict.map.get(t)!) };
     };
     const dfOf = (l: PostingList): number => {
       let df = 0;
@@ -250,12 +264,13 @@ export class Scorer {
       if (it.prefix) gs = ix.expandPrefix(it.term).map(one);
       else {
         const own = ix.dict.map.get(it.term);
-        const g: TermGroup = { ls: [], w: [] };
+        const g: TermGroup = { ls: [], w: [], ids: [] };
         for (const id of ix.dict.forms(it.term, language)) {
           const l = ix.listAt(id);
           if (!l || l.n === 0) continue;
           g.ls.push(l);
           g.w.push(id === own ? 1 : FORM_WEIGHT);
+          g.ids.push(id);
         }
         gs = [g];
       }
@@ -367,6 +382,48 @@ export class Scorer {
       for (const s of partial) docBest[s] = (docBest[s] * popcount(docMask[s])) / clauses.length;
     }
     const relaxed = cands.length === 0 && partial.length > 0;
+
+    // Proximity: notes whose best sections hold the query's words close together.
+    const proxPool = partial.length ? cands.concat(partial) : cands;
+    if (clauses.length > 1 && proxPool.length > 0) {
+      const clauseOf = new Map<number, number>();
+      clauses.forEach((c, i) => {
+        for (const it of c) {
+          if (it.kind === "term") for (const g of termGroups(it)) for (const id of g.ids) clauseOf.set(id, i);
+          else for (const t of it.terms) {
+            const id = ix.dict.map.get(t);
+            if (id !== undefined) clauseOf.set(id, i);
+          }
+        }
+      });
+      let pool = proxPool;
+      if (pool.length > PROXIMITY_POOL) {
+        if (this.selectScratch.length < pool.length) this.selectScratch = new Float64Array(Math.max(pool.length, 2 * this.selectScratch.length));
+        const scores = this.selectScratch;
+        for (let i = 0; i < pool.length; i++) scores[i] = docBest[pool[i]];
+        const floor = kthLargest(scores, pool.length, PROXIMITY_POOL) / (1 + PROXIMITY_BOOST);
+        pool = pool.filter((s) => docBest[s] >= floor);
+      }
+      for (const s of pool) {
+        const doc = ix.slots[s]!;
+        const ids = doc.chunkIds.filter((id) => acc[id] > 0);
+        if (ids.length > PROXIMITY_SECTIONS) ids.sort((a, b) => acc[b] - acc[a]).length = PROXIMITY_SECTIONS;
+        // The title and aliases are a run of their own (not in the body's sequence).
+        let inTitle = 0;
+        for (const x of doc.titleIds) {
+          const c = clauseOf.get(x);
+          if (c !== undefined) inTitle |= 1 << c;
+        }
+        const tc = popcount(inTitle);
+        let p = tc >= 2 ? tc / clauses.length : 0;
+        for (const id of ids) {
+          const r = ix.reader.closestRun(doc, ix.chunkOrd[id], clauseOf);
+          if (r.covered < 2) continue;
+          p = Math.max(p, Math.min(1, (PROXIMITY_SPAN * r.covered) / r.span) * (r.covered / clauses.length));
+        }
+        docBest[s] *= 1 + PROXIMITY_BOOST * p;
+      }
+    }
 
     // Title boost: notes whose title or alias holds the query's terms.
     const want = clauses.map((c) => c.flatMap((it) => (it.kind === "term" ? [it] : it.terms.map((t) => ({ kind: "term" as const, term: t, prefix: false })))));
