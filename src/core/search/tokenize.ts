@@ -49,7 +49,6 @@ function stemmable(term: string): boolean {
   return term.length > 2 && ASCII_ALPHA.test(term);
 }
 
-/** A term's English stem (each new term is stemmed once, as the dictionary adds it: no cache). */
 const stemOf = stemEnglish;
 
 // Character classes, computed once per UTF-16 code (lazily) from the Unicode regexes above, so the
@@ -252,12 +251,13 @@ export class TermDict {
   readonly map = new Map<string, number>();
   readonly names: string[] = [];
   /**
-   * English stem → the ids of the terms with that stem (one id, or several), for `forms`: only terms
-   * whose stem is not the term itself (a term that is its own stem is found in `map`). Filled as
-   * terms are added (while indexing, and while loading, which yields every 1024 terms): ~3 µs a
-   * new term; stemming 30k terms at a query's first use blocked the event loop for ~200 ms.
+   * Query word → the other terms with its English stem, found among `names[0..upTo)` (caught up on
+   * the next use when the dictionary grew). No stem map of the whole dictionary: stemming its 30k+
+   * terms took ~200 ms in one step at a query's first use, and stemming them while loading doubled
+   * a fresh process's warm start; a query word's forms start with its stem (but a final i or e),
+   * so one pass over the terms with that first letter finds them (~0.2 ms at 10k notes).
    */
-  private stems = new Map<string, number | number[]>();
+  private formMemo = new Map<string, { upTo: number; ids: number[] }>();
 
   id(t: string): number {
     let k = this.map.get(t);
@@ -265,26 +265,13 @@ export class TermDict {
       k = this.names.length;
       this.names.push(t);
       this.map.set(t, k);
-      this.addStem(t, k);
     }
     return k;
   }
   /** Appends a persisted term as the next id (restoring a dictionary; a repeated term keeps its last id). */
   push(t: string): void {
-    const g = this.names.length;
-    this.map.set(t, g);
+    this.map.set(t, this.names.length);
     this.names.push(t);
-    this.addStem(t, g);
-  }
-
-  private addStem(t: string, g: number): void {
-    if (!stemmable(t)) return;
-    const s = stemOf(t);
-    if (s === t) return;
-    const v = this.stems.get(s);
-    if (v === undefined) this.stems.set(s, g);
-    else if (typeof v === "number") this.stems.set(s, [v, g]);
-    else v.push(g);
   }
 
   /**
@@ -295,18 +282,26 @@ export class TermDict {
     const own = this.map.get(t);
     const out = own === undefined ? [] : [own];
     if (language !== "en" || !stemmable(t)) return out;
-    const s = stemOf(t);
-    // The term that is the stem itself ("sync" for "syncing"), then the others.
-    const bare = s === t ? undefined : this.map.get(s);
-    if (bare !== undefined && stemmable(s) && stemOf(s) === s) out.push(bare);
-    const v = this.stems.get(s);
-    if (v === undefined) return out;
-    // A restored dictionary may repeat a term: its last id is the one in use.
-    const add = (g: number) => {
-      if (g !== own && this.map.get(this.names[g]) === g) out.push(g);
-    };
-    if (typeof v === "number") add(v);
-    else for (const g of v) add(g);
+    let m = this.formMemo.get(t);
+    if (!m) {
+      if (this.formMemo.size >= 1024) this.formMemo.clear();
+      this.formMemo.set(t, (m = { upTo: 0, ids: [] }));
+    }
+    const names = this.names;
+    if (m.upTo < names.length) {
+      const s = stemOf(t);
+      // Porter2 stems are a prefix of the word but for a final letter (happy → happi, hoping → hope).
+      const prefix = s.length >= 4 ? s.slice(0, -1) : s.slice(0, 2);
+      const c0 = prefix.charCodeAt(0);
+      for (let g = m.upTo; g < names.length; g++) {
+        const x = names[g];
+        if (x.charCodeAt(0) !== c0 || x === t || !x.startsWith(prefix) || !stemmable(x) || stemOf(x) !== s) continue;
+        // A restored dictionary may repeat a term: its last id is the one in use.
+        if (this.map.get(x) === g) m.ids.push(g);
+      }
+      m.upTo = names.length;
+    }
+    for (const g of m.ids) out.push(g);
     return out;
   }
 }
