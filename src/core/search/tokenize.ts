@@ -51,6 +51,13 @@ function stemmable(term: string): boolean {
 
 const stemOf = stemEnglish;
 
+/** Endings a word's forms take (see `TermDict.forms`). */
+const FORM_ENDINGS = (
+  " s es ed d ing er ers est ly ies ied ier iest ily iness ness ment ments ation ations ational ion ions al ally ity ities " +
+  "ive ively able ably ible ize izes ized izing ization ise ised ising ful fully less ism ist ists ic ical ically ence ences " +
+  "ance ances ent ents ant ants ently antly or ors y ings"
+).split(" ");
+
 // Character classes, computed once per UTF-16 code (lazily) from the Unicode regexes above, so the
 // scanner below runs a char-code loop with no regex per character.
 const C_UNKNOWN = 0;
@@ -250,14 +257,6 @@ const newAsciiCache = (): AsciiCache => ({
 export class TermDict {
   readonly map = new Map<string, number>();
   readonly names: string[] = [];
-  /**
-   * Query word → the other terms with its English stem, found among `names[0..upTo)` (caught up on
-   * the next use when the dictionary grew). No stem map of the whole dictionary: stemming its 30k+
-   * terms took ~200 ms in one step at a query's first use, and stemming them while loading doubled
-   * a fresh process's warm start; a query word's forms start with its stem (but a final i or e),
-   * so one pass over the terms with that first letter finds them (~0.2 ms at 10k notes).
-   */
-  private formMemo = new Map<string, { upTo: number; ids: number[] }>();
 
   id(t: string): number {
     let k = this.map.get(t);
@@ -282,26 +281,26 @@ export class TermDict {
     const own = this.map.get(t);
     const out = own === undefined ? [] : [own];
     if (language !== "en" || !stemmable(t)) return out;
-    let m = this.formMemo.get(t);
-    if (!m) {
-      if (this.formMemo.size >= 1024) this.formMemo.clear();
-      this.formMemo.set(t, (m = { upTo: 0, ids: [] }));
-    }
-    const names = this.names;
-    if (m.upTo < names.length) {
-      const s = stemOf(t);
-      // Porter2 stems are a prefix of the word but for a final letter (happy → happi, hoping → hope).
-      const prefix = s.length >= 4 ? s.slice(0, -1) : s.slice(0, 2);
-      const c0 = prefix.charCodeAt(0);
-      for (let g = m.upTo; g < names.length; g++) {
-        const x = names[g];
-        if (x.charCodeAt(0) !== c0 || x === t || !x.startsWith(prefix) || !stemmable(x) || stemOf(x) !== s) continue;
-        // A restored dictionary may repeat a term: its last id is the one in use.
-        if (this.map.get(x) === g) m.ids.push(g);
+    // The word's likely forms (its stem, with a final i as y, a doubled last letter or an e, and
+    // common endings), kept when the dictionary has them and they have the word's stem. No stem map
+    // of the whole dictionary: stemming its terms at a query's first use blocked the event loop
+    // ~200 ms at 10k notes, stemming them while loading doubled a fresh process's warm start, a
+    // pass over the terms cost ~0.3 ms a word; this costs ~250 lookups.
+    const s = stemOf(t);
+    const bases = new Set([s, t]);
+    if (s.endsWith("i")) bases.add(s.slice(0, -1) + "y");
+    if (s.endsWith("e")) bases.add(s.slice(0, -1));
+    else bases.add(s + "e");
+    if (/[bdfgklmnprstvz]$/.test(s) && s[s.length - 2] !== s[s.length - 1]) bases.add(s + s[s.length - 1]);
+    const seen = new Set<number>(out);
+    for (const b of bases)
+      for (const e of FORM_ENDINGS) {
+        const x = b + e;
+        const g = this.map.get(x);
+        if (g === undefined || seen.has(g) || !stemmable(x) || stemOf(x) !== s) continue;
+        seen.add(g);
+        out.push(g);
       }
-      m.upTo = names.length;
-    }
-    for (const g of m.ids) out.push(g);
     return out;
   }
 }

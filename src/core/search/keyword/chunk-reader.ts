@@ -59,18 +59,19 @@ export class ChunkReader {
 
   /**
    * How close together the query's clauses are in chunk `o` of `doc`'s body: the most clauses it
-   * holds (`clauseOf`: term id → clause index, below 31) and the fewest tokens a run holding them
-   * all spans. `{ covered: 0 or 1, span: 0 }` when it holds fewer than two.
+   * holds (`clauseOf[id]`: 1 + the clause index of term id, below 31; 0 for other terms) and the
+   * fewest tokens a run holding them all spans. `{ covered: 0 or 1, span: 0 }` when it holds fewer than two.
    */
-  closestRun(doc: DocEntry, o: number, clauseOf: Map<number, number>): { covered: number; span: number } {
+  closestRun(doc: DocEntry, o: number, clauseOf: Int8Array): { covered: number; span: number } {
     const n = this.decodeSeq(doc, o);
     const ids = this.seqScratch;
     const pos: number[] = [];
     const cl: number[] = [];
     let all = 0;
     for (let i = 0; i < n; i++) {
-      const c = clauseOf.get(ids[i]);
-      if (c === undefined) continue;
+      const id = ids[i];
+      const c = id < clauseOf.length ? clauseOf[id] - 1 : -1;
+      if (c < 0) continue;
       pos.push(i);
       cl.push(c);
       all |= 1 << c;

@@ -48,7 +48,7 @@ const FORM_WEIGHT = 0.1;
 const PROXIMITY_BOOST = 0.2;
 const PROXIMITY_SPAN = 6;
 /** Proximity is computed for about this many of the best candidates, in at most this many sections each. */
-const PROXIMITY_POOL = 50;
+const PROXIMITY_POOL = 30;
 const PROXIMITY_SECTIONS = 3;
 
 /** A query term's lists: the word's forms (or one prefix expansion), each with its weight. */
@@ -71,6 +71,8 @@ export class Scorer {
   private noteTf = new Float64Array(64);
   private noteLen = new Float64Array(64);
   private selectScratch = new Float64Array(256);
+  /** Per term id: 1 + its clause index while proximity is measured, else 0. */
+  private clauseMark = new Int8Array(0);
 
   private ensureScratch(ix: InvertedIndex): void {
     if (this.acc.length < ix.alive.length) {
@@ -386,13 +388,19 @@ export class Scorer {
     // Proximity: notes whose best sections hold the query's words close together.
     const proxPool = partial.length ? cands.concat(partial) : cands;
     if (clauses.length > 1 && proxPool.length > 0) {
-      const clauseOf = new Map<number, number>();
+      if (this.clauseMark.length < ix.dict.names.length) this.clauseMark = new Int8Array(Math.max(ix.dict.names.length, 2 * this.clauseMark.length));
+      const clauseOf = this.clauseMark;
+      const marked: number[] = [];
       clauses.forEach((c, i) => {
+        const mark = (id: number) => {
+          clauseOf[id] = i + 1;
+          marked.push(id);
+        };
         for (const it of c) {
-          if (it.kind === "term") for (const g of termGroups(it)) for (const id of g.ids) clauseOf.set(id, i);
+          if (it.kind === "term") for (const g of termGroups(it)) for (const id of g.ids) mark(id);
           else for (const t of it.terms) {
             const id = ix.dict.map.get(t);
-            if (id !== undefined) clauseOf.set(id, i);
+            if (id !== undefined) mark(id);
           }
         }
       });
@@ -411,8 +419,8 @@ export class Scorer {
         // The title and aliases are a run of their own (not in the body's sequence).
         let inTitle = 0;
         for (const x of doc.titleIds) {
-          const c = clauseOf.get(x);
-          if (c !== undefined) inTitle |= 1 << c;
+          const c = clauseOf[x] - 1;
+          if (c >= 0) inTitle |= 1 << c;
         }
         const tc = popcount(inTitle);
         let p = tc >= 2 ? tc / clauses.length : 0;
@@ -423,6 +431,7 @@ export class Scorer {
         }
         docBest[s] *= 1 + PROXIMITY_BOOST * p;
       }
+      for (const id of marked) clauseOf[id] = 0;
     }
 
     // Title boost: notes whose title or alias holds the query's terms.
