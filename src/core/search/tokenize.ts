@@ -278,6 +278,20 @@ export class TermDict {
    * then, in English, the other terms with the same stem ("sync" → "syncs", "synced", "syncing").
    */
   forms(t: string, language: SearchLanguage): number[] {
+    // One search asks for a word's forms up to three times (scoring, title boost, snippets).
+    const key = language + " " + t;
+    const memo = this.formsMemo.get(key);
+    if (memo && memo.n === this.names.length) return memo.ids.slice();
+    const ids = this.formsOf(t, language);
+    if (this.formsMemo.size >= 256) this.formsMemo.clear();
+    this.formsMemo.set(key, { n: this.names.length, ids });
+    return ids.slice();
+  }
+
+  /** A few query words' forms, valid while the dictionary holds `n` terms. */
+  private formsMemo = new Map<string, { n: number; ids: number[] }>();
+
+  private formsOf(t: string, language: SearchLanguage): number[] {
     const own = this.map.get(t);
     const out = own === undefined ? [] : [own];
     if (language !== "en" || !stemmable(t)) return out;
