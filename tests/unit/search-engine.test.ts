@@ -599,8 +599,8 @@ describe("segmented keyword index", () => {
   });
 
   test("question and stop words are not required terms", async () => {
-    expect(parseQuery("what are callouts").clauses).toEqual([[{ kind: "term", term: "callout", prefix: false }]]);
-    expect(parseQuery("how do aliases work").clauses).toEqual([[{ kind: "term", term: "alias", prefix: false }]]);
+    expect(parseQuery("what are callouts").clauses).toEqual([[{ kind: "term", term: "callouts", prefix: false }]]);
+    expect(parseQuery("how do aliases work").clauses).toEqual([[{ kind: "term", term: "aliases", prefix: false }]]);
     // Alone, or in quotes, they still count.
     expect(parseQuery("the").clauses.length).toBe(1);
     expect(parseQuery('"what is"').clauses[0][0]).toMatchObject({ kind: "phrase" });

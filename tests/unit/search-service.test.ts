@@ -49,7 +49,8 @@ describe("keyword search service", () => {
     const both = svc.search(req("pruning gloves"));
     expect(both.hits.map((h) => [h.path, h.missing])).toEqual([
       ["Garden/Tools.md", undefined],
-      ["Garden/Roses.md", ["glove"]],
+      // The missing word as the user typed it, not its stem ("glove").
+      ["Garden/Roses.md", ["gloves"]],
     ]);
     expect(both).toMatchObject({ total_files: 1, partial_files: 1, relaxed: false });
     expect(paths(svc, "pruning gloves", { limit: 1 })).toEqual(["Garden/Tools.md"]);
@@ -73,6 +74,41 @@ describe("keyword search service", () => {
     const snip = svc.search(req("feeding", { snippetWords: 3 })).hits[0].sections[0].content;
     expect(snip).toContain("feeding");
     expect(snip.startsWith("…")).toBe(true);
+    await svc.close();
+  });
+
+  test("a word finds its other forms, the form as typed ranking first; partial matches name the missing words as typed", async () => {
+    const { svc } = await started(
+      new MemoryVault({
+        "Sync/Remote.md": "# Remote\n\nThe remote vault keeps a copy of every note.",
+        "Sync/Remotely.md": "# Elsewhere\n\nNotes edited remotely reach the vault later.",
+        "Sync/Local.md": "# Local\n\nThe local vault syncs on its own schedule.",
+        "Sync/Syncing.md": "# Schedules\n\nSyncing runs every minute; a sync can be paused.",
+      }),
+    );
+    // "remote" matches "remotely" too, but the note with the word as typed ranks first.
+    expect(paths(svc, "remote")).toEqual(["Sync/Remote.md", "Sync/Remotely.md"]);
+    // "syncing" finds "syncs" (same stem), the exact form first.
+    expect(paths(svc, "syncing")).toEqual(["Sync/Syncing.md", "Sync/Local.md"]);
+    // A partial match names the words it lacks as typed: "remote", not "remot"; "schedules", not "schedul" ("schedule" matches it).
+    const res = svc.search(req("local remote schedules"));
+    expect(res.hits.find((h) => h.path === "Sync/Local.md")?.missing).toEqual(["remote"]);
+    expect(res.hits.find((h) => h.path === "Sync/Remote.md")?.missing).toEqual(["local", "schedules"]);
+    // Snippets mark the other forms too: the section holding "remotely" is the one shown.
+    const hit = svc.search(req("remote", { chunksPerFile: 1, snippetWords: 3 })).hits.find((h) => h.path === "Sync/Remotely.md");
+    expect(hit?.sections[0].content).toContain("remotely");
+    await svc.close();
+  });
+
+  test("of two notes holding the same words as often, the one holding them close together ranks first", async () => {
+    const filler = Array.from({ length: 40 }, (_, i) => `filler${i}`).join(" ");
+    const { svc } = await started(
+      new MemoryVault({
+        "A far.md": `Glacier ${filler} turbine.`,
+        "Z close.md": `Glacier turbine ${filler}.`,
+      }),
+    );
+    expect(paths(svc, "glacier turbine")).toEqual(["Z close.md", "A far.md"]);
     await svc.close();
   });
 

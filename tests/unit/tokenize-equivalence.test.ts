@@ -16,7 +16,9 @@ function termOf(raw: string, language: SearchLanguage): string | null {
   let w = foldWord(raw);
   if (!w) return null;
   if (w.length > MAX_TOKEN) w = w.slice(0, MAX_TOKEN);
-  return stemWord(w, language) || null;
+  // Words are indexed as written (tokenizer version 2): the language no longer changes a term.
+  void language;
+  return stemWord(w, "none") || null;
 }
 
 function reference(text: string, language: SearchLanguage): [string, number, number][] {

@@ -1,4 +1,5 @@
 import { foldWord, stemEnglish, tokenize } from "../../src/core/search";
+import { TermDict } from "../../src/core/search/tokenize";
 
 describe("tokenize", () => {
   test("folds case and diacritics", () => {
@@ -6,9 +7,24 @@ describe("tokenize", () => {
     expect(foldWord("ＯＢＳＩＤＩＡＮ")).toBe("obsidian");
   });
 
-  test("stems English words (Porter2) and leaves them alone with language none", () => {
-    expect(tokenize("running runs ran connections connected generously")).toEqual(["run", "run", "ran", "connect", "connect", "generous"]);
+  test("indexes words as written in every language; the dictionary gives a query word its other forms (Porter2 stems)", () => {
+    expect(tokenize("running runs ran connections connected generously")).toEqual(["running", "runs", "ran", "connections", "connected", "generously"]);
     expect(tokenize("running connections", { language: "none" })).toEqual(["running", "connections"]);
+    const dict = new TermDict();
+    for (const t of ["run", "running", "runs", "ran", "connect", "connections", "connected", "happy", "happiness", "happily", "hoping", "hope"]) dict.id(t);
+    const forms = (t: string, language: "en" | "none" = "en") => dict.forms(t, language).map((g) => dict.names[g]);
+    // The word as typed first, then its other forms; "ran" is not a form of "run" for a stemmer.
+    expect(forms("running")).toEqual(["running", "run", "runs"]);
+    expect(forms("connected").sort()).toEqual(["connect", "connected", "connections"]);
+    expect(forms("happiness").sort()).toEqual(["happiness", "happy"]);
+    expect(forms("hope").sort()).toEqual(["hope", "hoping"]);
+    // A word the dictionary lacks still reaches its forms; language none: the word alone.
+    expect(forms("connecting").sort()).toEqual(["connect", "connected", "connections"]);
+    expect(forms("running", "none")).toEqual(["running"]);
+    // A term added later is found on the next call.
+    dict.id("runner");
+    dict.id("runnings");
+    expect(forms("running")).toContain("runnings");
     const cases: Record<string, string> = {
       caresses: "caress", ponies: "poni", ties: "tie", cats: "cat", agreed: "agre", hopping: "hop", hoping: "hope",
       relational: "relat", happiness: "happi", skies: "sky", dying: "die", knightly: "knight", generalization: "general",

@@ -1,6 +1,8 @@
 /**
- * Text into terms, exactly as notes and queries are both tokenized: Unicode words, folding, English
- * stemming, CJK bigrams, and the term dictionary (`TermDict`). Bump TOKENIZER_VERSION on any change.
+ * Text into terms, exactly as notes and queries are both tokenized: Unicode words, folding, CJK
+ * bigrams, and the term dictionary (`TermDict`). Words are indexed as written (folded, not stemmed);
+ * a query word reaches the other forms of its English stem through the dictionary
+ * (`TermDict.forms`), its own form weighing more. Bump TOKENIZER_VERSION on any change.
  */
 import { detach } from "../strings";
 import { stemEnglish } from "./stemmer";
@@ -10,7 +12,7 @@ import type { SearchLanguage, TokenizeOptions } from "./types";
  * Bump when tokens change (folding, stemming, segmentation): a persisted index made with another
  * version is rebuilt once.
  */
-export const TOKENIZER_VERSION = 1;
+export const TOKENIZER_VERSION = 2;
 
 /** Longest token kept; longer runs (hashes, base64) are cut. */
 const MAX_TOKEN = 48;
@@ -41,6 +43,20 @@ export function stemWord(w: string, language: SearchLanguage): string {
   if (w.includes("'")) return w.replace(/'/g, "");
   return w;
 }
+
+/** True when `stemWord(term, "en")` may give another term than `term` (ASCII letters, 3 or more). */
+function stemmable(term: string): boolean {
+  return term.length > 2 && ASCII_ALPHA.test(term);
+}
+
+const stemOf = stemEnglish;
+
+/** Endings a word's forms take (see `TermDict.forms`). */
+const FORM_ENDINGS = (
+  " s es ed d ing er ers est ly ies ied ier iest ily iness ness ment ments ation ations ational ion ions al ally ity ities " +
+  "ive ively able ably ible ize izes ized izing ization ise ised ising ful fully less ism ist ists ic ical ically ence ences " +
+  "ance ances ent ents ant ants ently antly or ors y ings"
+).split(" ");
 
 // Character classes, computed once per UTF-16 code (lazily) from the Unicode regexes above, so the
 // scanner below runs a char-code loop with no regex per character.
@@ -100,8 +116,10 @@ export function forEachToken(
   /** When given, `id` is the term's id in it (ASCII words: cached with the word, no map lookup). */
   dict?: TermDict,
 ): void {
-  const cache = language === "en" ? EN_CACHE : NONE_CACHE;
-  const ascii = language === "en" ? EN_ASCII : NONE_ASCII;
+  // Terms no longer depend on the language (words are not stemmed): one cache serves both.
+  void language;
+  const cache = WORD_CACHE;
+  const ascii = WORD_ASCII;
   const emit = dict ? (t: string, s: number, e: number) => cb(t, s, e, dict.id(t)) : (t: string, s: number, e: number) => cb(t, s, e, -1);
   const n = text.length;
   let i = 0;
@@ -216,9 +234,8 @@ export function forEachToken(
   }
 }
 
-/** Word → term caches (words repeat a lot; stemming is the costly part). */
-const EN_CACHE = new Map<string, string>();
-const NONE_CACHE = new Map<string, string>();
+/** Word → term cache (words repeat a lot). */
+const WORD_CACHE = new Map<string, string>();
 const CACHE_MAX = 200_000;
 /** Direct-mapped caches for ASCII words (a collision replaces the entry): bounded, no allocation on a hit. */
 const ASCII_MASK = (1 << 16) - 1;
@@ -240,6 +257,7 @@ const newAsciiCache = (): AsciiCache => ({
 export class TermDict {
   readonly map = new Map<string, number>();
   readonly names: string[] = [];
+
   id(t: string): number {
     let k = this.map.get(t);
     if (k === undefined) {
@@ -254,9 +272,53 @@ export class TermDict {
     this.map.set(t, this.names.length);
     this.names.push(t);
   }
+
+  /**
+   * The ids of the terms a query word `t` matches: `t` itself first (when the dictionary has it),
+   * then, in English, the other terms with the same stem ("sync" → "syncs", "synced", "syncing").
+   */
+  forms(t: string, language: SearchLanguage): number[] {
+    // One search asks for a word's forms up to three times (scoring, title boost, snippets).
+    const key = language + " " + t;
+    const memo = this.formsMemo.get(key);
+    if (memo && memo.n === this.names.length) return memo.ids.slice();
+    const ids = this.formsOf(t, language);
+    if (this.formsMemo.size >= 256) this.formsMemo.clear();
+    this.formsMemo.set(key, { n: this.names.length, ids });
+    return ids.slice();
+  }
+
+  /** A few query words' forms, valid while the dictionary holds `n` terms. */
+  private formsMemo = new Map<string, { n: number; ids: number[] }>();
+
+  private formsOf(t: string, language: SearchLanguage): number[] {
+    const own = this.map.get(t);
+    const out = own === undefined ? [] : [own];
+    if (language !== "en" || !stemmable(t)) return out;
+    // The word's likely forms (its stem, with a final i as y, a doubled last letter or an e, and
+    // common endings), kept when the dictionary has them and they have the word's stem. No stem map
+    // of the whole dictionary: stemming its terms at a query's first use blocked the event loop
+    // ~200 ms at 10k notes, stemming them while loading doubled a fresh process's warm start, a
+    // pass over the terms cost ~0.3 ms a word; this costs ~250 lookups.
+    const s = stemOf(t);
+    const bases = new Set([s, t]);
+    if (s.endsWith("i")) bases.add(s.slice(0, -1) + "y");
+    if (s.endsWith("e")) bases.add(s.slice(0, -1));
+    else bases.add(s + "e");
+    if (/[bdfgklmnprstvz]$/.test(s) && s[s.length - 2] !== s[s.length - 1]) bases.add(s + s[s.length - 1]);
+    const seen = new Set<number>(out);
+    for (const b of bases)
+      for (const e of FORM_ENDINGS) {
+        const x = b + e;
+        const g = this.map.get(x);
+        if (g === undefined || seen.has(g) || !stemmable(x) || stemOf(x) !== s) continue;
+        seen.add(g);
+        out.push(g);
+      }
+    return out;
+  }
 }
-const EN_ASCII = newAsciiCache();
-const NONE_ASCII = newAsciiCache();
+const WORD_ASCII = newAsciiCache();
 
 /** A word holding CJK characters: CJK runs become bigrams, the other pieces words. */
 function splitCjkWord(text: string, start: number, end: number, language: SearchLanguage, cb: (term: string, start: number, end: number) => void): void {
@@ -279,7 +341,8 @@ function termOf(raw: string, language: SearchLanguage): string | null {
   let w = foldWord(raw);
   if (!w) return null;
   if (w.length > MAX_TOKEN) w = w.slice(0, MAX_TOKEN);
-  return stemWord(w, language) || null;
+  void language;
+  return stemWord(w, "none") || null;
 }
 
 function emitWord(raw: string, start: number, language: SearchLanguage, cb: (term: string, start: number, end: number) => void): void {

@@ -58,6 +58,42 @@ export class ChunkReader {
   }
 
   /**
+   * How close together the query's clauses are in chunk `o` of `doc`'s body: the most clauses it
+   * holds (`clauseOf[id]`: 1 + the clause index of term id, below 31; 0 for other terms) and the
+   * fewest tokens a run holding them all spans. `{ covered: 0 or 1, span: 0 }` when it holds fewer than two.
+   */
+  closestRun(doc: DocEntry, o: number, clauseOf: Int8Array): { covered: number; span: number } {
+    const n = this.decodeSeq(doc, o);
+    const ids = this.seqScratch;
+    const pos: number[] = [];
+    const cl: number[] = [];
+    let all = 0;
+    for (let i = 0; i < n; i++) {
+      const id = ids[i];
+      const c = id < clauseOf.length ? clauseOf[id] - 1 : -1;
+      if (c < 0) continue;
+      pos.push(i);
+      cl.push(c);
+      all |= 1 << c;
+    }
+    let covered = 0;
+    for (let m = all; m; m &= m - 1) covered++;
+    if (covered < 2) return { covered, span: 0 };
+    // The shortest window of matches holding every clause present (two pointers over the matches).
+    const count = new Int32Array(31);
+    let have = 0;
+    let best = Infinity;
+    for (let a = 0, b = 0; b < pos.length; b++) {
+      if (count[cl[b]]++ === 0) have++;
+      while (have === covered) {
+        best = Math.min(best, pos[b] - pos[a] + 1);
+        if (--count[cl[a++]] === 0) have--;
+      }
+    }
+    return { covered, span: best };
+  }
+
+  /**
    * `snippet` of chunk `o`, found in its stored term sequence (the body's tokens, in order): a chunk
    * of at most `words` tokens is not tokenized again, a longer one only to locate the window.
    */

@@ -3,17 +3,19 @@
  * words, with what Obsidian does not show taken out (`showable`). Owns no index data: the index hands
  * it texts, term sequences and the query's wanted terms.
  */
-import { forEachToken, type TermDict } from "../tokenize";
+import { forEachToken, stemWord, type TermDict } from "../tokenize";
 import type { ParsedQuery, SearchLanguage } from "../types";
 import { commentsOpenAt, showable } from "./showable";
 
 export interface TermSet {
   exact: Set<string>;
   prefixes: string[];
+  /** English: the stems of `exact` (a query word matches the other forms of its stem). */
+  stems?: Set<string>;
 }
 
 /** The terms a query looks for (not its exclusions): what snippets centre on. */
-export function positiveTermSet(pq: ParsedQuery): TermSet {
+export function positiveTermSet(pq: ParsedQuery, language: SearchLanguage = "en"): TermSet {
   const exact = new Set<string>();
   const prefixes: string[] = [];
   for (const clause of pq.clauses)
@@ -22,7 +24,13 @@ export function positiveTermSet(pq: ParsedQuery): TermSet {
       else if (it.prefix) prefixes.push(it.term);
       else exact.add(it.term);
     }
-  return { exact, prefixes };
+  if (language !== "en") return { exact, prefixes };
+  return { exact, prefixes, stems: new Set([...exact].map((t) => stemWord(t, "en"))) };
+}
+
+/** True when text term `t` is one the query looks for. */
+function wanted(want: TermSet, t: string): boolean {
+  return want.exact.has(t) || (want.stems !== undefined && want.stems.has(stemWord(t, "en"))) || want.prefixes.some((p) => t.startsWith(p));
 }
 
 const WORD_STOP = /[\s\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\u3000-\u303f\uff01-\uff0f]/u;
@@ -36,7 +44,7 @@ export function snippet(text: string, want: TermSet, words: number, language: Se
   forEachToken(text, language, (t, s, e) => {
     starts.push(s);
     ends.push(e);
-    hit.push(want.exact.has(t) || want.prefixes.some((p) => t.startsWith(p)) ? 1 : 0);
+    hit.push(wanted(want, t) ? 1 : 0);
   });
   const n = starts.length;
   if (n <= words) return showable(text.trim());
@@ -86,11 +94,9 @@ export class WantedIds {
   constructor(
     readonly terms: TermSet,
     private readonly dict: TermDict,
+    language: SearchLanguage = "en",
   ) {
-    for (const t of terms.exact) {
-      const id = dict.map.get(t);
-      if (id !== undefined) this.exact.add(id);
-    }
+    for (const t of terms.exact) for (const id of dict.forms(t, language)) this.exact.add(id);
   }
   has(id: number): boolean {
     if (this.exact.has(id)) return true;

@@ -1,10 +1,10 @@
 /**
- * A deterministic embedder for tests and the bench: each term (tokenized and stemmed as the keyword
- * index does, stop words left out) stands for a fixed pseudo-random dense vector, weighted by log
+ * A deterministic embedder for tests and the bench: each term (tokenized as the keyword index does,
+ * then stemmed; stop words left out) stands for a fixed pseudo-random dense vector, weighted by log
  * term frequency, summed, normalized. Texts sharing words come out close; it knows no synonyms. Never offered to users.
  */
 import { STOP_WORDS } from "../query";
-import { forEachToken } from "../tokenize";
+import { forEachToken, stemWord } from "../tokenize";
 import { normalize, type Embedder, type EmbedKind } from "./embedder";
 
 export class HashingEmbedder implements Embedder {
@@ -37,7 +37,8 @@ export class HashingEmbedder implements Embedder {
       // Short slices (see the brief: Intl.Segmenter copies its whole input per segment).
       let end = Math.min(text.length, start + 256);
       while (end < text.length && /\S/.test(text[end])) end++;
-      forEachToken(text.slice(start, end), "en", (t) => {
+      forEachToken(text.slice(start, end), "en", (w) => {
+        const t = stemWord(w, "en");
         if (!STOP_WORDS.has(t)) tf.set(t, (tf.get(t) ?? 0) + 1);
       });
       start = end - 256;
