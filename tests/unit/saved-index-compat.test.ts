@@ -1,7 +1,9 @@
 /**
- * An index saved by an earlier version loads in this one: `tests/fixtures/saved-index.bin.gz` holds the
- * files saved (by the code before issue #19's split) for a generated vault. Loaded, it answers as a
+ * An index saved by this format's earlier code loads in this one: `tests/fixtures/saved-index.bin.gz`
+ * holds the files saved for a generated vault (written anew by `npm run fixture:saved-index` only when
+ * the format changes on purpose: last at tokenizer version 2, issue #31). Loaded, it answers as a
  * fresh build does without reading a note, and this version saves the same rows for the same vault.
+ * An index of the previous tokenizer (stemmed words) is built again once.
  */
 import { describe, expect, test } from "@jest/globals";
 import { readFileSync } from "node:fs";
@@ -13,11 +15,14 @@ import { SAVED_INDEX_FIXTURE, SAVED_INDEX_QUERIES, savedIndexVault, unpackFiles 
 import { searchReq, startedSearch } from "../support/search-service";
 import type { SearchService } from "../../src/core/search";
 
-function fixtureStore(): MemoryStateStore {
+function fixtureStore(file = SAVED_INDEX_FIXTURE): MemoryStateStore {
   const store = new MemoryStateStore();
-  for (const [name, bytes] of unpackFiles(new Uint8Array(gunzipSync(readFileSync(SAVED_INDEX_FIXTURE))))) store.files.set(name, bytes);
+  for (const [name, bytes] of unpackFiles(new Uint8Array(gunzipSync(readFileSync(file))))) store.files.set(name, bytes);
   return store;
 }
+
+/** The files the code before tokenizer version 2 (words stemmed in the index, issue #31) saved for the same vault. */
+const STEMMED_FIXTURE = SAVED_INDEX_FIXTURE.replace(/saved-index\.bin\.gz$/, "saved-index-tokenizer-v1.bin.gz");
 
 const answers = (svc: SearchService) => SAVED_INDEX_QUERIES.map((q) => svc.search(searchReq(q, { limit: 20, snippetWords: 12 })));
 
@@ -55,5 +60,22 @@ describe("an index saved by an earlier version", () => {
       now.delete("gen");
       expect([name, now]).toEqual([name, was]);
     }
+  });
+
+  test("an index of stemmed words (tokenizer version 1) is built again once, then answers as a fresh build", async () => {
+    const store = fixtureStore(STEMMED_FIXTURE);
+    const vault = new MemoryVault(savedIndexVault());
+    let reads = 0;
+    const read = vault.read.bind(vault);
+    vault.read = (p: string) => {
+      reads++;
+      return read(p);
+    };
+    const loaded = await startedSearch(vault, store);
+    expect(reads).toBeGreaterThanOrEqual(vault.listFiles().filter((f) => f.path.endsWith(".md")).length);
+    const fresh = await startedSearch(new MemoryVault(savedIndexVault()));
+    expect(answers(loaded.svc)).toEqual(answers(fresh.svc));
+    await loaded.svc.close();
+    await fresh.svc.close();
   });
 });
