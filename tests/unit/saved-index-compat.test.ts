@@ -24,22 +24,28 @@ function fixtureStore(file = SAVED_INDEX_FIXTURE): MemoryStateStore {
 /** The files the code before tokenizer version 2 (words stemmed in the index, issue #31) saved for the same vault. */
 const STEMMED_FIXTURE = SAVED_INDEX_FIXTURE.replace(/saved-index\.bin\.gz$/, "saved-index-tokenizer-v1.bin.gz");
 
+/** The generated vault, counting the notes read from it. */
+function countingVault(): { vault: MemoryVault; reads: () => number } {
+  const vault = new MemoryVault(savedIndexVault());
+  let n = 0;
+  const read = vault.read.bind(vault);
+  vault.read = (p: string) => {
+    n++;
+    return read(p);
+  };
+  return { vault, reads: () => n };
+}
+
 const answers = (svc: SearchService) => SAVED_INDEX_QUERIES.map((q) => svc.search(searchReq(q, { limit: 20, snippetWords: 12 })));
 
 describe("an index saved by an earlier version", () => {
   test("loads without reading a note and answers as a fresh build", async () => {
     const store = fixtureStore();
     expect(store.files.size).toBe(65);
-    const vault = new MemoryVault(savedIndexVault());
-    let reads = 0;
-    const read = vault.read.bind(vault);
-    vault.read = (p: string) => {
-      reads++;
-      return read(p);
-    };
+    const { vault, reads } = countingVault();
     const loaded = await startedSearch(vault, store);
     expect(loaded.logs.filter((l) => /rebuild|unusable|indexed again|format changed/i.test(l))).toEqual([]);
-    expect(reads).toBe(0);
+    expect(reads()).toBe(0);
     const fresh = await startedSearch(new MemoryVault(savedIndexVault()));
     const expected = answers(fresh.svc);
     expect(expected.map((r) => r.total_files).every((n) => n > 0)).toBe(true);
@@ -64,15 +70,9 @@ describe("an index saved by an earlier version", () => {
 
   test("an index of stemmed words (tokenizer version 1) is built again once, then answers as a fresh build", async () => {
     const store = fixtureStore(STEMMED_FIXTURE);
-    const vault = new MemoryVault(savedIndexVault());
-    let reads = 0;
-    const read = vault.read.bind(vault);
-    vault.read = (p: string) => {
-      reads++;
-      return read(p);
-    };
+    const { vault, reads } = countingVault();
     const loaded = await startedSearch(vault, store);
-    expect(reads).toBeGreaterThanOrEqual(vault.listFiles().filter((f) => f.path.endsWith(".md")).length);
+    expect(reads()).toBeGreaterThanOrEqual(vault.listFiles().filter((f) => f.path.endsWith(".md")).length);
     const fresh = await startedSearch(new MemoryVault(savedIndexVault()));
     expect(answers(loaded.svc)).toEqual(answers(fresh.svc));
     await loaded.svc.close();
