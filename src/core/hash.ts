@@ -1,7 +1,23 @@
 /** SHA-256 of text (as UTF-8) or bytes, hex. WebCrypto is available in Obsidian (Electron) and Node ≥ 19. */
 export async function sha256Hex(data: string | Uint8Array): Promise<string> {
-  const bytes = typeof data === "string" ? new TextEncoder().encode(data) : data;
-  const digest = await crypto.subtle.digest("SHA-256", bytes as Uint8Array<ArrayBuffer>);
+  return digestHex("SHA-256", typeof data === "string" ? new TextEncoder().encode(data) : data);
+}
+
+/**
+ * The blob id git gives these exact bytes (SHA-1 of `blob <size>\0<bytes>`, no attributes applied):
+ * what a commit compares with HEAD, and the hub's `ETag` of a small file kept in git.
+ */
+export async function gitBlobId(data: string | Uint8Array): Promise<string> {
+  const body = typeof data === "string" ? new TextEncoder().encode(data) : data;
+  const head = new TextEncoder().encode(`blob ${body.byteLength}\0`);
+  const all = new Uint8Array(head.byteLength + body.byteLength);
+  all.set(head, 0);
+  all.set(body, head.byteLength);
+  return digestHex("SHA-1", all);
+}
+
+async function digestHex(algorithm: "SHA-1" | "SHA-256", bytes: Uint8Array): Promise<string> {
+  const digest = await crypto.subtle.digest(algorithm, bytes as Uint8Array<ArrayBuffer>);
   let hex = "";
   for (const b of new Uint8Array(digest)) hex += b.toString(16).padStart(2, "0");
   return hex;

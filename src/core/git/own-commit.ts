@@ -45,19 +45,6 @@ export async function hashContent(git: Git, cwdPath: string, content: string | U
   return r.stdout.trim();
 }
 
-/** The blob id git gives these exact bytes (no attributes applied), computed here: no git call. */
-export async function rawBlobId(content: string | Uint8Array): Promise<string> {
-  const body = typeof content === "string" ? new TextEncoder().encode(content) : content;
-  const head = new TextEncoder().encode(`blob ${body.byteLength}\0`);
-  const all = new Uint8Array(head.byteLength + body.byteLength);
-  all.set(head, 0);
-  all.set(body, head.byteLength);
-  const digest = await crypto.subtle.digest("SHA-1", all);
-  let hex = "";
-  for (const b of new Uint8Array(digest)) hex += b.toString(16).padStart(2, "0");
-  return hex;
-}
-
 /**
  * Each repository path's blob in HEAD and in the index (stage 0), in one `cat-file --batch-check`;
  * null when a path cannot be asked this way (a newline in it).

@@ -1,5 +1,6 @@
 import { VaultError } from "../errors";
 import { isUnder, normalizeVaultPath } from "../paths";
+import { gitBlobId } from "../hash";
 import type { AccessPolicy } from "../policy";
 import type { StateStore } from "../state";
 import type { VaultPort } from "../vault";
@@ -8,7 +9,7 @@ import { cleanGitMessage, Git, GitCommandError, GitLockedError } from "./git";
 import { HistoryIndex } from "./history";
 import { parsePathList, parseStatus, statusEntryKind, type RepoChange, type RepoCommit } from "./parse";
 import { GitMissingError, GIT_NETWORK_TIMEOUT_MS, type GitRunner } from "./runner";
-import { commitOwnChange, entriesOf, hashContent, hashFile, headAndIndexBlobs, PendingCommits, rawBlobId, type ChangeBlobs, type PendingCommit } from "./own-commit";
+import { commitOwnChange, entriesOf, hashContent, hashFile, headAndIndexBlobs, PendingCommits, type ChangeBlobs, type PendingCommit } from "./own-commit";
 import { syncWithRemote, type SyncRequest, type SyncResult } from "./sync";
 
 /** A commit as the tools show it (a folder's or the vault's history, recent changes). */
@@ -749,7 +750,7 @@ export class GitService implements ChangeCommitter {
     for (const { repo, known } of items) {
       const e = blobs.get(repo);
       if (!e || e.index !== e.head) return false;
-      if (known && known.content !== null && e.head !== null && (await rawBlobId(known.content)) !== e.head) return false;
+      if (known && known.content !== null && e.head !== null && (await gitBlobId(known.content)) !== e.head) return false;
     }
     return true;
   }

@@ -4,7 +4,7 @@
  * against a pinned SHA-256 before the `.part` becomes the file, so nothing half-written or altered
  * is ever used. I/O only through the ports the host gives (HTTP ranges, a folder).
  */
-import { sha256Hex } from "../../hash";
+import { gitBlobId, sha256Hex } from "../../hash";
 import type { HttpClient } from "../../http";
 import { errText } from "../../strings";
 
@@ -154,18 +154,6 @@ async function matches(folder: ModelFolder, name: string, sha256: string): Promi
   return bytes !== null && (await sha256Hex(bytes)) === sha256.toLowerCase();
 }
 
-/** The git blob SHA-1 of `bytes` (what the hub's `ETag` is for a small file kept in git). */
-export async function gitBlobSha1(bytes: Uint8Array): Promise<string> {
-  const head = new TextEncoder().encode(`blob ${bytes.length}\0`);
-  const all = new Uint8Array(head.length + bytes.length);
-  all.set(head);
-  all.set(bytes, head.length);
-  const digest = await crypto.subtle.digest("SHA-1", all);
-  let hex = "";
-  for (const b of new Uint8Array(digest)) hex += b.toString(16).padStart(2, "0");
-  return hex;
-}
-
 const mb = (n: number) => `${(n / 1e6).toFixed(1)} MB`;
 
 /** What the file must be: its size and hash, pinned or as the hub states them (one 1-byte request). */
@@ -265,7 +253,7 @@ async function fetchFile(
   }
   const got = await folder.read(part);
   const sha256 = got ? await sha256Hex(got) : "";
-  const ok = got !== null && got.length === total && (want.sha256 ? sha256 === want.sha256 : want.gitSha1 === (await gitBlobSha1(got)));
+  const ok = got !== null && got.length === total && (want.sha256 ? sha256 === want.sha256 : want.gitSha1 === (await gitBlobId(got)));
   if (!ok) {
     await folder.remove(part);
     const against = want.sha256 ? (f.sha256 ? "its pinned SHA-256" : "the SHA-256 the hub states for it") : "the git SHA-1 the hub states for it";
