@@ -27,6 +27,7 @@ import { createLookupService } from "../src/core/lookup";
 import { AccessPolicy } from "../src/core/policy";
 import { chunkNote, createSearchService, FIELD_WEIGHTS, tokenize, type SearchService } from "../src/core/search";
 import { isNotePath } from "../src/core/vault";
+import { parseNote } from "../src/core/parser";
 import { startRuntime } from "../src/hosts/common/runtime";
 import { FsVault } from "../src/hosts/node/fs-vault";
 import { FsStateStore } from "../src/hosts/node/state-store";
@@ -34,6 +35,7 @@ import { generateVault, makeQueries, rng } from "./generate";
 import { bruteForceSearch, Fts5Reference, type ColumnWeights, type RefChunk } from "./reference";
 import { benchHostile, hostileTable, type HostileResult } from "./hostile";
 import { scalingSvg } from "./svg";
+import { benchServerScale, SERVER_TARGETS, serverScaleTable, type ServerScaleResult } from "./server-scale";
 import { useHostTimers } from "../src/core/timers";
 import { nodeTimers } from "../src/hosts/common/node-timers";
 import budgets from "../tests/budgets.json";
@@ -50,14 +52,23 @@ interface Args {
   /** The git section: a generated repository of this many notes and commits (null: skipped). */
   git: { notes: number; commits: number } | null;
   gitOnly: boolean;
+  /** Sizes at which the headless server is also spawned and measured from outside (server-scale.ts). */
+  server: Set<number>;
+  /** Only the server measurements (at the `server` sizes). */
+  serverOnly: boolean;
 }
 
 function parseArgs(argv: string[]): Args {
-  const a: Args = { hostileOnly: false, sizes: [1000, 10000], vault: null, out: "bench-results", queries: 300, http: true, keep: false, git: { notes: 10000, commits: 20000 }, gitOnly: false };
+  const a: Args = { hostileOnly: false, sizes: [1000, 10000], vault: null, out: "bench-results", queries: 300, http: true, keep: false, git: { notes: 10000, commits: 20000 }, gitOnly: false, server: new Set(), serverOnly: false };
   for (let i = 0; i < argv.length; i++) {
     const k = argv[i];
     if (k === "--sizes") a.sizes = argv[++i].split(",").map((s) => Math.round(Number(s.replace(/k$/i, "")) * (/k$/i.test(s) ? 1000 : 1)));
     else if (k === "--50k") a.sizes = [...new Set([...a.sizes, 50000])];
+    else if (k === "--100k") {
+      a.sizes = [...new Set([...a.sizes, 100000])];
+      a.server.add(10000).add(100000);
+    } else if (k === "--server") for (const n of argv[++i].split(",")) a.server.add(Math.round(Number(n.replace(/k$/i, "")) * (/k$/i.test(n) ? 1000 : 1)));
+    else if (k === "--server-only") a.serverOnly = true;
     else if (k === "--vault") a.vault = path.resolve(argv[++i]);
     else if (k === "--out") a.out = argv[++i];
     else if (k === "--queries") a.queries = Number(argv[++i]);
@@ -71,7 +82,7 @@ function parseArgs(argv: string[]): Args {
       a.git = { notes: n, commits: c };
     }
     else if (k === "--help" || k === "-h") {
-      process.stdout.write("node --expose-gc dist/bench.js [--sizes 1000,10000] [--50k] [--vault <dir>] [--out bench-results/] [--queries 300] [--no-http] [--keep] [--hostile] [--no-git | --git-only] [--git-repo 10000/20000]\n");
+      process.stdout.write("node --expose-gc dist/bench.js [--sizes 1000,10000] [--50k] [--100k] [--server 10k,100k] [--server-only] [--vault <dir>] [--out bench-results/] [--queries 300] [--no-http] [--keep] [--hostile] [--no-git | --git-only] [--git-repo 10000/20000]\n");
       process.exit(0);
     } else throw new Error(`Unknown argument ${k}`);
   }
@@ -656,6 +667,55 @@ async function longestGc(from: number, to: number): Promise<string> {
  * app restart (V8 has compiled nothing yet): opens the vault (not timed: Obsidian has it loaded
  * already), then times opening the persisted index and answering the query. Prints JSON.
  */
+/**
+ * `--fts5-child <vault> <queries.json>`: SQLite FTS5 over the vault's chunks (our chunker and
+ * tokenizer, as in `measure`) in a process of its own, for the server measurements: prints one JSON
+ * line with its build time, its search p50 in-process and the process's RSS after the searches
+ * (the database on disk, as a server keeping one would; the chunks let go, after a GC).
+ */
+async function fts5Child(root: string, queriesFile: string): Promise<void> {
+  const queries = JSON.parse(readFileSync(queriesFile, "utf8")) as string[];
+  const w = FIELD_WEIGHTS;
+  // On disk, as a server keeping an FTS5 index would (an in-memory database would count its pages as RSS).
+  const dbFile = path.join(path.dirname(queriesFile), "fts5.db");
+  const ref = new Fts5Reference((s) => tokenize(s), [w.title, w.aliases, w.headings, w.tags, w.body] as ColumnWeights, dbFile);
+  const t = performance.now();
+  const notePaths: string[] = [];
+  const walk = (dir: string, rel: string) => {
+    for (const e of readdirSync(dir, { withFileTypes: true })) {
+      if (e.name.startsWith(".")) continue;
+      const r = rel ? `${rel}/${e.name}` : e.name;
+      if (e.isDirectory()) walk(path.join(dir, e.name), r);
+      else if (isNotePath(r)) notePaths.push(r);
+    }
+  };
+  walk(root, "");
+  let chunks = 0;
+  // In batches of 1,000 notes, so the chunks' text is not all held at once.
+  for (let i = 0; i < notePaths.length; i += 1000) {
+    const rows: RefChunk[] = [];
+    for (const p of notePaths.slice(i, i + 1000)) {
+      const text = readFileSync(path.join(root, p), "utf8");
+      for (const c of chunkNote(p, text, parseNote(text))) {
+        rows.push(ref.tokenizeChunk({ path: p, title: c.title, aliases: c.aliases.join(" "), headings: c.headings.join(" "), tags: c.tags.join(" "), body: c.text }));
+      }
+    }
+    chunks += rows.length;
+    ref.insert(rows);
+  }
+  const buildMs = performance.now() - t;
+  for (const q of queries.slice(0, 20)) ref.search(q, 10);
+  const lat: number[] = [];
+  for (const q of queries) {
+    const s = performance.now();
+    ref.search(q, 10);
+    lat.push(performance.now() - s);
+  }
+  const rss = (await settledMemory()).rss;
+  ref.close();
+  process.stdout.write(JSON.stringify({ buildMs, rssMB: mb(rss), searchP50Ms: latency(lat).p50, chunks }) + "\n");
+}
+
 async function warmChild(root: string, stateDir: string, query: string): Promise<void> {
   const vault = await FsVault.open(root, { watch: false });
   const policy = new AccessPolicy({ configDir: vault.configDir, excludedFilters: () => vault.excludedFilters() });
@@ -704,24 +764,31 @@ function freshWarmStarts(root: string, stateDir: string, query: string, runs: nu
 async function main(): Promise<void> {
   useHostTimers(nodeTimers);
   if (process.argv[2] === "--warm-child") return warmChild(process.argv[3], process.argv[4], process.argv[5]);
+  if (process.argv[2] === "--fts5-child") return fts5Child(process.argv[3], process.argv[4]);
   const args = parseArgs(process.argv.slice(2));
   watchGc();
   if (!(globalThis as { gc?: unknown }).gc) log("(run with node --expose-gc for stable memory numbers)");
   if (loadavg()[0] > cpus().length) log(`warning: load average ${loadavg()[0].toFixed(1)} on ${cpus().length} CPUs — wall-clock numbers will be inflated; compare the CPU-time rows and the ratios.`);
   const work = mkdtempSync(path.join(tmpdir(), "vault-mcp-bench-"));
   const results: SizeResult[] = [];
+  const serverResults: ServerScaleResult[] = [];
   const gitResults: GitBenchResult[] = [];
   let hostile: HostileResult | null = null;
   const started = performance.now();
   try {
-    for (const n of args.gitOnly ? [] : [...args.sizes].sort((a, b) => a - b)) {
+    const sizes = args.serverOnly ? [...args.server] : args.sizes;
+    if (args.serverOnly) args.git = null;
+    for (const n of args.gitOnly ? [] : [...sizes].sort((a, b) => a - b)) {
       const label = n % 1000 === 0 ? `${n / 1000}k` : String(n);
       const t = performance.now();
       const v = generateVault(path.join(work, `vault-${label}`), n, 42);
       log(`generated ${n} notes (${mb(v.bytes).toFixed(1)} MB, ${(v.bytes / n).toFixed(0)} B/note) in ${(performance.now() - t).toFixed(0)} ms`);
       const largest = n === Math.max(...args.sizes);
-      if (!args.hostileOnly) results.push(await measure(label, v.root, makeQueries(v, args.queries), args, work));
-      if ((args.hostileOnly && largest) || (!args.hostileOnly && n === 10000)) {
+      if (!args.hostileOnly && !args.serverOnly) results.push(await measure(label, v.root, makeQueries(v, args.queries), args, work));
+      if (args.server.has(n) && !args.hostileOnly) {
+        serverResults.push(await benchServerScale({ benchJs: process.argv[1], cli: path.resolve("dist/cli.js"), vault: v.root, notes: n, queries: makeQueries(v, args.queries), log }));
+      }
+      if ((args.hostileOnly && largest) || (!args.hostileOnly && !args.serverOnly && n === 10000)) {
         log(`\n== hostile calls at ${label} (write mode, on a copy)`);
         hostile = await benchHostile(v.root, work, log);
       }
@@ -761,7 +828,7 @@ async function main(): Promise<void> {
 
   const mainJs = path.resolve("main.js");
   const mainJsBytes = existsSync(mainJs) ? statSync(mainJs).size : null;
-  const md = [results.length ? table(results, mainJsBytes) : "", hostile ? hostileTable(hostile) : "", gitResults.length ? gitTable(gitResults) : ""].filter(Boolean).join("\n\n");
+  const md = [results.length ? table(results, mainJsBytes) : "", hostile ? hostileTable(hostile) : "", serverResults.length ? serverScaleTable(serverResults) : "", gitResults.length ? gitTable(gitResults) : ""].filter(Boolean).join("\n\n");
   const v = verdicts(results);
   if (gitResults.length) {
     v.lines.push("", `Git targets (${gitResults[0].label}):`, "");
@@ -772,12 +839,21 @@ async function main(): Promise<void> {
       v.lines.push(`- ${pass === null ? "SKIP" : pass ? "PASS" : "FAIL"} ${t.name}: ${f(value, 2)} (target ≤ ${t.limit})`);
     }
   }
+  for (const r of serverResults) {
+    v.lines.push("", `Headless server targets (${r.notes / 1000}k notes):`, "");
+    for (const t of SERVER_TARGETS) {
+      const value = t.value(r);
+      const pass = Number.isFinite(value) ? value <= t.limit : null;
+      v.checks.push({ target: `server ${r.notes / 1000}k: ${t.name}`, limit: t.limit, value, pass });
+      v.lines.push(`- ${pass === null ? "SKIP" : pass ? "PASS" : "FAIL"} ${t.name}: ${f(value, 2)} (target ≤ ${t.limit})`);
+    }
+  }
   const totalS = (performance.now() - started) / 1000;
   const busy = loadavg()[0] > cpus().length ? `\n\nWARNING: the machine was busy (load average ${loadavg()[0].toFixed(1)} on ${cpus().length} CPUs): wall-clock times and pass/fail are inflated; the CPU-time rows and the ratios to FTS5 are the fairer comparison.` : "";
   process.stdout.write(`\n${md}\n\n${v.lines.join("\n")}${busy}\n\nNode ${process.version}, ${process.platform}/${process.arch}, ${cpus().length} CPUs, load average ${loadavg()[0].toFixed(1)} at the end; bench took ${totalS.toFixed(0)} s.\n`);
 
   mkdirSync(args.out, { recursive: true });
-  const json = { date: new Date().toISOString(), node: process.version, cpus: cpus().length, loadAverage: loadavg(), platform: `${process.platform}/${process.arch}`, seconds: totalS, mainJsBytes, results, hostile, git: gitResults, targets: v.checks };
+  const json = { date: new Date().toISOString(), node: process.version, cpus: cpus().length, loadAverage: loadavg(), platform: `${process.platform}/${process.arch}`, seconds: totalS, mainJsBytes, results, server: serverResults, hostile, git: gitResults, targets: v.checks };
   writeFileSync(path.join(args.out, "bench.json"), JSON.stringify(json, null, 2));
   const synthetic = results.filter((r) => /^\d+k?$/.test(r.label));
   const svg = scalingSvg(
