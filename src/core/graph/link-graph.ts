@@ -18,23 +18,38 @@ export const defaultScheduler: GraphScheduler = {
 };
 
 /**
- * The vault's link graph in memory: every visible note's links with their resolution (forward), and
- * for every target the notes linking to it (backward). Built in time slices, then kept current from
- * the port's change events: a changed note's links are recomputed; a created, deleted or renamed file
- * re-resolves the notes whose links name it. Hidden notes are left out entirely, and links to hidden
- * files count as unresolved (a hidden file must look exactly like a missing one).
+ * Links held for at most this many notes at once (`links`): a note's links are made again from its
+ * metadata when it falls out (a few µs), so the graph's memory does not grow with every link's object.
+ */
+const LINK_CACHE = 2048;
+
+/**
+ * The vault's link graph in memory: for every visible note the files its links resolve to (forward),
+ * and for every file the notes linking to it (backward), as numbers — a path gets an id once, and
+ * each note keeps an array of its links' target ids. A link's details (text, display text, line,
+ * fragment) are made again from the note's metadata when a query needs them (`links`), and the
+ * last notes asked for are kept. At 100k notes and ~400k links the graph of link objects held
+ * ~200 MB; this holds ~10 MB. Built in time slices, then kept current from the port's change events:
+ * a changed note's links are recomputed; a created, deleted or renamed file re-resolves the notes
+ * whose links name it. Hidden notes are left out entirely, and links to hidden files count as
+ * unresolved (a hidden file must look exactly like a missing one).
  */
 export class LinkGraph {
-  /** Visible note → its links in document order (frontmatter links first). Every visible note has an entry. */
-  readonly out = new Map<string, GraphLink[]>();
-  /** Target path → source path → the source's links to it. */
-  readonly back = new Map<string, Map<string, GraphLink[]>>();
-  /** Target path → number of links to it (self links included). */
-  readonly backCount = new Map<string, number>();
+  /** Path → id; `paths[id]` the other way. Ids are never reused (a path that comes back gets its old one). */
+  private readonly ids = new Map<string, number>();
+  private readonly paths: string[] = [];
+  /** Per id: the note's links' target ids in document order (-1: resolves to no visible file); undefined when not a visible note. */
+  private outT: (number[] | undefined)[] = [];
+  /** Per id: the ids of the notes linking to it, once per link (unordered). */
+  private backS: (number[] | undefined)[] = [];
+  private noteCount = 0;
+  private linkCount = 0;
   /** Folder → its visible notes (direct children). */
   readonly byFolder = new Map<string, Set<string>>();
-  /** nameKey → notes with a link naming it. */
-  private readonly byName = new Map<string, Set<string>>();
+  /** nameKey → note ids with a link naming it (a number when one; an array, not a Set, at ~40 B instead of ~370 B). May keep notes whose links changed since: they are only re-read once more. */
+  private readonly byName = new Map<string, number | number[]>();
+  /** The last notes' links, made from their metadata (see `links`); cleared when anything changes. */
+  private readonly linkCache = new Map<string, GraphLink[]>();
   private readonly dirty = new Set<string>();
   private readonly resolveCache = new Map<string, string | null>();
   private readonly hiddenCache = new Map<string, boolean>();
@@ -72,6 +87,109 @@ export class LinkGraph {
   /** Changes received and not yet applied. */
   pendingCount(): number {
     return this.dirty.size;
+  }
+
+  /** Visible notes in the graph. */
+  get size(): number {
+    return this.noteCount;
+  }
+
+  /** Links of every visible note (resolved or not). */
+  get totalLinks(): number {
+    return this.linkCount;
+  }
+
+  /** True when `path` is a visible note of the graph. */
+  hasNote(path: string): boolean {
+    const id = this.ids.get(path);
+    return id !== undefined && this.outT[id] !== undefined;
+  }
+
+  /** Every visible note (unordered). */
+  *notes(): IterableIterator<string> {
+    for (let id = 0; id < this.outT.length; id++) if (this.outT[id] !== undefined) yield this.paths[id];
+  }
+
+  /**
+   * A note's links in document order (frontmatter links first), made from its metadata; undefined
+   * when it is not a visible note. Callers may fill in `line` (kept while the note stays cached).
+   */
+  links(path: string): GraphLink[] | undefined {
+    if (!this.hasNote(path)) return undefined;
+    const hit = this.linkCache.get(path);
+    if (hit) {
+      this.linkCache.delete(path);
+      this.linkCache.set(path, hit);
+      return hit;
+    }
+    const meta = this.port.getMetadata(path);
+    const links = meta ? this.linksOf(path, meta) : [];
+    if (this.linkCache.size >= LINK_CACHE) this.linkCache.delete(this.linkCache.keys().next().value as string);
+    this.linkCache.set(path, links);
+    return links;
+  }
+
+  /** The files a note's links resolve to, once each, in document order (no link objects made). */
+  targets(path: string): string[] {
+    const id = this.ids.get(path);
+    const ts = id === undefined ? undefined : this.outT[id];
+    if (!ts) return [];
+    const out: string[] = [];
+    const seen = new Set<number>();
+    for (const t of ts) {
+      if (t < 0 || seen.has(t)) continue;
+      seen.add(t);
+      out.push(this.paths[t]);
+    }
+    return out;
+  }
+
+  /** The notes linking to `path`, once each, sorted by path. */
+  sources(path: string): string[] {
+    const id = this.ids.get(path);
+    const ss = id === undefined ? undefined : this.backS[id];
+    if (!ss) return [];
+    const uniq = [...new Set(ss)].map((s) => this.paths[s]);
+    return uniq.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  }
+
+  /** Links pointing at `path` (self links included). */
+  backlinkCount(path: string): number {
+    const id = this.ids.get(path);
+    return id === undefined ? 0 : (this.backS[id]?.length ?? 0);
+  }
+
+  /** The links to `path`, grouped by linking note (sorted by path), each note's in document order. */
+  backlinks(path: string): Map<string, GraphLink[]> {
+    const out = new Map<string, GraphLink[]>();
+    for (const src of this.sources(path)) {
+      const ls = (this.links(src) ?? []).filter((l) => l.target === path);
+      if (ls.length) out.set(src, ls);
+    }
+    return out;
+  }
+
+  /**
+   * Every file some note links to, with how many distinct notes link to it and how many links,
+   * self links left out (`notes` 0 when only the file itself links to it).
+   */
+  *linkedFiles(): IterableIterator<{ path: string; notes: number; links: number }> {
+    const stamp = new Int32Array(this.paths.length).fill(-1);
+    for (let t = 0; t < this.backS.length; t++) {
+      const ss = this.backS[t];
+      if (!ss || ss.length === 0) continue;
+      let notes = 0;
+      let links = 0;
+      for (const s of ss) {
+        if (s === t) continue;
+        links++;
+        if (stamp[s] !== t) {
+          stamp[s] = t;
+          notes++;
+        }
+      }
+      yield { path: this.paths[t], notes, links };
+    }
   }
 
   close(): void {
@@ -113,9 +231,13 @@ export class LinkGraph {
 
   /** Forgets everything; the next query rebuilds. */
   reset(): void {
-    this.out.clear();
-    this.back.clear();
-    this.backCount.clear();
+    this.ids.clear();
+    this.paths.length = 0;
+    this.outT = [];
+    this.backS = [];
+    this.noteCount = 0;
+    this.linkCount = 0;
+    this.linkCache.clear();
     this.byFolder.clear();
     this.byName.clear();
     this.hiddenCache.clear();
@@ -129,7 +251,7 @@ export class LinkGraph {
 
   /** Every visible note, sorted by path (cached until the next change). */
   sortedNotes(): readonly string[] {
-    if (!this.sorted) this.sorted = [...this.out.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    if (!this.sorted) this.sorted = [...this.notes()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
     return this.sorted;
   }
 
@@ -172,6 +294,19 @@ export class LinkGraph {
       }
     }
     this.resolveCache.clear();
+    this.hiddenCache.clear();
+    // Arrays grown by push keep room for ~16 more ids each (~70 B for a note linked once): copied to
+    // their exact length, in slices.
+    for (let i = 0; i < this.backS.length; i++) {
+      const back = this.backS[i];
+      if (back && back.length < 64) this.backS[i] = back.slice();
+      if ((i & 1023) === 0 && this.scheduler.now() - sliceStart >= this.options.sliceMs) {
+        await this.scheduler.yield();
+        sliceStart = this.scheduler.now();
+        if (this.closed || this.state !== "building") return;
+      }
+    }
+    for (const [k, v] of this.byName) if (typeof v !== "number") this.byName.set(k, v.slice());
     this.state = "built";
     // Events that arrived during the build are applied by the next query or the background flush.
     if (this.dirty.size > 0) this.scheduleFlush();
@@ -180,6 +315,7 @@ export class LinkGraph {
   private onEvent(ev: VaultEvent): void {
     if (this.closed) return;
     this.resolveCache.clear();
+    this.linkCache.clear();
     if (this.state === "empty") return; // the build will read the current state
     switch (ev.type) {
       case "modify":
@@ -200,24 +336,28 @@ export class LinkGraph {
   /** A file or folder appeared or went away: re-read it and re-resolve every note whose links could name it. */
   private touch(path: string): void {
     this.touchFile(path);
-    const known = this.out.has(path) || this.back.has(path);
+    const id = this.ids.get(path);
+    const known = id !== undefined && (this.outT[id] !== undefined || (this.backS[id]?.length ?? 0) > 0);
     const stat = this.port.stat(path);
     if (known && stat) return;
     // A folder (created, deleted or renamed): everything under it, known before or listed now.
     const prefix = path + "/";
     if (this.port.isFolder(path)) for (const f of this.port.listFiles()) if (f.path.startsWith(prefix)) this.touchFile(f.path);
     if (!stat) {
-      for (const p of this.out.keys()) if (p.startsWith(prefix)) this.touchFile(p);
-      for (const p of this.back.keys()) if (p.startsWith(prefix)) this.touchFile(p);
+      for (let i = 0; i < this.paths.length; i++) {
+        if ((this.outT[i] !== undefined || (this.backS[i]?.length ?? 0) > 0) && this.paths[i].startsWith(prefix)) this.touchFile(this.paths[i]);
+      }
     }
   }
 
   private touchFile(path: string): void {
     this.dirty.add(path);
-    const sources = this.back.get(path);
-    if (sources) for (const s of sources.keys()) this.dirty.add(s);
+    const id = this.ids.get(path);
+    const sources = id === undefined ? undefined : this.backS[id];
+    if (sources) for (const s of sources) this.dirty.add(this.paths[s]);
     const named = this.byName.get(nameKey(path));
-    if (named) for (const s of named) this.dirty.add(s);
+    if (typeof named === "number") this.dirty.add(this.paths[named]);
+    else if (named) for (const s of named) this.dirty.add(this.paths[s]);
   }
 
   private scheduleFlush(): void {
@@ -251,15 +391,45 @@ export class LinkGraph {
     if (this.dirty.size === 0) this.resolveCache.clear();
   }
 
+  /** The id of a path (given one on first sight). */
+  private idOf(path: string): number {
+    let id = this.ids.get(path);
+    if (id === undefined) {
+      id = this.paths.length;
+      this.paths.push(path);
+      this.ids.set(path, id);
+    }
+    return id;
+  }
+
   /** Re-reads one path's links from its metadata (or removes it when it is gone, hidden or not a note). */
   private recompute(path: string): void {
     this.removeSource(path);
     if (!isNotePath(path) || this.isHidden(path) || !this.port.stat(path)) return;
     const meta = this.port.getMetadata(path);
     const links = meta ? this.linksOf(path, meta) : [];
-    this.out.set(path, links);
+    const id = this.idOf(path);
+    const ts = new Array<number>(links.length);
+    let unresolved = false;
+    for (let i = 0; i < links.length; i++) {
+      const l = links[i];
+      if (l.target === null) {
+        ts[i] = -1;
+        unresolved = true;
+      } else {
+        const t = this.idOf(l.target);
+        ts[i] = t;
+        const back = this.backS[t];
+        if (back) back.push(id);
+        else this.backS[t] = [id];
+      }
+      if (l.key !== "") this.addName(l.key, id);
+    }
+    this.outT[id] = ts;
+    this.noteCount++;
+    this.linkCount += ts.length;
     this.sorted = null;
-    if (links.some((l) => l.target === null)) {
+    if (unresolved) {
       this.withUnresolved.add(path);
       this.sortedUnresolved = null;
     }
@@ -267,46 +437,39 @@ export class LinkGraph {
     let peers = this.byFolder.get(folder);
     if (!peers) this.byFolder.set(folder, (peers = new Set()));
     peers.add(path);
-    for (const l of links) {
-      let named = this.byName.get(l.key);
-      if (!named) this.byName.set(l.key, (named = new Set()));
-      named.add(path);
-      if (l.target !== null) this.addBack(l);
-    }
   }
 
-  private addBack(l: GraphLink): void {
-    let sources = this.back.get(l.target!);
-    if (!sources) this.back.set(l.target!, (sources = new Map<string, GraphLink[]>()));
-    const list = sources.get(l.source);
-    if (list) list.push(l);
-    else sources.set(l.source, [l]);
-    this.backCount.set(l.target!, (this.backCount.get(l.target!) ?? 0) + 1);
+  private addName(key: string, id: number): void {
+    const named = this.byName.get(key);
+    if (named === undefined) this.byName.set(key, id);
+    else if (typeof named === "number") {
+      if (named !== id) this.byName.set(key, [named, id]);
+    } else if (!named.includes(id)) named.push(id);
   }
 
   private removeSource(path: string): void {
-    const links = this.out.get(path);
-    if (!links) return;
-    this.out.delete(path);
+    this.linkCache.delete(path);
+    const id = this.ids.get(path);
+    const ts = id === undefined ? undefined : this.outT[id];
+    if (id === undefined || !ts) return;
+    this.outT[id] = undefined;
+    this.noteCount--;
+    this.linkCount -= ts.length;
     this.sorted = null;
     if (this.withUnresolved.delete(path)) this.sortedUnresolved = null;
     const peers = this.byFolder.get(parentOf(path));
     peers?.delete(path);
     if (peers && peers.size === 0) this.byFolder.delete(parentOf(path));
-    for (const l of links) {
-      const named = this.byName.get(l.key);
-      if (named) {
-        named.delete(path);
-        if (named.size === 0) this.byName.delete(l.key);
+    for (const t of ts) {
+      if (t < 0) continue;
+      const back = this.backS[t];
+      if (!back) continue;
+      const i = back.lastIndexOf(id);
+      if (i >= 0) {
+        back[i] = back[back.length - 1];
+        back.pop();
       }
-      if (l.target === null) continue;
-      const n = (this.backCount.get(l.target) ?? 1) - 1;
-      if (n > 0) this.backCount.set(l.target, n);
-      else this.backCount.delete(l.target);
-      const sources = this.back.get(l.target);
-      if (!sources) continue;
-      sources.delete(path);
-      if (sources.size === 0) this.back.delete(l.target);
+      if (back.length === 0) this.backS[t] = undefined;
     }
   }
 
@@ -359,6 +522,7 @@ export class LinkGraph {
     if (cached !== undefined) return cached;
     let target = this.port.resolveLink(linkpath, source);
     if (target !== null && this.isHidden(target)) target = null;
+    if (this.resolveCache.size > 200_000) this.resolveCache.clear();
     this.resolveCache.set(cacheKey, target);
     return target;
   }

@@ -166,7 +166,7 @@ export async function findUnlinkedMentions(req: MentionsRequest): Promise<Mentio
 
   /** Reads and checks notes (a few at a time) until `limit` + 1 mentions are known. */
   const verify = async (paths: string[]): Promise<void> => {
-    const todo = paths.filter((p) => !checked.has(p) && graph.out.has(p)).sort();
+    const todo = paths.filter((p) => !checked.has(p) && graph.hasNote(p)).sort();
     for (let i = 0; i < todo.length && !stopped; i += READ_BATCH) {
       const batch = todo.slice(i, i + READ_BATCH);
       const texts = await Promise.all(batch.map((p) => port.read(p).catch(() => null)));
@@ -185,7 +185,7 @@ export async function findUnlinkedMentions(req: MentionsRequest): Promise<Mentio
   const scanNote = (path: string, text: string): void => {
     const meta = port.getMetadata(path);
     const linkedLines = new Set<number>();
-    for (const l of graph.out.get(path) ?? []) if (l.target === target && l.line !== null) linkedLines.add(l.line);
+    for (const l of graph.links(path) ?? []) if (l.target === target && l.line !== null) linkedLines.add(l.line);
     const { masked, firstBodyLine } = maskedText(text, meta);
     // A mention on a line is a match in the whole text too: a note with none is done without splitting it.
     if (!patterns.some((p) => p.re.test(masked))) return;
@@ -224,7 +224,7 @@ export async function findUnlinkedMentions(req: MentionsRequest): Promise<Mentio
       }
     }
     // No index, or a name too common for it: read the remaining notes.
-    if (!complete) await verify([...graph.out.keys()]);
+    if (!complete) await verify([...graph.notes()]);
   }
   mentions.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : a.line - b.line));
   return { mentions, total: stopped ? null : mentions.length, truncated: stopped, method, stale };

@@ -235,9 +235,7 @@ class GraphServiceImpl implements GraphService {
   }
 
   status(): GraphStatus {
-    let links = 0;
-    for (const l of this.graph.out.values()) links += l.length;
-    return { built: this.graph.isBuilt, notes: this.graph.out.size, links, pending: this.graph.pendingCount() };
+    return { built: this.graph.isBuilt, notes: this.graph.size, links: this.graph.totalLinks, pending: this.graph.pendingCount() };
   }
 
   /** Validates a client path: a visible existing file (`.md` may be omitted). */
@@ -250,10 +248,8 @@ class GraphServiceImpl implements GraphService {
   }
 
   private backlinksOf(path: string): GraphLink[] {
-    const sources = this.graph.back.get(path);
-    if (!sources) return [];
     const out: GraphLink[] = [];
-    for (const src of [...sources.keys()].sort(cmp)) for (const l of sources.get(src)!) out.push(l);
+    for (const links of this.graph.backlinks(path).values()) for (const l of links) out.push(l);
     return out;
   }
 
@@ -340,7 +336,7 @@ class GraphServiceImpl implements GraphService {
       path,
       backlinks: page.map((l) => this.toBacklink(l)),
       total: all.length,
-      notes: this.graph.back.get(path)?.size ?? 0,
+      notes: this.graph.sources(path).length,
       truncated: all.length > page.length,
     };
   }
@@ -348,7 +344,7 @@ class GraphServiceImpl implements GraphService {
   async outlinks(input: string, opts: { limit?: number } = {}): Promise<OutlinksResult> {
     await this.ready();
     const path = this.file(input);
-    const all = this.graph.out.get(path) ?? [];
+    const all = this.graph.links(path) ?? [];
     const limit = opts.limit ?? 200;
     let unresolved = 0;
     let missing = 0;
@@ -397,7 +393,7 @@ class GraphServiceImpl implements GraphService {
     // Without fragments, only notes with a link to no file can have broken links (kept by the graph).
     for (const src of opts.includeFragments ? this.graph.sortedNotes() : this.graph.sortedWithUnresolved()) {
       if (folder && !isUnder(src, folder)) continue;
-      for (const l of this.graph.out.get(src)!) {
+      for (const l of this.graph.links(src) ?? []) {
         if (l.target === null) {
           found.push(l);
           reasons.push("missing_file");
@@ -427,14 +423,12 @@ class GraphServiceImpl implements GraphService {
   }
 
   private hasLinksOut(path: string): boolean {
-    for (const l of this.graph.out.get(path) ?? []) if (l.target !== null && l.target !== path) return true;
+    for (const t of this.graph.targets(path)) if (t !== path) return true;
     return false;
   }
 
   private hasLinksIn(path: string): boolean {
-    const sources = this.graph.back.get(path);
-    if (!sources) return false;
-    for (const s of sources.keys()) if (s !== path) return true;
+    for (const s of this.graph.sources(path)) if (s !== path) return true;
     return false;
   }
 
@@ -457,13 +451,10 @@ class GraphServiceImpl implements GraphService {
     const top: RankedNote[] = [];
     const better = (a: RankedNote, b: RankedNote) =>
       a.linking_notes !== b.linking_notes ? a.linking_notes > b.linking_notes : a.backlinks !== b.backlinks ? a.backlinks > b.backlinks : a.path < b.path;
-    for (const [target, sources] of this.graph.back) {
-      if (!opts.includeAttachments && !this.graph.out.has(target)) continue;
+    for (const { path: target, notes, links } of this.graph.linkedFiles()) {
+      if (!opts.includeAttachments && !this.graph.hasNote(target)) continue;
       if (folder && !isUnder(target, folder)) continue;
-      const self = sources.get(target);
-      const notes = sources.size - (self ? 1 : 0);
       if (notes === 0) continue;
-      const links = (this.graph.backCount.get(target) ?? 0) - (self ? self.length : 0);
       if (top.length === limit) {
         const last = top[limit - 1];
         if (notes < last.linking_notes || (notes === last.linking_notes && (links < last.backlinks || (links === last.backlinks && target > last.path)))) continue;
@@ -479,9 +470,8 @@ class GraphServiceImpl implements GraphService {
 
   private neighbours(path: string): Map<string, "forward" | "backward"> {
     const out = new Map<string, "forward" | "backward">();
-    for (const l of this.graph.out.get(path) ?? []) if (l.target !== null && l.target !== path) out.set(l.target, "forward");
-    const sources = this.graph.back.get(path);
-    if (sources) for (const s of sources.keys()) if (s !== path && !out.has(s)) out.set(s, "backward");
+    for (const t of this.graph.targets(path)) if (t !== path) out.set(t, "forward");
+    for (const s of this.graph.sources(path)) if (s !== path && !out.has(s)) out.set(s, "backward");
     return out;
   }
 
@@ -537,7 +527,7 @@ class GraphServiceImpl implements GraphService {
     const limit = Math.max(1, opts.limit ?? 20);
     const top: { path: string; mtime: number }[] = [];
     let total = 0;
-    for (const p of this.graph.out.keys()) {
+    for (const p of this.graph.notes()) {
       if (folder && !isUnder(p, folder)) continue;
       const st = this.port.stat(p);
       if (!st) continue;
@@ -564,7 +554,7 @@ class GraphServiceImpl implements GraphService {
 
     const back = this.backlinksOf(path);
     const backPage = back.slice(0, caps.backlinks);
-    const outAll = this.graph.out.get(path) ?? [];
+    const outAll = this.graph.links(path) ?? [];
     const outPage = outAll.slice(0, caps.outlinks);
     await this.locateFrontmatterLines([...backPage, ...outPage]);
 
@@ -588,7 +578,7 @@ class GraphServiceImpl implements GraphService {
       outline_total: headings.length,
       backlinks: backPage.map((l) => ({ source: l.source, link_type: l.type, line: l.line, ...(l.fragment !== null ? { fragment: l.fragment } : {}) })),
       backlinks_total: back.length,
-      backlinking_notes: this.graph.back.get(path)?.size ?? 0,
+      backlinking_notes: this.graph.sources(path).length,
       outlinks: outPage.map((l) => {
         const o = this.toOutlink(l);
         return { link: o.link, path: o.path, exists: o.exists, link_type: o.link_type, ...(o.fragment_exists !== undefined ? { fragment_exists: o.fragment_exists } : {}) };
