@@ -16,8 +16,8 @@ export function makeSearch(vault: MemoryVault, store = new MemoryStateStore(), e
     store,
     sqlWasm,
     log: (l, m) => logs.push(`${l}: ${m}`),
-    options: { debounceMs: 5, persistDebounceMs: 20 },
     ...extra,
+    options: { debounceMs: 5, persistDebounceMs: 20, ...extra.options },
   });
   return { svc, store, logs };
 }

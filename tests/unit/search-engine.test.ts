@@ -11,7 +11,17 @@ import { parseQuery, tokenize, type SearchService } from "../../src/core/search"
 import { readBlobs, segmentFileName, segmentTextFileName, writeBlobs } from "../../src/core/search/db";
 import { chunkNote } from "../../src/core/search/chunk";
 import { InvertedIndex } from "../../src/core/search/keyword/inverted-index";
-import { SEGMENT_COUNT, segmentOf } from "../../src/core/search/keyword/doc";
+import { segmentOf as segmentOfIn } from "../../src/core/search/keyword/doc";
+
+/** The saved layout these tests use: ~10 notes a segment, so their 200–300 notes make 32 segments. */
+const TEN = { options: { notesPerSegment: 10 } };
+const SEGMENT_COUNT = 32;
+const segmentOf = (p: string) => segmentOfIn(p, SEGMENT_COUNT);
+/** An index made directly, laid out as the tests' services are. */
+function withSegments(ix: InvertedIndex): InvertedIndex {
+  ix.segCount = SEGMENT_COUNT;
+  return ix;
+}
 import type { RestoredBlobs } from "../../src/core/search/keyword/persist";
 import { kthLargest } from "../../src/core/search/keyword/score";
 import { TEXT_PART } from "../../src/core/search/keyword/lazy-text";
@@ -43,7 +53,7 @@ async function savedIndex() {
   const files = manyNotes(200);
   const vault = new MemoryVault(files);
   const store = new MemoryStateStore();
-  const first = await started(vault, store);
+  const first = await started(vault, store, TEN);
   await first.svc.close();
   return { files, vault, store };
 }
@@ -79,7 +89,7 @@ describe("segmented keyword index", () => {
     const files = manyNotes(300);
     const vault = new MemoryVault(files);
     const store = new MemoryStateStore();
-    const { svc } = await started(vault, store);
+    const { svc } = await started(vault, store, TEN);
     await saved(store, svc);
     const segFiles = [...store.files.keys()].filter((k) => k !== FILE);
     expect(segFiles.length).toBe(2 * SEGMENT_COUNT);
@@ -99,7 +109,7 @@ describe("segmented keyword index", () => {
     expect(writes.sort()).toEqual([FILE, segmentFileName(FILE, k7), segmentTextFileName(FILE, k7)].sort());
     await svc.close();
 
-    const again = await started(vault, store);
+    const again = await started(vault, store, TEN);
     expect(again.svc.status().documents_indexed).toBe(300);
     expect(paths(again.svc, "zeppelin")).toEqual(["N/n7.md"]);
     expect(paths(again.svc, "word123")).toEqual(["N/n123.md"]);
@@ -107,12 +117,46 @@ describe("segmented keyword index", () => {
     await again.svc.close();
   });
 
+  test("the saved layout grows with the vault: one segment for a small vault, more once it grows, old files removed", async () => {
+    const segFiles = (store: MemoryStateStore) => [...store.files.keys()].filter((k) => k !== FILE).sort();
+    const vault = new MemoryVault({ "A.md": "apples", "B.md": "bananas" });
+    const store = new MemoryStateStore();
+    const small = await started(vault, store);
+    await saved(store, small.svc);
+    // Two notes: one segment (its two files) beside the main file, not 64 files.
+    expect(segFiles(store)).toEqual([segmentFileName(FILE, 0), segmentTextFileName(FILE, 0)].sort());
+    await small.svc.close();
+
+    // The vault grows to 50 notes (at 10 a segment: 8); a restart lays the index out again.
+    for (let i = 0; i < 48; i++) vault.write(`G/g${i}.md`, `grown note ${i} about cherries${i}`);
+    const grown = await started(vault, store, TEN);
+    await saved(store, grown.svc);
+    expect(grown.logs.some((l) => /saved in 8 segments from now on \(was 1\)/.test(l))).toBe(true);
+    const eight = Array.from({ length: 8 }, (_, k) => [segmentFileName(FILE, k), segmentTextFileName(FILE, k)]).flat().sort();
+    expect(segFiles(store)).toEqual(eight);
+    const before = ["apples", "cherries17", "grown note"].map((q) => paths(grown.svc, q));
+    await grown.svc.close();
+    // Reloaded from the 8 segments: the same answers, nothing indexed again.
+    const reads = countReads(vault);
+    const again = await started(vault, store, TEN);
+    expect(["apples", "cherries17", "grown note"].map((q) => paths(again.svc, q))).toEqual(before);
+    expect(reads.n).toBe(0);
+    await again.svc.close();
+
+    // Rebuilt in another format with the default layout (one segment for 50 notes): the other 7 segments' files go.
+    const rebuilt = await started(vault, store, { options: { chunkWords: 200 } });
+    await saved(store, rebuilt.svc);
+    expect(segFiles(store)).toEqual([segmentFileName(FILE, 0), segmentTextFileName(FILE, 0)].sort());
+    expect(paths(rebuilt.svc, "cherries17")).toEqual(["G/g17.md"]);
+    await rebuilt.svc.close();
+  });
+
   test("a damaged segment file: only its notes are indexed again", async () => {
     const { files, vault, store } = await savedIndex();
     const bad = segmentOf("N/n5.md");
     store.files.set(segmentFileName(FILE, bad), new TextEncoder().encode("garbage".repeat(50)));
     const reads = countReads(vault);
-    const second = await started(vault, store);
+    const second = await started(vault, store, TEN);
     const inBad = Object.keys(files).filter((p) => segmentOf(p) === bad).length;
     expect(reads.n).toBe(inBad);
     expect(second.logs.some((l) => /unusable/.test(l))).toBe(true);
@@ -123,14 +167,14 @@ describe("segmented keyword index", () => {
 
   test("texts are loaded after the index is queryable; a search that needs one first loads it", async () => {
     const { files, vault, store } = await savedIndex();
-    const cold = await started(vault, new MemoryStateStore());
+    const cold = await started(vault, new MemoryStateStore(), TEN);
     const content = (svc: SearchService, word: string) => svc.search(req(word)).hits[0].sections[0].content;
     const bad = segmentOf("N/n5.md");
     const want5 = content(cold.svc, "word5");
     expect(want5).toContain("word5 shared text");
     store.files.set(segmentTextFileName(FILE, bad), new TextEncoder().encode("garbage".repeat(50)));
     const reads = countReads(vault);
-    const { svc, logs } = makeSearch(vault, store);
+    const { svc, logs } = makeSearch(vault, store, TEN);
     await svc.start();
     // Queryable at once, damaged texts not noticed yet: they are read only when needed.
     expect(svc.status().state).toBe("queryable");
@@ -153,7 +197,7 @@ describe("segmented keyword index", () => {
     expect(svc.status().documents_indexed).toBe(200);
     await svc.close();
     // The repaired segment was saved: the next start loads it all without complaint.
-    const again = await started(vault, store);
+    const again = await started(vault, store, TEN);
     expect(again.logs.filter((l) => /unusable|inconsistent|rebuild/i.test(l))).toEqual([]);
     expect(content(again.svc, "word5")).toBe(want5);
     await again.svc.close();
@@ -169,15 +213,16 @@ describe("segmented keyword index", () => {
     }
     const vault = new MemoryVault(files);
     const store = new MemoryStateStore();
-    const cold = await started(vault, store);
+    const cold = await started(vault, store, TEN);
     const queries = ["marker7", "marker64 OR marker99", "glaze42", "clay5 kilns", '"words about kilns"', "note 77"];
     const answer = (svc: SearchService) => queries.map((q) => svc.search(req(q, { snippetWords: 30, chunksPerFile: 3, limit: 20 })));
     const before = answer(cold.svc);
     expect(before[0].hits[0].sections[0].content).toContain("marker7");
     await cold.svc.close();
-    const rows = readBlobs(store.files.get(segmentTextFileName(FILE, segmentOf("F/n7.md")))!);
+    // 120 notes at 10 a segment: 16 segments.
+    const rows = readBlobs(store.files.get(segmentTextFileName(FILE, segmentOfIn("F/n7.md", 16)))!);
     expect([...rows.keys()].filter((n) => /^t\d+$/.test(n)).length).toBeGreaterThan(1);
-    const fresh = makeSearch(vault, store);
+    const fresh = makeSearch(vault, store, TEN);
     await fresh.svc.start();
     expect(answer(fresh.svc)).toEqual(before);
     expect(await fresh.svc.waitForIdle(10_000)).toBe(true);
@@ -192,13 +237,13 @@ describe("segmented keyword index", () => {
     const oldTexts = store.files.get(segmentTextFileName(FILE, k))!;
     // Same length, other words: only the save stamp tells the two saves apart.
     vault.write("N/n5.md", "# Note 5\n\nword5 shared text about gardens and beans.\n");
-    const { svc } = await started(vault, store);
+    const { svc } = await started(vault, store, TEN);
     const same = () => Buffer.from(store.files.get(segmentTextFileName(FILE, k))!).equals(Buffer.from(oldTexts));
     for (let i = 0; i < 300 && same(); i++) await new Promise((r) => setTimeout(r, 10));
     await svc.close();
     expect(same()).toBe(false);
     store.files.set(segmentTextFileName(FILE, k), oldTexts);
-    const again = await started(vault, store);
+    const again = await started(vault, store, TEN);
     expect(again.logs.some((l) => /texts .*unusable \(saved apart from its segment\)/.test(l))).toBe(true);
     expect(again.svc.search(req("word5")).hits[0].sections[0].content).toContain("gardens and beans.");
     await again.svc.close();
@@ -212,7 +257,7 @@ describe("segmented keyword index", () => {
     }
     const vault = new MemoryVault(files);
     const store = new MemoryStateStore();
-    const first = await started(vault, store);
+    const first = await started(vault, store, TEN);
     const queries = ["clay", "glaze kiln", '"clay pottery"', "pott*", "word17 OR word18", "kiln -glaze", "日本語", "alias 42", "late marker30", "filler"];
     const full = (svc: SearchService) => queries.map((q) => svc.search(req(q, { snippetWords: 12, chunksPerFile: 3, limit: 50 })));
     const filtered = (svc: SearchService) => svc.search(req("clay", { filters: { tags: "t1", status: "s2" }, folder: "F3" }));
@@ -223,11 +268,11 @@ describe("segmented keyword index", () => {
     await first.svc.close();
 
     // Searched at once (texts loaded as the answers need them) and after the background loading.
-    const fresh = makeSearch(vault, store);
+    const fresh = makeSearch(vault, store, TEN);
     await fresh.svc.start();
     expect(full(fresh.svc)).toEqual(before);
     await fresh.svc.close();
-    const again = await started(vault, store);
+    const again = await started(vault, store, TEN);
     expect(again.logs.filter((l) => /rebuild|unusable|inconsistent/i.test(l))).toEqual([]);
     expect(full(again.svc)).toEqual(before);
     expect(filtered(again.svc)).toEqual(beforeFiltered);
@@ -246,7 +291,7 @@ describe("segmented keyword index", () => {
     }
     const vault = new MemoryVault(files);
     const store = new MemoryStateStore();
-    const first = await started(vault, store);
+    const first = await started(vault, store, TEN);
     const all = (svc: SearchService) => svc.search(req("clay", { limit: 200, snippetWords: 8 }));
     const filtered = (svc: SearchService) => [svc.search(req("clay", { limit: 200, filters: { tags: "inline" } })), svc.search(req("clay", { limit: 200, filters: { status: "s1" }, folder: "S2" }))];
     const before = all(first.svc);
@@ -261,7 +306,7 @@ describe("segmented keyword index", () => {
     let yields = 0;
     const scheduler = { now: () => t++, yield: () => { yields++; return new Promise<void>((r) => setImmediate(r)); } };
     const reads = countReads(vault);
-    const again = await started(vault, store, { scheduler });
+    const again = await started(vault, store, { scheduler, ...TEN });
     expect(again.logs.filter((l) => /rebuild|unusable|inconsistent/i.test(l))).toEqual([]);
     expect(reads.n).toBe(0); // every note came from the saved index, none was indexed again
     expect(again.svc.status().documents_indexed).toBe(150);
@@ -273,11 +318,11 @@ describe("segmented keyword index", () => {
   });
 
   test("restoring the dictionary yields every 1024 terms and keeps every id", async () => {
-    const index = new InvertedIndex();
+    const index = withSegments(new InvertedIndex());
     const words = Array.from({ length: 5000 }, (_, i) => `w${i.toString(36)}`);
     for (const w of words) index.dict.id(w);
     const bytes = index.dictBytes();
-    const restored = new InvertedIndex();
+    const restored = withSegments(new InvertedIndex());
     let yields = 0;
     await restored.restoreDict(bytes, async () => {
       yields++;
@@ -316,10 +361,10 @@ describe("segmented keyword index", () => {
         }
       return long;
     };
-    const first = await started(vault, store);
+    const first = await started(vault, store, TEN);
     expect(check(first.svc)).toBeGreaterThan(50); // most answers were cut, not whole sections
     await first.svc.close();
-    const again = await started(vault, store);
+    const again = await started(vault, store, TEN);
     expect(again.logs.filter((l) => /rebuild|unusable|inconsistent/i.test(l))).toEqual([]);
     check(again.svc);
     await again.svc.close();
@@ -335,7 +380,7 @@ describe("segmented keyword index", () => {
     blobs.set("docs", new TextEncoder().encode(JSON.stringify(docs)));
     store.files.set(segmentFileName(FILE, bad), writeBlobs(Object.fromEntries(blobs)));
     const reads = countReads(vault);
-    const second = await started(vault, store);
+    const second = await started(vault, store, TEN);
     expect(second.logs.some((l) => /unusable \(title term id out of range\)/.test(l))).toBe(true);
     expect(reads.n).toBe(Object.keys(files).filter((p) => segmentOf(p) === bad).length);
     expect(paths(second.svc, "word5")).toEqual(["N/n5.md"]);
@@ -352,7 +397,7 @@ describe("segmented keyword index", () => {
     blobs.set("postings", new Uint8Array(blobs.get("postings")!.length));
     store.files.set(segmentFileName(FILE, bad), writeBlobs(Object.fromEntries(blobs)));
     const reads = countReads(vault);
-    const second = await started(vault, store);
+    const second = await started(vault, store, TEN);
     expect(second.logs.some((l) => /inconsistent postings/.test(l))).toBe(true);
     expect(reads.n).toBe(Object.keys(files).filter((p) => segmentOf(p) === bad).length);
     expect(paths(second.svc, "word5")).toEqual(["N/n5.md"]);
@@ -369,7 +414,7 @@ describe("segmented keyword index", () => {
     // the index, it kept every note's full text in memory (~15 MB at 10k notes).
     setFlagsFromString("--expose-gc");
     const gc = runInNewContext("gc") as () => void;
-    const index = new InvertedIndex();
+    const index = withSegments(new InvertedIndex());
     const filler = "some words ".repeat(200) + "-".repeat(1_000_000); // ~1 MB, few words (quick to tokenize)
     gc();
     const before = process.memoryUsage().heapUsed;
@@ -393,7 +438,7 @@ describe("segmented keyword index", () => {
   });
 
   test("compaction lays the lists out again in many small steps, dropping deleted notes only", () => {
-    const index = new InvertedIndex();
+    const index = withSegments(new InvertedIndex());
     const add = (path: string, text: string) => {
       const chunks = chunkNote(path, text, null, { maxWords: 300 });
       const b = index.docBuilder();
@@ -426,7 +471,7 @@ describe("segmented keyword index", () => {
 
   test("the postings log merges in many small steps; notes added meanwhile and a search in the middle see every posting, in order", () => {
     const build = () => {
-      const index = new InvertedIndex();
+      const index = withSegments(new InvertedIndex());
       const add = (i: number) => {
         const path = `n${i}.md`;
         const text = `common words for all ${i % 3 ? "odd" : "even"} notes tag${i % 50} unique${i} and a few more words here ${i % 7 ? "seven" : "other"}`;
@@ -483,7 +528,7 @@ describe("segmented keyword index", () => {
 
   test("a restored index answers as the one saved whether its lists are decoded on first use, in the background, laid out again or saved again", async () => {
     const build = () => {
-      const index = new InvertedIndex();
+      const index = withSegments(new InvertedIndex());
       for (let i = 0; i < 1000; i++) {
         const path = `n${i}.md`;
         const text = `common words for all ${i % 3 ? "odd" : "even"} tag${i % 50} unique${i} pottery${i % 7}`;
@@ -506,6 +551,7 @@ describe("segmented keyword index", () => {
     const restore = async (saved: ReturnType<typeof save>) => {
       const index = new InvertedIndex();
       await index.restoreDict(saved.dict, async () => {});
+      withSegments(index); // restoring the dictionary starts from a clear index
       saved.segs.forEach(({ rest, text }, k) => {
         const parts = (want: number[] | null) => new Map((want ?? Array.from({ length: Math.ceil(text.length / TEXT_PART) }, (_, p) => p)).map((p) => [p, text.subarray(p * TEXT_PART, (p + 1) * TEXT_PART)]));
         index.restoreSegment(k, rest, parts, () => {
@@ -550,7 +596,7 @@ describe("segmented keyword index", () => {
   });
 
   test("warm-up terms: words of letters only, at growing list sizes, sampled from a large dictionary", () => {
-    const index = new InvertedIndex();
+    const index = withSegments(new InvertedIndex());
     const letters = (n: number) => n.toString(26).replace(/[0-9]/g, (d) => "qrstuvwxyz"[Number(d)]);
     for (let i = 0; i < 4000; i++) {
       const path = `n${i}.md`;
@@ -576,7 +622,7 @@ describe("segmented keyword index", () => {
   });
 
   test("saving splits the long posting lists of common terms across steps, not only every 256 lists", () => {
-    const index = new InvertedIndex();
+    const index = withSegments(new InvertedIndex());
     // Paths made of 24 words, so that the whole index has few terms (few lists, some very long).
     const w = "alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima mike november oscar papa quebec romeo sierra tango uniform victor whiskey yankee".split(" ");
     for (let i = 0; i < 12_000; i++) {

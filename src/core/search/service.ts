@@ -12,7 +12,7 @@ import { basenameOf, isNotePath, parentOf, type VaultEvent } from "../vault";
 import { chunkNote } from "./chunk";
 import { readNoteForIndex } from "./note-reader";
 import { SCHEMA_VERSION, segmentFileName } from "./db";
-import { segmentOf, type DocEntry } from "./keyword/doc";
+import { segmentCountFor, segmentOf, type DocEntry } from "./keyword/doc";
 import { KeywordIndexFiles, type IndexFileTimings, type Skip } from "./keyword/index-files";
 import { InvertedIndex } from "./keyword/inverted-index";
 import { filterTags } from "./keyword/score";
@@ -421,6 +421,7 @@ class KeywordSearchService implements SearchService {
     for (const p of this.index.docs.keys()) if (!seen.has(p)) this.queue.add(p);
     for (const p of this.skipped.keys()) if (!seen.has(p)) this.queue.add(p);
     this.buildTotal = seen.size;
+    this.growLayout(seen.size);
     this.log("debug", `Search reconcile: ${seen.size} notes, ${this.queue.size} to (re)index.`);
     if (!this.reconciled) {
       this.reconciled = true;
@@ -432,6 +433,19 @@ class KeywordSearchService implements SearchService {
       if (missing.size === 0) this.markCovered();
       else this.log("debug", `Search index: ${missing.size} of ${seen.size} notes to index before it covers the vault.`);
     }
+  }
+
+  /**
+   * Grows the saved index's layout for a vault of `notes` notes (see `segmentCountFor`): before a
+   * first build it only sets the count; later every note moves to its new segment and all are saved
+   * again, once each time the vault doubles past the layout (it never shrinks).
+   */
+  private growLayout(notes: number): void {
+    const want = segmentCountFor(notes, this.opts.notesPerSegment);
+    if (want <= this.index.segCount) return;
+    if (this.index.docs.size) this.log("info", `Search index: ${notes} notes, saved in ${want} segments from now on (was ${this.index.segCount}).`);
+    this.index.relayout(want, segmentOf);
+    this.mainDirty = true;
   }
 
   /** A queued note was indexed, skipped or removed: one fewer the index lacks. */
@@ -493,7 +507,7 @@ class KeywordSearchService implements SearchService {
     const chunks = chunkNote(path, text, meta, { maxWords: this.opts.chunkWords });
     await this.maybeYield();
     // A long note is tokenized across several slices (one chunk at a time).
-    const seg = segmentOf(path);
+    const seg = segmentOf(path, this.index.segCount);
     const builder = this.index.docBuilder();
     for (const c of chunks) {
       builder.addChunk(c, this.opts.language);

@@ -21,6 +21,11 @@ export interface SearchOptions {
   persistDebounceMs: number;
   /** Soft cap of words per chunk (sections longer than this are split further). */
   chunkWords: number;
+  /**
+   * The saved index is split in a power of two of segments, about this many notes each (at most
+   * 256 segments): a 2-note vault saves 1, 10k notes 32, 100k notes 256.
+   */
+  notesPerSegment: number;
 }
 
 export const DEFAULT_SEARCH_OPTIONS: SearchOptions = {
@@ -30,6 +35,7 @@ export const DEFAULT_SEARCH_OPTIONS: SearchOptions = {
   sliceMs: 8,
   persistDebounceMs: 5000,
   chunkWords: 300,
+  notesPerSegment: 400,
 };
 
 /** How background work gives the event loop back. Injectable so tests can count yields. */

@@ -6,19 +6,33 @@
 import { LazyText } from "./lazy-text";
 
 /**
- * Notes are spread over this many segments by a hash of their path, for persistence only: each
- * segment is saved as two small sql.js files (its notes, postings and term sequences; its chunk
- * texts), so saving after an edit exports only the segments that changed, in short steps (~0.6 and
- * ~0.7 MB at 10k notes), and loading decodes them one task at a time. Fewer, larger segments load
- * faster (each sql.js database costs ~1 ms to open and query, before its bytes): at 10k notes, 32
- * segments load in ~0.45 s where 128 took ~0.65 s.
+ * Notes are spread over segments by a hash of their path, for persistence only: each segment is
+ * saved as small files of its own, so saving after an edit exports only the segments that changed,
+ * in short steps, and loading decodes them one task at a time. The number of segments grows with
+ * the vault (`segmentCountFor`): a power of two, ~400 notes each (~0.6 MB at 10k notes, where it
+ * is 32), at most `MAX_SEGMENTS`. Fewer, larger segments load faster (each file costs ~1 ms to open
+ * and query, before its bytes: at 10k notes 32 segments loaded in ~0.45 s where 128 took ~0.65 s),
+ * smaller ones save faster after an edit; a 2-note vault had 64 files, 100k notes 20 MB segments.
  */
-export const SEGMENT_COUNT = 32;
+export const MAX_SEGMENTS = 256;
 
-export function segmentOf(path: string): number {
+/** The segments for a vault of `notes` notes: the smallest power of two with at most `perSegment` notes each (≤ MAX_SEGMENTS). */
+export function segmentCountFor(notes: number, perSegment: number): number {
+  let n = 1;
+  while (n < MAX_SEGMENTS && n * Math.max(1, perSegment) < notes) n *= 2;
+  return n;
+}
+
+/** True for a segment count a saved index may have. */
+export function validSegmentCount(n: unknown): n is number {
+  return typeof n === "number" && Number.isInteger(n) && n >= 1 && n <= MAX_SEGMENTS && (n & (n - 1)) === 0;
+}
+
+/** The segment of `path` when there are `count` segments. */
+export function segmentOf(path: string, count: number): number {
   let h = 0x811c9dc5;
   for (let i = 0; i < path.length; i++) h = Math.imul(h ^ path.charCodeAt(i), 16777619);
-  return (h >>> 0) % SEGMENT_COUNT;
+  return (h >>> 0) % count;
 }
 
 export interface DocEntry {

@@ -10,7 +10,7 @@ import { errText, formatBytes } from "../../strings";
 import { loadSqlJs, readBlobs, readBlobsWithSqlJs, segmentFileName, segmentTextFileName, writeBlobs } from "../db";
 import type { SliceClock } from "../slices";
 import { SqliteFileError } from "../sqlite-file";
-import { SEGMENT_COUNT } from "./doc";
+import { validSegmentCount } from "./doc";
 import type { InvertedIndex } from "./inverted-index";
 import { TEXT_PART, type LazyText } from "./lazy-text";
 import type { RestoredBlobs } from "./persist";
@@ -65,6 +65,11 @@ export class KeywordIndexFiles {
   private SQL: SqlJsStatic | null = null;
   /** Save stamps: both files of a segment carry the same one. */
   private genCounter = 0;
+  /**
+   * Segments of the index found at start beyond the current layout (one saved with more segments,
+   * rebuilt): their files are removed after the next save of the main file.
+   */
+  private staleSegments = 0;
 
   constructor(private readonly deps: IndexFilesDeps) {}
 
@@ -105,7 +110,9 @@ export class KeywordIndexFiles {
     };
     const main = await read(file, bytes);
     const meta = JSON.parse(text(main.get("meta"))) as { key?: string; segments?: number };
-    if (meta.key !== this.deps.key || meta.segments !== SEGMENT_COUNT) {
+    const count = meta.segments;
+    if (validSegmentCount(count)) this.staleSegments = count;
+    if (meta.key !== this.deps.key || !validSegmentCount(count)) {
       log("info", `Search index format changed (${meta.key ?? "unknown"} → ${this.deps.key}); rebuilding it.`);
       return null;
     }
@@ -121,14 +128,15 @@ export class KeywordIndexFiles {
     // decoded only after loading (see LazyText).
     const all = readInOrder(
       store,
-      [...Array.from({ length: SEGMENT_COUNT }, (_, k) => segmentFileName(file, k)), ...Array.from({ length: SEGMENT_COUNT }, (_, k) => segmentTextFileName(file, k))],
+      [...Array.from({ length: count }, (_, k) => segmentFileName(file, k)), ...Array.from({ length: count }, (_, k) => segmentTextFileName(file, k))],
       () => sched.yield(),
     );
     const textFiles: (Uint8Array | Error | null)[] = [];
     const now = () => sched.now();
     const lt = { wait: 0, rows: 0, decode: 0, lists: 0 };
-    for (let k = 0; k < SEGMENT_COUNT; k++) {
-      // One segment per task: a segment is 1/32 of the index, and the first ones run before V8 has
+    index.segCount = count;
+    for (let k = 0; k < count; k++) {
+      // One segment per task: a segment is a small part of the index, and the first ones run before V8 has
       // optimized the decoding (a yield is one setImmediate, ~0.1 ms).
       await clock.next();
       const name = segmentFileName(file, k);
@@ -184,8 +192,8 @@ export class KeywordIndexFiles {
     // The texts' reads finished long ago (they overlapped the decoding above); keep those in use.
     const unloadedTexts = index.unloadedTexts();
     const used = new Set(unloadedTexts.map((t) => t.seg));
-    for (let k = 0; k < SEGMENT_COUNT; k++) {
-      const raw = await all[SEGMENT_COUNT + k];
+    for (let k = 0; k < count; k++) {
+      const raw = await all[count + k];
       textFiles[k] = used.has(k) ? raw : null;
     }
     this.timings.load = { waitMs: lt.wait, rowsMs: lt.rows, decodeMs: lt.decode, listsMs: lt.lists };
@@ -294,13 +302,20 @@ export class KeywordIndexFiles {
       mainDirty = false;
       const skippedRows = [...skipped].map(([path, s]) => ({ path, ...s }));
       const bytes = await makeFile({
-        meta: utf8e.encode(JSON.stringify({ key: this.deps.key, segments: SEGMENT_COUNT })),
+        meta: utf8e.encode(JSON.stringify({ key: this.deps.key, segments: index.segCount })),
         skipped: utf8e.encode(JSON.stringify(skippedRows)),
         names: index.dictBytes(),
       });
       bytesTotal += bytes.length;
       files++;
       if (!(await write(file, bytes))) mainDirty = true;
+      else if (this.staleSegments > index.segCount) {
+        // The main file no longer names them: the files of segments past the layout go.
+        for (let k = index.segCount; k < this.staleSegments; k++) {
+          for (const name of [segmentFileName(file, k), segmentTextFileName(file, k)]) await store.remove(name).catch(() => {});
+        }
+        this.staleSegments = index.segCount;
+      }
     }
     clock.restart();
     this.timings.lastSerializeMs = serializeMs;

@@ -11,7 +11,7 @@ import type { Chunk, ParsedQuery, SearchLanguage, SearchRequest, SearchResponse 
 import { DocBuilder } from "./builder";
 import { ChunkReader } from "./chunk-reader";
 import { compactSome, needsCompaction, type CompactionState } from "./compaction";
-import { CHUNK_NUMS, LEN, LINE_A, LINE_B, SEGMENT_COUNT, SEQ_A, SEQ_B, TEXT_A, TEXT_B, type DocEntry } from "./doc";
+import { CHUNK_NUMS, LEN, LINE_A, LINE_B, MAX_SEGMENTS, SEQ_A, SEQ_B, TEXT_A, TEXT_B, type DocEntry } from "./doc";
 import { LazyText, type TextPartReader } from "./lazy-text";
 import { dictBytes, segmentWriter, type RestoredBlobs, type SegmentWriter } from "./persist";
 import { IntPool, PostingList } from "./postings";
@@ -38,8 +38,10 @@ export interface RestoredLists {
 export class InvertedIndex {
   dict = new TermDict();
   lists: (PostingList | undefined)[] = [];
-  /** Segments changed since they were last saved. */
-  dirty = new Uint8Array(SEGMENT_COUNT);
+  /** How many segments the notes are spread over (see `segmentCountFor`); set by loading or `relayout`. */
+  segCount = 1;
+  /** Segments changed since they were last saved (the first `segCount` are used). */
+  dirty = new Uint8Array(MAX_SEGMENTS);
   // Per chunk id: its note's slot, length, place in its note, segment, and whether it is alive.
   chunkDoc = new Int32Array(1024);
   chunkLen = new Float32Array(1024);
@@ -73,7 +75,8 @@ export class InvertedIndex {
   clear(): void {
     this.dict = new TermDict();
     this.lists = [];
-    this.dirty = new Uint8Array(SEGMENT_COUNT);
+    this.segCount = 1;
+    this.dirty = new Uint8Array(MAX_SEGMENTS);
     this.chunkDoc = new Int32Array(1024);
     this.chunkLen = new Float32Array(1024);
     this.chunkOrd = new Int32Array(1024);
@@ -275,12 +278,25 @@ export class InvertedIndex {
 
   dirtySegments(): number[] {
     const out: number[] = [];
-    for (let i = 0; i < SEGMENT_COUNT; i++) if (this.dirty[i]) out.push(i);
+    for (let i = 0; i < this.segCount; i++) if (this.dirty[i]) out.push(i);
     return out;
   }
 
   markAllDirty(): void {
     this.dirty.fill(1);
+  }
+
+  /**
+   * Spreads the notes over `count` segments (a power of two, see `segmentCountFor`): every note gets
+   * its segment again and every segment is saved anew. The vault grew past what its layout was for.
+   */
+  relayout(count: number, segmentOfPath: (path: string, count: number) => number): void {
+    this.segCount = count;
+    for (const d of this.docs.values()) {
+      d.seg = segmentOfPath(d.path, count);
+      for (const id of d.chunkIds) this.chunkSeg[id] = d.seg;
+    }
+    this.markAllDirty();
   }
 
   /** Serializes the given segments in steps (see persist.ts). Clears their dirty flags. */

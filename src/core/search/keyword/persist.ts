@@ -6,7 +6,7 @@
  */
 import type { TermDict } from "../tokenize";
 import { ByteWriter, zig } from "./codec";
-import { CHUNK_NUMS, docEdge, LEN, LINE_A, LINE_B, SEGMENT_COUNT, SEQ_A, SEQ_B, TEXT_A, TEXT_B, textRange, type DocEntry } from "./doc";
+import { CHUNK_NUMS, docEdge, LEN, LINE_A, LINE_B, MAX_SEGMENTS, SEQ_A, SEQ_B, TEXT_A, TEXT_B, textRange, type DocEntry } from "./doc";
 import type { InvertedIndex } from "./inverted-index";
 
 /** The persisted form of one segment (its notes; postings hold term ids of the main file's dictionary). */
@@ -60,14 +60,14 @@ export function segmentWriter(ix: InvertedIndex, segs: number[]): SegmentWriter 
   const textW = new ByteWriter(1024 * 1024);
   const numW = new ByteWriter(64 * 1024);
   const docsW = new ByteWriter(256 * 1024);
-  const want = new Uint8Array(SEGMENT_COUNT);
+  const want = new Uint8Array(MAX_SEGMENTS);
   for (const k of segs) want[k] = 1;
   const posts = new Map<number, ByteWriter>();
   const heads = new Map<number, ByteWriter>();
-  const lastTerm = new Int32Array(SEGMENT_COUNT);
-  const prevId = new Int32Array(SEGMENT_COUNT);
-  const counts = new Int32Array(SEGMENT_COUNT);
-  const startLen = new Int32Array(SEGMENT_COUNT);
+  const lastTerm = new Int32Array(MAX_SEGMENTS);
+  const prevId = new Int32Array(MAX_SEGMENTS);
+  const counts = new Int32Array(MAX_SEGMENTS);
+  const startLen = new Int32Array(MAX_SEGMENTS);
   for (const k of segs) {
     posts.set(k, new ByteWriter(64 * 1024));
     heads.set(k, new ByteWriter(16 * 1024));
@@ -83,7 +83,7 @@ export function segmentWriter(ix: InvertedIndex, segs: number[]): SegmentWriter 
       let work = 0;
       if (!bySeg) {
         // The segments' notes, grouped in one pass.
-        const groups: DocEntry[][] = Array.from({ length: SEGMENT_COUNT }, () => []);
+        const groups: DocEntry[][] = Array.from({ length: ix.segCount }, () => []);
         for (const d of ix.docs.values()) if (want[d.seg]) groups[d.seg].push(d);
         bySeg = groups;
         if (deadline()) return false;

@@ -6,7 +6,10 @@
 import type { StateStore } from "../../state";
 import { errText } from "../../strings";
 import { readBlobs, segmentFileName, writeBlobs } from "../db";
-import { SEGMENT_COUNT, segmentOf } from "../keyword/doc";
+import { segmentOf } from "../keyword/doc";
+
+/** The vectors are saved in this many segment files, by a hash of the note's path (a fixed layout, unlike the keyword index's). */
+const SEGMENT_COUNT = 32;
 import type { SliceClock } from "../slices";
 import { VectorIndex } from "./vector-index";
 
@@ -38,7 +41,7 @@ export class VectorFiles {
   constructor(private readonly deps: VectorFilesDeps) {}
 
   markDirty(path: string): void {
-    this.dirty.add(segmentOf(path));
+    this.dirty.add(segmentOf(path, SEGMENT_COUNT));
   }
 
   markAllDirty(): void {
@@ -130,7 +133,7 @@ export class VectorFiles {
     let failed: string | null = null;
     const bySeg = new Map<number, string[]>();
     for (const k of segs) bySeg.set(k, []);
-    for (const path of index.docs.keys()) bySeg.get(segmentOf(path))?.push(path);
+    for (const path of index.docs.keys()) bySeg.get(segmentOf(path, SEGMENT_COUNT))?.push(path);
     const key = utf8e.encode(this.deps.key());
     for (const k of segs) {
       await clock.next();
