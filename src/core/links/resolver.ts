@@ -17,8 +17,8 @@ import { dict } from "../dict";
 
 export class LinkResolver {
   private readonly files = new Set<string>();
-  /** Lower-cased file name (and, for notes, basename without `.md`) → paths. */
-  private readonly byName = new Map<string, string[]>();
+  /** Lower-cased file name (and, for notes, basename without `.md`) → its path, or paths (most names have one: no array). */
+  private readonly byName = new Map<string, string | string[]>();
 
   constructor(paths?: Iterable<string>) {
     if (paths) for (const p of paths) this.add(p);
@@ -28,20 +28,26 @@ export class LinkResolver {
     if (this.files.has(path)) return;
     this.files.add(path);
     for (const key of nameKeys(path)) {
-      const list = this.byName.get(key);
-      if (list) list.push(path);
-      else this.byName.set(key, [path]);
+      const e = this.byName.get(key);
+      if (e === undefined) this.byName.set(key, path);
+      else if (typeof e === "string") this.byName.set(key, [e, path]);
+      else e.push(path);
     }
   }
 
   remove(path: string): void {
     if (!this.files.delete(path)) return;
     for (const key of nameKeys(path)) {
-      const list = this.byName.get(key);
-      if (!list) continue;
-      const i = list.indexOf(path);
-      if (i >= 0) list.splice(i, 1);
-      if (list.length === 0) this.byName.delete(key);
+      const e = this.byName.get(key);
+      if (e === undefined) continue;
+      if (typeof e === "string") {
+        if (e === path) this.byName.delete(key);
+        continue;
+      }
+      const i = e.indexOf(path);
+      if (i >= 0) e.splice(i, 1);
+      if (e.length === 1) this.byName.set(key, e[0]);
+      else if (e.length === 0) this.byName.delete(key);
     }
   }
 
@@ -60,7 +66,8 @@ export class LinkResolver {
 
   /** Paths of the files a bare name (`Note`, `Note.md`, `image.png`) can refer to. */
   filesNamed(name: string): readonly string[] {
-    return this.byName.get(name.toLowerCase()) ?? [];
+    const e = this.byName.get(name.toLowerCase());
+    return e === undefined ? [] : typeof e === "string" ? [e] : e;
   }
 
   resolve(linkpath: string, sourcePath: string): string | null {
@@ -84,9 +91,11 @@ export class LinkResolver {
 
     const slash = lp.lastIndexOf("/");
     const name = (slash < 0 ? lp : lp.slice(slash + 1)).toLowerCase();
-    const candidates = this.byName.get(name);
-    if (!candidates || candidates.length === 0) return null;
+    const e = this.byName.get(name);
+    if (e === undefined) return null;
     const lower = lp.toLowerCase();
+    if (typeof e === "string") return slash >= 0 && !pathEndsWith(e.toLowerCase(), lower) ? null : e;
+    const candidates = e;
     let best: string | null = null;
     const srcFolder = folderOf(sourcePath);
     for (const c of candidates) {

@@ -96,19 +96,9 @@ async function planLinkUpdates(ctx: RenameContext, renames: Map<string, string>)
   const links = ctx.state.links;
   // Both snapshots first, then the work in slices: at 10k notes the scan and the two resolvers
   // (before and after the move) held the event loop for 55-190 ms in one step.
-  const resolved = Object.entries(links.resolved);
+  const sources = new Set<string>(links.sourcesLinkingTo(renames.keys()));
   const paths = [...links.filePaths()];
   const slice = new TimeSlice(SLICE_MS, 256);
-  const sources = new Set<string>();
-  for (const [src, targets] of resolved) {
-    if (slice.due()) await slice.next();
-    for (const t in targets) {
-      if (renames.has(t)) {
-        sources.add(src);
-        break;
-      }
-    }
-  }
   for (const p of renames.keys()) if (links.isNote(p)) sources.add(p);
   if (sources.size === 0) return { renames, sources: [], context: null };
   const before = new LinkResolver();
