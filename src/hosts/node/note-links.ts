@@ -140,13 +140,17 @@ export class NoteLinks {
   setMeta(path: string, text: string): void {
     let m: NoteMetadata;
     try {
-      m = parseNote(text);
+      // Not detached: packing copies every string out of the text.
+      m = parseNote(text, false);
     } catch (e) {
       this.log("warn", `Could not parse "${path}": ${(e as Error).message}`);
       m = { headings: [], links: [], embeds: [], frontmatterLinks: [], tags: [], blocks: dict() };
     }
+    let packed = pack(m);
+    // A frontmatter JSON cannot carry is kept as the object: then with strings of its own.
+    if (typeof packed !== "string") packed = pack(parseNote(text));
     this.unindexSource(path);
-    this.meta.set(path, pack(m));
+    this.meta.set(path, packed);
     this.indexSource(path, [...m.links, ...m.embeds, ...m.frontmatterLinks].map((l) => l.link));
   }
 
