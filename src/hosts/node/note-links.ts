@@ -224,24 +224,43 @@ export class NoteLinks {
 
   /** Notes with a resolved link to any of `targets`, in the maps' order. */
   sourcesLinkingTo(targets: Iterable<string>): string[] {
-    const ids = new Set<number>();
+    const out: string[] = [];
+    this.scanResolved(targets, (src) => {
+      out.push(src);
+      return true;
+    });
+    return out;
+  }
+
+  /** For each of `targets`: the notes linking to it, source → link count (the port's `linkSources`). */
+  linkSources(targets: readonly string[]): Map<string, Map<string, number>> {
+    const out = new Map<string, Map<string, number>>(targets.map((t) => [t, new Map()]));
+    this.scanResolved(targets, (src, target, count) => {
+      out.get(target)?.set(src, count);
+      return false;
+    });
+    return out;
+  }
+
+  /**
+   * Calls `found` for each resolved link record entry naming one of `targets`, reading the records'
+   * numbers only (no per-note objects); `found` returning true skips the rest of that source.
+   */
+  private scanResolved(targets: Iterable<string>, found: (source: string, target: string, count: number) => boolean): void {
+    const ids = new Map<number, string>();
     for (const t of targets) {
       const id = this.fileIds.get(t);
-      if (id !== undefined) ids.add(id);
+      if (id !== undefined) ids.set(id, t);
     }
-    const out: string[] = [];
-    if (ids.size === 0) return out;
+    if (ids.size === 0) return;
     for (const [src, rec] of this.records) {
       const r = new RecordReader(rec);
       for (let n = r.num(); n > 0; n--) {
-        if (ids.has(r.num())) {
-          out.push(src);
-          break;
-        }
-        r.num();
+        const target = ids.get(r.num());
+        const count = r.num();
+        if (target !== undefined && found(src, target, count)) break;
       }
     }
-    return out;
   }
 
   /** Recomputes the link maps of the given sources (those that are no longer notes are dropped). */
