@@ -12,8 +12,11 @@
 import { joinRelative, folderOf } from "../../core/links/resolver";
 import { splitLinkpath } from "../../core/metadata";
 
-/** Note numbers stay below 2^21 (two million files) to pack with a key into one exact double. */
-const ID_SPACE = 2 ** 21;
+/**
+ * Keys are 26-bit hashes and note numbers stay below 2^27 (numbers are not reused: each file added
+ * or renamed takes one), so a pair packs into one exact double.
+ */
+const ID_SPACE = 2 ** 27;
 
 export class LinkKeyIndex {
   /** Sorted `key * ID_SPACE + note`. */
@@ -116,11 +119,11 @@ function lowerBound(a: Float64Array, v: number): number {
   return lo;
 }
 
-/** FNV-1a over UTF-16 code units, as an unsigned 32-bit number. */
+/** FNV-1a over UTF-16 code units, reduced to 26 bits. */
 function hashKey(s: string): number {
   let h = 0x811c9dc5;
   for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
-  return h >>> 0;
+  return (h >>> 0) % 2 ** 26;
 }
 
 function stripMd(name: string): string {
