@@ -1,7 +1,7 @@
 /**
  * Which notes have a link that a file of a given name could answer: the index that says whom a
  * file's arrival or departure affects (they are re-resolved). A link's key is its target's last
- * segment, lower-cased, without `.md`; a file's keys are its name's. Keys are 32-bit hashes and notes
+ * segment, lower-cased, without `.md`; a file's keys are its name's. Keys are 26-bit hashes and notes
  * are numbers: a collision only re-resolves a note more than needed.
  *
  * Compact for big vaults (a `Map` of key strings to `Set`s of paths took ~26 MB at 100k notes, 63 MB
