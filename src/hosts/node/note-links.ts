@@ -156,10 +156,18 @@ export class NoteLinks {
 
   /** After opening: the resolver over every listed file, and every note's links resolved. */
   resolveAll(files: Iterable<string>): void {
+    this.setFiles(files);
+    this.relink(this.meta.keys());
+  }
+
+  /**
+   * `resolveAll`'s first step: the resolver over every listed file, and the link-key index sorted.
+   * The second, `relink` of every note, may then run in pieces (each note's record is whole after its piece).
+   */
+  setFiles(files: Iterable<string>): void {
     this.resolver = new LinkResolver();
     for (const f of files) this.addFile(f);
     this.linkKeys.build();
-    this.relink(this.meta.keys());
   }
 
   addFile(path: string): void {
