@@ -8,15 +8,17 @@ import * as path from "node:path";
 import { dict } from "../../src/core/dict";
 import type { NoteMetadata } from "../../src/core/metadata";
 import { parseNote } from "../../src/core/parser";
-import { pack, unpack } from "../../src/hosts/node/packed-metadata";
+import { pack, packedLinks, unpack } from "../../src/hosts/node/packed-metadata";
 import { vaultFiles } from "../support/vault-files";
 
 const VAULT = path.resolve(__dirname, "../../examples/vault");
 
 function roundTrip(m: NoteMetadata): void {
-  const back = unpack(pack(m));
+  const packed = pack(m);
+  const back = unpack(packed);
   expect(back).toStrictEqual(m);
   expect(JSON.stringify(back)).toBe(JSON.stringify(m));
+  expect(packedLinks(packed)).toEqual([...m.links, ...m.embeds, ...m.frontmatterLinks].map((l) => l.link));
 }
 
 describe("packed note metadata", () => {
@@ -106,6 +108,7 @@ describe("packed note metadata", () => {
       tags: [{ tag: "#t", position: { start: { line: 9, col: 100000, offset: 2 ** 40 }, end: { line: 9, col: 99990, offset: 2 ** 40 + 3 } } }],
       blocks: dict(),
     };
+    expect(packedLinks(pack(odd))).toEqual(["L", "E"]);
     const back = unpack(pack(odd));
     expect(back).toStrictEqual(odd);
     expect(Object.is((back.frontmatter as { a: number }).a, -0)).toBe(true);

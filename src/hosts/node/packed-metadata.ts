@@ -260,6 +260,21 @@ class Reader {
     return kind === STR_UTF8 ? bytes.toString("utf8") : bytes.toString("utf16le");
   }
 
+  skipStr(): void {
+    const h = this.u();
+    this.i += (h - (h & 3)) / 4;
+  }
+
+  /** Skips a position (keeping the running line and offset the next one is relative to). */
+  skipPos(): void {
+    this.prevLine += this.z();
+    this.u();
+    this.prevOffset += this.z();
+    this.u();
+    this.u();
+    this.u();
+  }
+
   pos(): Pos {
     const line = this.prevLine + this.z();
     const col = this.u();
@@ -340,12 +355,37 @@ export function unpack(p: PackedMetadata): NoteMetadata {
   return m;
 }
 
-/** The link texts of a packed note (links, embeds, frontmatter links), without making its metadata. */
+/**
+ * The link texts of a packed note (links, embeds, frontmatter links, in that order), read without
+ * making its metadata: the rest is skipped over (relinking reads every note's links at opening).
+ */
 export function packedLinks(p: PackedMetadata): string[] {
-  const m = unpack(p);
+  const r = new Reader(typeof p === "string" ? p : p[0]);
+  const flags = r.u();
+  if (flags & HAS_FRONTMATTER && !(flags & FRONTMATTER_OBJECT)) r.skipStr();
+  if (flags & HAS_FRONTMATTER_POSITION) r.skipPos();
+  if (flags & HAS_FRONTMATTER_ERROR) r.skipStr();
+  for (let n = r.u(); n > 0; n--) {
+    r.skipStr();
+    r.u();
+    r.skipPos();
+  }
   const out: string[] = [];
-  for (const l of m.links) out.push(l.link);
-  for (const l of m.embeds) out.push(l.link);
-  for (const l of m.frontmatterLinks) out.push(l.link);
+  const link = (): void => {
+    const f = r.u();
+    out.push(r.str());
+    if ((f & 12) === ORIGINAL_STORED) r.skipStr();
+    if ((f & 3) === DISPLAY_STORED) r.skipStr();
+  };
+  for (let list = 0; list < 2; list++) {
+    for (let n = r.u(); n > 0; n--) {
+      link();
+      r.skipPos();
+    }
+  }
+  for (let n = r.u(); n > 0; n--) {
+    r.skipStr();
+    link();
+  }
   return out;
 }
