@@ -131,3 +131,18 @@ describe("LinkResolver's name index", () => {
     expect(r.resolve("a", "q.md")).toBeNull();
   });
 });
+
+describe("LinkResolver's name matching", () => {
+  test("case-insensitive names, ASCII and not, and the exact path at the root first", () => {
+    const r = new LinkResolver(["Sub/İstanbul.md", "Sub/ÉTÉ.MD", "NOTE.md", "Sub/note.md", "Sub/Mixed.Md", "Root", "Root.md"]);
+    expect(r.resolve("i̇stanbul", "x.md")).toBe("Sub/İstanbul.md");
+    expect(r.resolve("été", "x.md")).toBe("Sub/ÉTÉ.MD");
+    expect(r.resolve("note", "Sub/x.md")).toBe("NOTE.md"); // the exact path ignoring case before the same folder
+    expect(r.resolve("Sub/NOTE", "x.md")).toBe("Sub/note.md");
+    expect(r.resolve("NOTE", "Sub/x.md")).toBe("NOTE.md");
+    expect(r.resolve("mixed", "x.md")).toBe("Sub/Mixed.Md");
+    expect(r.resolve("Root", "Sub/x.md")).toBe("Root");
+    expect(r.resolve("root", "Sub/x.md")).toBe("Root");
+    expect(r.resolve("Root.md", "x.md")).toBe("Root.md");
+  });
+});

@@ -103,13 +103,21 @@ export class LinkResolver {
     }
     while (lp.startsWith("/")) lp = lp.slice(1);
     if (lp === "") return null;
-    const hit = this.exact(lp);
-    if (hit) return hit;
-
     const slash = lp.lastIndexOf("/");
+    if (slash >= 0) {
+      const hit = this.exact(lp);
+      if (hit) return hit;
+    }
     const name = (slash < 0 ? lp : lp.slice(slash + 1)).toLowerCase();
     const candidates = this.named(name);
     if (candidates.length === 0) return null;
+    if (slash < 0) {
+      // The exact path at the root (`lp`, then `lp.md`) is among the name's candidates: found there,
+      // without making `lp + ".md"` and hashing it for every link.
+      for (const c of candidates) if (c === lp) return c;
+      for (const c of candidates) if (c.length === lp.length + 3 && c.endsWith(".md") && c.startsWith(lp)) return c;
+      if (candidates.length === 1) return candidates[0];
+    }
     const lower = lp.toLowerCase();
     let best: string | null = null;
     const srcFolder = folderOf(sourcePath);
@@ -140,6 +148,25 @@ function stripMd(name: string): string {
 
 /** Does `name` (lower-cased) name the file at `path`: its whole name, or a note's without `.md`? */
 function nameMatches(path: string, name: string): boolean {
+  const start = path.lastIndexOf("/") + 1;
+  // An ASCII name compared in place (no lower-cased copy per candidate); any other the slow way
+  // (lower-casing may change its length).
+  for (let i = start; i < path.length; i++) if (path.charCodeAt(i) >= 128) return nameMatchesSlow(path, name);
+  const len = path.length - start;
+  if (len !== name.length && len !== name.length + 3) return false;
+  for (let i = 0; i < name.length; i++) {
+    let c = path.charCodeAt(start + i);
+    if (c >= 65 && c <= 90) c += 32;
+    if (c !== name.charCodeAt(i)) return false;
+  }
+  if (len === name.length) return true;
+  const e = path.charCodeAt(path.length - 3);
+  const m = path.charCodeAt(path.length - 2) | 32;
+  const d = path.charCodeAt(path.length - 1) | 32;
+  return e === 46 && m === 109 && d === 100 && len > 3;
+}
+
+function nameMatchesSlow(path: string, name: string): boolean {
   const n = lowerName(path);
   return n === name || (n.length === name.length + 3 && stripMd(n) === name);
 }
