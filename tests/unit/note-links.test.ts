@@ -91,4 +91,72 @@ describe("NoteLinks", () => {
     expect(l.sourcesLinkingTo(["New.md"])).toEqual(["Moved/A.md"]);
     expect(l.resolved["Moved/A.md"]).toEqual({ "New.md": 1 });
   });
+
+  test("random changes keep the maps equal to maps computed from scratch", () => {
+    let seed = 7;
+    const rnd = (n: number) => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return Math.floor(seed / 65536) % n;
+    };
+    const names = ["a", "B", "c.md", "d", "a.md", "Img.png", "img", "e"];
+    const folders = ["", "X/", "X/Y/", "Z/"];
+    const pick = <T>(xs: readonly T[]): T => xs[rnd(xs.length)];
+    const randomText = () => {
+      const parts: string[] = [];
+      for (let i = rnd(5); i > 0; i--) {
+        const n = pick(names);
+        parts.push(pick([`[[${n}]]`, `[[${pick(folders)}${n}]]`, `![[${n}]]`, `[[./${n}]]`, `[[../${n}]]`, `[[${n}#h]]`, `[[${n.toUpperCase()}]]`]));
+      }
+      return parts.join(" ");
+    };
+    const texts = new Map<string, string>();
+    const attachments = new Set<string>();
+    const l = new NoteLinks(() => {});
+    l.resolveAll([]);
+    const check = () => {
+      const want = expected(Object.fromEntries(texts), [...texts.keys(), ...attachments]);
+      expect(l.resolved).toEqual(want.resolved);
+      expect(l.unresolved).toEqual(want.unresolved);
+    };
+    const done = [0, 0, 0, 0];
+    for (let step = 0; step < 300; step++) {
+      const path = pick(folders) + pick(names);
+      const isNote = path.endsWith(".md") || !path.includes(".");
+      const notePath = isNote && !path.endsWith(".md") ? `${path}.md` : path;
+      const op = rnd(4);
+      const known = texts.has(notePath) || attachments.has(notePath);
+      if (op === 0 && !known) {
+        l.addFile(notePath);
+        if (notePath.endsWith(".md")) {
+          const t = randomText();
+          texts.set(notePath, t);
+          l.setMeta(notePath, t);
+        } else attachments.add(notePath);
+        l.relink(l.affectedByFile(notePath, notePath.endsWith(".md") ? [notePath] : []));
+        done[0]++;
+      } else if (op === 1 && known) {
+        texts.delete(notePath);
+        attachments.delete(notePath);
+        l.removeFile(notePath);
+        done[1]++;
+      } else if (op === 2 && texts.has(notePath)) {
+        const t = randomText();
+        texts.set(notePath, t);
+        l.setMeta(notePath, t);
+        l.relink([notePath]);
+        done[2]++;
+      } else if (op === 3 && texts.has(notePath)) {
+        const to = pick(folders) + "moved" + step + ".md";
+        const affected = new Set<string>();
+        l.moveFile(notePath, to, affected);
+        texts.set(to, texts.get(notePath)!);
+        texts.delete(notePath);
+        affected.delete(notePath);
+        l.relink(affected);
+        done[3]++;
+      }
+      check();
+    }
+    expect(done.every((n) => n >= 10)).toBe(true); // each kind of change happened
+  });
 });
