@@ -98,6 +98,13 @@ export interface VaultPort {
   resolvedLinks(): Record<string, Record<string, number>>;
   /** source → unresolved link text → count, like `metadataCache.unresolvedLinks`. */
   unresolvedLinks(): Record<string, Record<string, number>>;
+  /**
+   * Optional, for an adapter whose maps are made on demand: for each of `targets`, the notes with
+   * resolved links to it, source → link count (self-links included), in `resolvedLinks()` order —
+   * what scanning `resolvedLinks()` finds. Callers use `core/links/backlinks.ts`, which scans when
+   * an adapter has none (Obsidian's maps are objects already).
+   */
+  linkSources?(targets: readonly string[]): Map<string, Map<string, number>>;
   /** Obsidian's "Excluded files" (`userIgnoreFilters`): path prefixes or `/regex/`. */
   excludedFilters(): string[];
 

@@ -9,6 +9,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { afterEach, beforeEach, describe, expect, test } from "@jest/globals";
+import { backlinks } from "../../src/core/links/backlinks";
 import type { VaultEvent, VaultPort } from "../../src/core/vault";
 
 export interface ContractOptions {
@@ -232,6 +233,18 @@ export function describeVaultPortContract(
         expect(r["Beta.md"]).toEqual({});
         expect(vault.unresolvedLinks()["Home.md"]).toEqual({ Nowhere: 1 });
         expect(vault.unresolvedLinks()["Beta.md"] ?? {}).toEqual({});
+      });
+
+      test("backlinks: the sources linking to each target, as resolvedLinks has them", async () => {
+        const b = await backlinks(vault, ["Projects/Same.md", "Home.md", "Projects/Alpha.md", "Nowhere.md", "Home.md"]);
+        expect([...b.keys()]).toEqual(["Projects/Same.md", "Home.md", "Projects/Alpha.md", "Nowhere.md"]);
+        expect(Object.fromEntries(b.get("Projects/Same.md")!)).toEqual({ "Projects/Alpha.md": 1, "Archive/Old.md": 1 });
+        expect(Object.fromEntries(b.get("Home.md")!)).toEqual({ "Projects/Alpha.md": 1 });
+        expect(Object.fromEntries(b.get("Projects/Alpha.md")!)).toEqual({ "Home.md": 2 });
+        expect(b.get("Nowhere.md")!.size).toBe(0);
+        // The same as scanning the port's own map.
+        const r = vault.resolvedLinks();
+        for (const [t, sources] of b) expect([...sources.keys()]).toEqual(Object.keys(r).filter((s) => Object.hasOwn(r[s], t)));
       });
 
       test("creating the missing target resolves the dangling link", async () => {

@@ -67,8 +67,9 @@ d("rename on the help-en vault (links follow, nothing else changes)", () => {
 
   async function renameAndCheck(from: string, to: string): Promise<{ links_updated: number; notes_updated: number }> {
     const beforeText = snapshot(root, vault);
-    const beforeResolved = structuredClone(vault.resolvedLinks());
-    const beforeUnresolved = structuredClone(vault.unresolvedLinks());
+    // Copies (the headless maps are read-only views, which structuredClone cannot copy).
+    const beforeResolved = copyLinks(vault.resolvedLinks());
+    const beforeUnresolved = copyLinks(vault.unresolvedLinks());
     const map = (p: string) => (isUnder(p, from) ? to + p.slice(from.length) : p);
 
     const r = await svc.rename({ path: from, new_path: to }, { client: "real-test" });
@@ -122,3 +123,7 @@ d("rename on the help-en vault (links follow, nothing else changes)", () => {
     expect(r.links_updated).toBeGreaterThan(0);
   });
 });
+
+function copyLinks(m: Record<string, Record<string, number>>): Record<string, Record<string, number>> {
+  return Object.fromEntries(Object.entries(m).map(([k, v]) => [k, { ...v }]));
+}

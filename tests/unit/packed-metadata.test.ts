@@ -8,15 +8,17 @@ import * as path from "node:path";
 import { dict } from "../../src/core/dict";
 import type { NoteMetadata } from "../../src/core/metadata";
 import { parseNote } from "../../src/core/parser";
-import { pack, unpack } from "../../src/hosts/node/packed-metadata";
+import { pack, packedLinks, unpack } from "../../src/hosts/node/packed-metadata";
 import { vaultFiles } from "../support/vault-files";
 
 const VAULT = path.resolve(__dirname, "../../examples/vault");
 
 function roundTrip(m: NoteMetadata): void {
-  const back = unpack(pack(m));
+  const packed = pack(m);
+  const back = unpack(packed);
   expect(back).toStrictEqual(m);
   expect(JSON.stringify(back)).toBe(JSON.stringify(m));
+  expect(packedLinks(packed)).toEqual([...m.links, ...m.embeds, ...m.frontmatterLinks].map((l) => l.link));
 }
 
 describe("packed note metadata", () => {
@@ -83,12 +85,33 @@ describe("packed note metadata", () => {
     for (const f of notes) roundTrip(parseNote(fs.readFileSync(path.join(VAULT, f), "utf8")));
   });
 
-  test("the frontmatter is the stored object, and each call makes new reference objects", () => {
+  test("each call makes new objects, the frontmatter a copy of its own", () => {
     const packed = pack(parseNote("---\ntags: [a]\n---\n# H\n\n[[L]]\n"));
     const a = unpack(packed);
     const b = unpack(packed);
-    expect(a.frontmatter).toBe(b.frontmatter);
+    expect(a.frontmatter).not.toBe(b.frontmatter);
+    expect(a.frontmatter).toEqual(b.frontmatter);
     expect(a.links).not.toBe(b.links);
     expect(a.links).toEqual(b.links);
+  });
+
+  test("odd strings and values come back exactly", () => {
+    const m = parseNote("---\ntitle: café — ünïcode 日本\n---\n# Héading — 日本 🎉\n\n[[Ñote|dísplay]] [[ spaced ]] [x](a%20b.md) #tág ^blöck\n");
+    roundTrip(m);
+    const pos = { start: { line: 3, col: 2, offset: 40 }, end: { line: 5, col: 1, offset: 70 } };
+    const odd: NoteMetadata = {
+      frontmatter: { a: -0, b: [1, "x"], c: { d: null } },
+      headings: [{ heading: "lone \ud800 surrogate", level: 2, position: pos }],
+      links: [{ link: "L", original: "[[L]]", displayText: undefined, position: pos }],
+      embeds: [{ link: "E", original: "![[E|e]]", displayText: "e", position: { start: { line: 0, col: 0, offset: 0 }, end: { line: 0, col: 8, offset: 8 } } }],
+      frontmatterLinks: [],
+      tags: [{ tag: "#t", position: { start: { line: 9, col: 100000, offset: 2 ** 40 }, end: { line: 9, col: 99990, offset: 2 ** 40 + 3 } } }],
+      blocks: dict(),
+    };
+    expect(packedLinks(pack(odd))).toEqual(["L", "E"]);
+    const back = unpack(pack(odd));
+    expect(back).toStrictEqual(odd);
+    expect(Object.is((back.frontmatter as { a: number }).a, -0)).toBe(true);
+    expect("displayText" in back.links[0]).toBe(true);
   });
 });

@@ -112,3 +112,37 @@ describe("computeLinkMaps", () => {
     expect(maps.unresolved).toEqual({ "A.md": { Missing: 2 }, "B.md": {} });
   });
 });
+
+describe("LinkResolver's name index", () => {
+  test("names that share a bucket keep apart: a.md beside a.md.md, a note beside an attachment of its basename", () => {
+    const r = new LinkResolver(["x/a.md", "y/a.md.md", "z/a", "w/A.png", "v/a.png.md"]);
+    expect(r.filesNamed("a")).toEqual(["x/a.md", "z/a"]);
+    expect(r.filesNamed("a.md")).toEqual(["x/a.md", "y/a.md.md"]);
+    expect(r.filesNamed("a.md.md")).toEqual(["y/a.md.md"]);
+    expect(r.filesNamed("A.PNG")).toEqual(["w/A.png", "v/a.png.md"]);
+    expect(r.resolve("a.md", "q.md")).toBe("x/a.md");
+    expect(r.resolve("y/a.md", "q.md")).toBe("y/a.md.md");
+    expect(r.resolve("a.png.md", "q.md")).toBe("v/a.png.md");
+    r.remove("x/a.md");
+    expect(r.filesNamed("a")).toEqual(["z/a"]);
+    expect(r.resolve("a.md", "q.md")).toBe("y/a.md.md");
+    r.remove("z/a");
+    expect(r.filesNamed("a")).toEqual([]);
+    expect(r.resolve("a", "q.md")).toBeNull();
+  });
+});
+
+describe("LinkResolver's name matching", () => {
+  test("case-insensitive names, ASCII and not, and the exact path at the root first", () => {
+    const r = new LinkResolver(["Sub/İstanbul.md", "Sub/ÉTÉ.MD", "NOTE.md", "Sub/note.md", "Sub/Mixed.Md", "Root", "Root.md"]);
+    expect(r.resolve("i̇stanbul", "x.md")).toBe("Sub/İstanbul.md");
+    expect(r.resolve("été", "x.md")).toBe("Sub/ÉTÉ.MD");
+    expect(r.resolve("note", "Sub/x.md")).toBe("NOTE.md"); // the exact path ignoring case before the same folder
+    expect(r.resolve("Sub/NOTE", "x.md")).toBe("Sub/note.md");
+    expect(r.resolve("NOTE", "Sub/x.md")).toBe("NOTE.md");
+    expect(r.resolve("mixed", "x.md")).toBe("Sub/Mixed.Md");
+    expect(r.resolve("Root", "Sub/x.md")).toBe("Root");
+    expect(r.resolve("root", "Sub/x.md")).toBe("Root");
+    expect(r.resolve("Root.md", "x.md")).toBe("Root.md");
+  });
+});

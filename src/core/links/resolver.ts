@@ -17,8 +17,13 @@ import { dict } from "../dict";
 
 export class LinkResolver {
   private readonly files = new Set<string>();
-  /** Lower-cased file name (and, for notes, basename without `.md`) → paths. */
-  private readonly byName = new Map<string, string[]>();
+  /**
+   * Files by name: a hash of the lower-cased name without `.md` → the path, or paths (most names
+   * have one: no array). Numbers, not the names themselves: at 100k notes the two lower-cased key
+   * strings a note took were ~8 MB. A bucket may hold other names (a collision, or `a.md` beside
+   * `a.md.md`): `named` keeps only the files a name can refer to.
+   */
+  private readonly byName = new Map<number, string | string[]>();
 
   constructor(paths?: Iterable<string>) {
     if (paths) for (const p of paths) this.add(p);
@@ -27,22 +32,41 @@ export class LinkResolver {
   add(path: string): void {
     if (this.files.has(path)) return;
     this.files.add(path);
-    for (const key of nameKeys(path)) {
-      const list = this.byName.get(key);
-      if (list) list.push(path);
-      else this.byName.set(key, [path]);
-    }
+    const key = nameHash(stripMd(lowerName(path)));
+    const e = this.byName.get(key);
+    if (e === undefined) this.byName.set(key, path);
+    else if (typeof e === "string") this.byName.set(key, [e, path]);
+    else e.push(path);
   }
 
   remove(path: string): void {
     if (!this.files.delete(path)) return;
-    for (const key of nameKeys(path)) {
-      const list = this.byName.get(key);
-      if (!list) continue;
-      const i = list.indexOf(path);
-      if (i >= 0) list.splice(i, 1);
-      if (list.length === 0) this.byName.delete(key);
+    const key = nameHash(stripMd(lowerName(path)));
+    const e = this.byName.get(key);
+    if (e === undefined) return;
+    if (typeof e === "string") {
+      if (e === path) this.byName.delete(key);
+      return;
     }
+    const i = e.indexOf(path);
+    if (i >= 0) e.splice(i, 1);
+    if (e.length === 1) this.byName.set(key, e[0]);
+    else if (e.length === 0) this.byName.delete(key);
+  }
+
+  /** Files a lower-cased name (`note`, `note.md`, `image.png`) can refer to: by their name, or notes by their basename. */
+  private named(name: string): string[] {
+    const out: string[] = [];
+    const take = (e: string | string[] | undefined): void => {
+      if (e === undefined) return;
+      if (typeof e === "string") {
+        if (nameMatches(e, name)) out.push(e);
+      } else for (const p of e) if (nameMatches(p, name)) out.push(p);
+    };
+    const bare = stripMd(name);
+    take(this.byName.get(nameHash(bare)));
+    if (bare !== name) take(this.byName.get(nameHash(name)));
+    return out;
   }
 
   has(path: string): boolean {
@@ -60,7 +84,7 @@ export class LinkResolver {
 
   /** Paths of the files a bare name (`Note`, `Note.md`, `image.png`) can refer to. */
   filesNamed(name: string): readonly string[] {
-    return this.byName.get(name.toLowerCase()) ?? [];
+    return this.named(name.toLowerCase());
   }
 
   resolve(linkpath: string, sourcePath: string): string | null {
@@ -79,13 +103,21 @@ export class LinkResolver {
     }
     while (lp.startsWith("/")) lp = lp.slice(1);
     if (lp === "") return null;
-    const hit = this.exact(lp);
-    if (hit) return hit;
-
     const slash = lp.lastIndexOf("/");
+    if (slash >= 0) {
+      const hit = this.exact(lp);
+      if (hit) return hit;
+    }
     const name = (slash < 0 ? lp : lp.slice(slash + 1)).toLowerCase();
-    const candidates = this.byName.get(name);
-    if (!candidates || candidates.length === 0) return null;
+    const candidates = this.named(name);
+    if (candidates.length === 0) return null;
+    if (slash < 0) {
+      // The exact path at the root (`lp`, then `lp.md`) is among the name's candidates: found there,
+      // without making `lp + ".md"` and hashing it for every link.
+      for (const c of candidates) if (c === lp) return c;
+      for (const c of candidates) if (c.length === lp.length + 3 && c.endsWith(".md") && c.startsWith(lp)) return c;
+      if (candidates.length === 1) return candidates[0];
+    }
     const lower = lp.toLowerCase();
     let best: string | null = null;
     const srcFolder = folderOf(sourcePath);
@@ -106,11 +138,44 @@ export class LinkResolver {
 
 const NON_ASCII = /[^ -~]/;
 
-/** Index keys for a path: the lower-cased file name, plus the basename without `.md` for notes. */
-function nameKeys(path: string): string[] {
-  const name = path.slice(path.lastIndexOf("/") + 1).toLowerCase();
-  if (name.endsWith(".md") && name.length > 3) return [name, name.slice(0, -3)];
-  return [name];
+function lowerName(path: string): string {
+  return path.slice(path.lastIndexOf("/") + 1).toLowerCase();
+}
+
+function stripMd(name: string): string {
+  return name.length > 3 && name.endsWith(".md") ? name.slice(0, -3) : name;
+}
+
+/** Does `name` (lower-cased) name the file at `path`: its whole name, or a note's without `.md`? */
+function nameMatches(path: string, name: string): boolean {
+  const start = path.lastIndexOf("/") + 1;
+  // An ASCII name compared in place (no lower-cased copy per candidate); any other the slow way
+  // (lower-casing may change its length).
+  for (let i = start; i < path.length; i++) if (path.charCodeAt(i) >= 128) return nameMatchesSlow(path, name);
+  const len = path.length - start;
+  if (len !== name.length && len !== name.length + 3) return false;
+  for (let i = 0; i < name.length; i++) {
+    let c = path.charCodeAt(start + i);
+    if (c >= 65 && c <= 90) c += 32;
+    if (c !== name.charCodeAt(i)) return false;
+  }
+  if (len === name.length) return true;
+  const e = path.charCodeAt(path.length - 3);
+  const m = path.charCodeAt(path.length - 2) | 32;
+  const d = path.charCodeAt(path.length - 1) | 32;
+  return e === 46 && m === 109 && d === 100 && len > 3;
+}
+
+function nameMatchesSlow(path: string, name: string): boolean {
+  const n = lowerName(path);
+  return n === name || (n.length === name.length + 3 && stripMd(n) === name);
+}
+
+/** FNV-1a over the UTF-16 code units, 30 bits (a small integer in every V8 build). */
+function nameHash(s: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
+  return h & 0x3fffffff;
 }
 
 /** Does the lower-cased `candidate` path match the partial link path `lp` (with or without `.md`)? */

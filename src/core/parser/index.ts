@@ -43,7 +43,11 @@ export function parseFrontmatterSlow(yaml: string): { frontmatter?: Record<strin
   return m.frontmatterError !== undefined ? { error: m.frontmatterError } : { frontmatter: m.frontmatter };
 }
 
-export function parseNote(text: string): NoteMetadata {
+/**
+ * Parses a note's metadata. `detached: false` leaves its strings as slices of `text` (see
+ * `detachStrings`): for a caller that copies them out at once (the headless vault packs them).
+ */
+export function parseNote(text: string, detached = true): NoteMetadata {
   const meta: NoteMetadata = { headings: [], links: [], embeds: [], frontmatterLinks: [], tags: [], blocks: dict() };
   const fm = splitFrontmatter(text);
   let bodyOffset = 0;
@@ -56,7 +60,7 @@ export function parseNote(text: string): NoteMetadata {
     if (fm.bodyOffset > text.length) return meta; // the closing fence is the last line, no body
   }
   new BodyParser(text, meta).run(bodyOffset, bodyLine);
-  return detachStrings(meta);
+  return detached ? detachStrings(meta) : meta;
 }
 
 /**

@@ -200,16 +200,21 @@ export class VaultService {
       return v;
     };
     let links = 0;
-    for (const [src, targets] of Object.entries(this.port.resolvedLinks())) {
+    // `for…in`, not `Object.entries`: one source's record at a time (the headless maps make them on demand).
+    const resolved = this.port.resolvedLinks();
+    for (const src in resolved) {
       if (slice.due()) await slice.next();
       if (!visible(src)) continue;
-      for (const dst in targets) if (visible(dst)) links += targets[dst];
+      const targets = resolved[src];
+      if (targets) for (const dst in targets) if (visible(dst)) links += targets[dst];
     }
     let unresolved = 0;
-    for (const [src, targets] of Object.entries(this.port.unresolvedLinks())) {
+    const unresolvedMap = this.port.unresolvedLinks();
+    for (const src in unresolvedMap) {
       if (slice.due()) await slice.next();
       if (!visible(src)) continue;
-      for (const dst in targets) unresolved += targets[dst];
+      const targets = unresolvedMap[src];
+      if (targets) for (const dst in targets) unresolved += targets[dst];
     }
     const tags = new Set<string>();
     for (const n of notes) {

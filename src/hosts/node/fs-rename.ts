@@ -94,21 +94,12 @@ export async function renameEntry(
  */
 async function planLinkUpdates(ctx: RenameContext, renames: Map<string, string>): Promise<LinkPlan> {
   const links = ctx.state.links;
-  // Both snapshots first, then the work in slices: at 10k notes the scan and the two resolvers
-  // (before and after the move) held the event loop for 55-190 ms in one step.
-  const resolved = Object.entries(links.resolved);
+  // The linking notes from the link records' numbers (one pass, no per-note objects: ~50 ms at 100k
+  // notes), the paths snapshot, then the two resolvers (before and after the move) in slices: at 10k
+  // notes they held the event loop for 55-190 ms in one step.
+  const sources = new Set<string>(links.sourcesLinkingTo(renames.keys()));
   const paths = [...links.filePaths()];
   const slice = new TimeSlice(SLICE_MS, 256);
-  const sources = new Set<string>();
-  for (const [src, targets] of resolved) {
-    if (slice.due()) await slice.next();
-    for (const t in targets) {
-      if (renames.has(t)) {
-        sources.add(src);
-        break;
-      }
-    }
-  }
   for (const p of renames.keys()) if (links.isNote(p)) sources.add(p);
   if (sources.size === 0) return { renames, sources: [], context: null };
   const before = new LinkResolver();

@@ -284,6 +284,11 @@ export class FsVault implements VaultPort {
     return this.state.links.unresolved;
   }
 
+  /** The port's `linkSources`: read from the compact link records, without making the maps' per-note records. */
+  linkSources(targets: readonly string[]): Map<string, Map<string, number>> {
+    return this.state.links.linkSources(targets);
+  }
+
   excludedFilters(): string[] {
     return this.filters;
   }

@@ -84,16 +84,22 @@ export class VaultState {
 }
 
 export function toVaultFile(vp: string, st: Stats): VaultFile {
+  const extension = extensionOf(vp);
   return {
     path: vp,
     basename: basenameOf(vp),
-    extension: extensionOf(vp),
+    // One shared "md" rather than a 2-character string per note.
+    extension: extension === "md" ? "md" : extension,
     size: st.size,
     mtime: Math.floor(st.mtimeMs),
     ctime: Math.floor(st.birthtimeMs || st.ctimeMs),
   };
 }
 
+/**
+ * `size:mtimeMs:ctimeMs:ino`, as one flat string: a template literal made a rope of seven pieces
+ * (~280 bytes a file, 27 MB at 100k files), `join` makes the ~70-byte string itself.
+ */
 export function sigOf(st: Stats): string {
-  return `${st.size}:${st.mtimeMs}:${st.ctimeMs}:${st.ino}`;
+  return [st.size, st.mtimeMs, st.ctimeMs, st.ino].join(":");
 }

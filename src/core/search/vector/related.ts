@@ -4,6 +4,7 @@
  * link would fit. Reads vectors, link maps and the note's text; changes nothing.
  */
 import { own } from "../../dict";
+import { backlinks } from "../../links/backlinks";
 import { frontmatterAliases } from "../../metadata";
 import { basenameOf, type VaultPort } from "../../vault";
 import { sectionSnippet } from "../hybrid";
@@ -76,9 +77,8 @@ export async function similarNotes(semantic: SemanticService, port: VaultPort, p
  * this note's section closest to the other note. Null when the note has no vector yet.
  */
 export async function suggestLinks(semantic: SemanticService, port: VaultPort, path: string, limit: number, language: SearchLanguage, visible: (p: string) => boolean): Promise<LinkSuggestion[] | null> {
-  const resolved = port.resolvedLinks();
-  const linked = new Set<string>(Object.keys(own(resolved, path) ?? {}));
-  for (const [src, targets] of Object.entries(resolved)) if (own(targets, path)) linked.add(src);
+  const linked = new Set<string>(Object.keys(own(port.resolvedLinks(), path) ?? {}));
+  for (const src of (await backlinks(port, [path])).get(path)?.keys() ?? []) linked.add(src);
   const similar = await similarNotes(semantic, port, path, limit, { language, exclude: (p) => linked.has(p) || !visible(p), snippetWords: 0 });
   if (!similar) return null;
   let text = "";
