@@ -67,13 +67,14 @@ export class Scorer {
   private docMask = new Uint32Array(64);
   private docBest = new Float64Array(64);
   private docExcluded = new Uint8Array(64);
-  /** Per note: the whole-note BM25, one term's summed tf while it is added, the note's length (0: not known yet). */
+  /** Per note: the whole-note BM25, and one term's summed tf while it is added. */
   private noteAcc = new Float64Array(64);
   private noteTf = new Float64Array(64);
-  private noteLen = new Float64Array(64);
   private selectScratch = new Float64Array(256);
   /** Per term id: 1 + its clause index while proximity is measured, else 0. */
   private clauseMark = new Int8Array(0);
+  /** Per term id: the bits of the clauses it is in while title boosts are computed, else 0. */
+  private titleMark = new Int32Array(0);
 
   private ensureScratch(ix: InvertedIndex): void {
     if (this.acc.length < ix.alive.length) {
@@ -87,7 +88,6 @@ export class Scorer {
       this.docExcluded = new Uint8Array(cap);
       this.noteAcc = new Float64Array(cap);
       this.noteTf = new Float64Array(cap);
-      this.noteLen = new Float64Array(cap);
     }
   }
 
@@ -115,16 +115,8 @@ export class Scorer {
     const chunkLen = ix.chunkLen;
     const noteAcc = this.noteAcc;
     const noteTf = this.noteTf;
-    const noteLens = this.noteLen;
+    const noteLen = ix.noteLen;
     const avgNote = ix.totalLen / Math.max(1, ix.docs.size);
-    const noteLen = (slot: number): number => {
-      let n = noteLens[slot];
-      if (n === 0) {
-        for (const id of ix.slots[slot]!.chunkIds) n += chunkLen[id];
-        noteLens[slot] = n = Math.max(1, n);
-      }
-      return n;
-    };
     const termSlots: number[] = [];
     let verified = 0;
 
@@ -193,7 +185,7 @@ export class Scorer {
       for (const slot of termSlots) {
         const tf = noteTf[slot];
         noteTf[slot] = 0;
-        noteAcc[slot] += (idf * tf * (K1 + 1)) / (tf + K1 * (1 - NOTE_B + (NOTE_B * noteLen(slot)) / avgNote));
+        noteAcc[slot] += (idf * tf * (K1 + 1)) / (tf + K1 * (1 - NOTE_B + (NOTE_B * noteLen[slot]) / avgNote));
       }
       termSlots.length = 0;
     };
@@ -317,7 +309,6 @@ export class Scorer {
         docMask[s] = 0;
         this.docBest[s] = 0;
         noteAcc[s] = 0;
-        noteLens[s] = 0;
       }
       touched.length = 0;
       docsTouched.length = 0;
@@ -455,31 +446,54 @@ export class Scorer {
         boostSet = pool.filter((s) => docBest[s] >= cut);
         if (boostSet.length > TITLE_BOOST_POOL * 4) boostSet = boostSet.filter((s) => docBest[s] >= floor);
       }
-      // A title term is in clause i when it is one of the clause's terms or starts with one of its prefixes.
+      // A title term is in clause i when it is one of the clause's terms (or their forms) or starts
+      // with one of its prefixes: bit i of its mask (marked per term id, prefixes tested per title term).
       const names = ix.dict.names;
-      const wantIds = want.map((c) => c.flatMap((it) => (it.prefix ? [] : ix.dict.forms(it.term, language))));
-      const wantPrefixes = want.map((c) => c.flatMap((it) => (it.prefix ? [it.term] : [])));
-      const inClause = (x: number, i: number): boolean => wantIds[i].includes(x) || wantPrefixes[i].some((p) => names[x].startsWith(p));
+      if (this.titleMark.length < names.length) this.titleMark = new Int32Array(Math.max(names.length, 2 * this.titleMark.length));
+      const mark = this.titleMark;
+      const marked: number[] = [];
+      const wantPrefixes: { p: string; bit: number }[] = [];
+      want.forEach((c, i) => {
+        for (const it of c) {
+          if (it.prefix) wantPrefixes.push({ p: it.term, bit: 1 << i });
+          else
+            for (const x of ix.dict.forms(it.term, language)) {
+              if (mark[x] === 0) marked.push(x);
+              mark[x] |= 1 << i;
+            }
+        }
+      });
+      const maskOf = (x: number): number => {
+        let m = mark[x];
+        for (const { p, bit } of wantPrefixes) if (names[x].startsWith(p)) m |= bit;
+        return m;
+      };
       for (const s of boostSet) {
         const tt = ix.slots[s]!.titleIds;
         if (tt.length === 0) continue;
+        let inTitle = 0;
+        let inQuery = 0;
+        for (const x of tt) {
+          const m = maskOf(x);
+          inTitle |= m;
+          if (m !== 0) inQuery++;
+        }
+        if (inTitle === 0) continue;
         let hit = 0;
         let w = 0;
         for (let i = 0; i < want.length; i++) {
-          if (tt.some((x) => inClause(x, i))) {
+          if (inTitle & (1 << i)) {
             hit++;
             w += weights[i];
           }
         }
-        if (hit === 0) continue;
         const cov = w / totalWeight;
-        let inQuery = 0;
-        for (const x of tt) if (want.some((_c, i) => inClause(x, i))) inQuery++;
         const precision = inQuery / tt.length;
         let f = 1 + TITLE_BOOST * cov * precision;
         if (hit === wantCount && precision === 1) f += TITLE_EXACT_BOOST;
         docBest[s] *= f;
       }
+      for (const x of marked) mark[x] = 0;
     }
 
     const better = (a: number, b: number) => docBest[a] > docBest[b] || (docBest[a] === docBest[b] && ix.slots[a]!.path < ix.slots[b]!.path);
