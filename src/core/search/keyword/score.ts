@@ -73,6 +73,10 @@ export class Scorer {
   private selectScratch = new Float64Array(256);
   /** Per term id: 1 + its clause index while proximity is measured, else 0. */
   private clauseMark = new Int8Array(0);
+  /** Per note: 1 while its proximity is pending; its score before proximity; its title factor since. */
+  private proxTodo = new Uint8Array(64);
+  private proxBase = new Float64Array(64);
+  private titleF = new Float64Array(64);
   /** Per term id: the bits of the clauses it is in while title boosts are computed, else 0. */
   private titleMark = new Int32Array(0);
 
@@ -88,6 +92,9 @@ export class Scorer {
       this.docExcluded = new Uint8Array(cap);
       this.noteAcc = new Float64Array(cap);
       this.noteTf = new Float64Array(cap);
+      this.proxTodo = new Uint8Array(cap);
+      this.proxBase = new Float64Array(cap);
+      this.titleF = new Float64Array(cap);
     }
   }
 
@@ -377,15 +384,22 @@ export class Scorer {
     }
     const relaxed = cands.length === 0 && partial.length > 0;
 
-    // Proximity: notes whose best sections hold the query's words close together.
+    // Proximity: notes whose best sections hold the query's words close together. Measured lazily:
+    // a note of the pool whose score, even raised fully, stays below the ones that make the answer's
+    // top is never measured (`settle`, below), which leaves every answer as measuring them all would.
     const proxPool = partial.length ? cands.concat(partial) : cands;
+    const marked: number[] = [];
+    /** Pool notes not measured yet, and per slot 1 while it is one of them. */
+    let proxTodo: number[] = [];
+    const todo = this.proxTodo;
+    /** A pending note's score before proximity, and the title boost's factor applied since. */
+    const proxBase = this.proxBase;
+    const titleF = this.titleF;
     if (clauses.length > 1 && proxPool.length > 0) {
       if (this.clauseMark.length < ix.dict.names.length) this.clauseMark = new Int8Array(Math.max(ix.dict.names.length, 2 * this.clauseMark.length));
-      const clauseOf = this.clauseMark;
-      const marked: number[] = [];
       clauses.forEach((c, i) => {
         const mark = (id: number) => {
-          clauseOf[id] = i + 1;
+          this.clauseMark[id] = i + 1;
           marked.push(id);
         };
         for (const it of c) {
@@ -404,27 +418,65 @@ export class Scorer {
         const floor = kthLargest(scores, pool.length, PROXIMITY_POOL) / (1 + PROXIMITY_BOOST);
         pool = pool.filter((s) => docBest[s] >= floor);
       }
+      proxTodo = pool;
       for (const s of pool) {
-        const doc = ix.slots[s]!;
-        const ids = doc.chunkIds.filter((id) => acc[id] > 0);
-        if (ids.length > PROXIMITY_SECTIONS) ids.sort((a, b) => acc[b] - acc[a]).length = PROXIMITY_SECTIONS;
-        // The title and aliases are a run of their own (not in the body's sequence).
-        let inTitle = 0;
-        for (const x of doc.titleIds) {
-          const c = clauseOf[x] - 1;
-          if (c >= 0) inTitle |= 1 << c;
-        }
-        const tc = popcount(inTitle);
-        let p = tc >= 2 ? tc / clauses.length : 0;
-        for (const id of ids) {
-          const r = ix.reader.closestRun(doc, ix.chunkOrd[id], clauseOf);
-          if (r.covered < 2) continue;
-          p = Math.max(p, Math.min(1, (PROXIMITY_SPAN * r.covered) / r.span) * (r.covered / clauses.length));
-        }
-        docBest[s] *= 1 + PROXIMITY_BOOST * p;
+        todo[s] = 1;
+        proxBase[s] = docBest[s];
+        titleF[s] = 1;
       }
-      for (const id of marked) clauseOf[id] = 0;
     }
+    /** Measures pending note `s`: its score becomes (before proximity × proximity's factor) × the title's. */
+    const measure = (s: number): void => {
+      todo[s] = 0;
+      const marks = this.clauseMark;
+      const doc = ix.slots[s]!;
+      const ids = doc.chunkIds.filter((id) => acc[id] > 0);
+      if (ids.length > PROXIMITY_SECTIONS) ids.sort((a, b) => acc[b] - acc[a]).length = PROXIMITY_SECTIONS;
+      // The title and aliases are a run of their own (not in the body's sequence).
+      let inTitle = 0;
+      for (const x of doc.titleIds) {
+        const c = marks[x] - 1;
+        if (c >= 0) inTitle |= 1 << c;
+      }
+      const tc = popcount(inTitle);
+      let p = tc >= 2 ? tc / clauses.length : 0;
+      for (const id of ids) {
+        const r = ix.reader.closestRun(doc, ix.chunkOrd[id], marks);
+        if (r.covered < 2) continue;
+        p = Math.max(p, Math.min(1, (PROXIMITY_SPAN * r.covered) / r.span) * (r.covered / clauses.length));
+      }
+      let v = proxBase[s];
+      v *= 1 + PROXIMITY_BOOST * p;
+      if (titleF[s] !== 1) v *= titleF[s];
+      docBest[s] = v;
+    };
+    /**
+     * Measures the pending notes of `list` (whole matches, or partial ones) that could be among its
+     * `k` best: those whose score raised fully reaches the k-th best score of the pool's notes in it
+     * (a bound below the k-th best of the list), which rises as notes are measured.
+     */
+    const settle = (whole: boolean, k: number): void => {
+      if (proxTodo.length === 0 || k <= 0) return;
+      const inList = (s: number) => (docMask[s] === full) === whole;
+      const mine = proxTodo.filter(inList);
+      const pending = mine.filter((s) => todo[s] === 1).sort((a, b) => docBest[b] - docBest[a]);
+      if (pending.length === 0) return;
+      if (this.selectScratch.length < mine.length) this.selectScratch = new Float64Array(Math.max(mine.length, 2 * this.selectScratch.length));
+      const scores = this.selectScratch;
+      const kth = (): number => {
+        if (mine.length < k) return -Infinity;
+        for (let i = 0; i < mine.length; i++) scores[i] = docBest[mine[i]];
+        return kthLargest(scores, mine.length, k);
+      };
+      let bar = kth();
+      for (const s of pending) {
+        // Rounding aside, a measured score is at most (1 + PROXIMITY_BOOST) times the pending one.
+        if (docBest[s] * (1 + PROXIMITY_BOOST) * (1 + 1e-9) < bar) break;
+        const before = docBest[s];
+        measure(s);
+        if (docBest[s] !== before) bar = kth();
+      }
+    };
 
     // Title boost: notes whose title or alias holds the query's terms.
     const want = clauses.map((c) => c.flatMap((it) => (it.kind === "term" ? [it] : it.terms.map((t) => ({ kind: "term" as const, term: t, prefix: false })))));
@@ -441,7 +493,14 @@ export class Scorer {
         if (this.selectScratch.length < pool.length) this.selectScratch = new Float64Array(Math.max(pool.length, 2 * this.selectScratch.length));
         const scores = this.selectScratch;
         for (let i = 0; i < pool.length; i++) scores[i] = docBest[pool[i]];
-        const floor = kthLargest(scores, pool.length, TITLE_BOOST_POOL);
+        let floor = kthLargest(scores, pool.length, TITLE_BOOST_POOL);
+        // The pool's floor stands whatever proximity gives the pending notes when each is above it;
+        // else measure them all (as the floor would be computed after proximity).
+        if (proxTodo.some((s) => todo[s] === 1 && docBest[s] <= floor)) {
+          for (const s of proxTodo) if (todo[s] === 1) measure(s);
+          for (let i = 0; i < pool.length; i++) scores[i] = docBest[pool[i]];
+          floor = kthLargest(scores, pool.length, TITLE_BOOST_POOL);
+        }
         const cut = floor / (1 + TITLE_BOOST + TITLE_EXACT_BOOST);
         boostSet = pool.filter((s) => docBest[s] >= cut);
         if (boostSet.length > TITLE_BOOST_POOL * 4) boostSet = boostSet.filter((s) => docBest[s] >= floor);
@@ -492,6 +551,7 @@ export class Scorer {
         let f = 1 + TITLE_BOOST * cov * precision;
         if (hit === wantCount && precision === 1) f += TITLE_EXACT_BOOST;
         docBest[s] *= f;
+        if (todo[s] === 1) titleF[s] = f;
       }
       for (const x of marked) mark[x] = 0;
     }
@@ -512,8 +572,12 @@ export class Scorer {
       }
       return top;
     };
+    settle(true, limit);
     const whole = topOf(cands, limit);
+    settle(false, limit - whole.length);
     const top = partial.length ? whole.concat(topOf(partial, limit - whole.length)) : whole;
+    for (const s of proxTodo) todo[s] = 0;
+    for (const id of marked) this.clauseMark[id] = 0;
     // What a partial match lacks: each clause it missed, as the query holds it.
     const clauseText = clauses.map((c) => c.map((it) => (it.kind === "term" ? `${it.term}${it.prefix ? "*" : ""}` : `"${it.terms.join(" ")}"`)).join(" OR "));
     const missingOf = (slot: number): string[] => clauseText.filter((_t, i) => !(docMask[slot] & (1 << i)));
