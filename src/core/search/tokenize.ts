@@ -57,6 +57,27 @@ const FORM_ENDINGS = (
   "ive ively able ably ible ize izes ized izing ization ise ised ising ful fully less ism ist ists ic ical ically ence ences " +
   "ance ances ent ents ant ants ently antly or ors y ings"
 ).split(" ");
+/** Per ending: 31 to the power of its length, and its `polyHash` (so a base's hash gives base + ending's). */
+const ENDING_POW = Int32Array.from(FORM_ENDINGS, (e) => {
+  let p = 1;
+  for (let i = 0; i < e.length; i++) p = Math.imul(p, 31);
+  return p;
+});
+const ENDING_HASH = Int32Array.from(FORM_ENDINGS, (e) => polyHash(e));
+
+/** A string's polynomial hash (31), over UTF-16 code units: polyHash(a + b) = polyHash(a) * 31^|b| + polyHash(b). */
+function polyHash(s: string): number {
+  let h = 0;
+  for (let i = 0; i < s.length; i++) h = (Math.imul(h, 31) + s.charCodeAt(i)) | 0;
+  return h;
+}
+
+/** A bit of the dictionary's term bitset for a `polyHash` (mixed: the low bits of a polynomial hash of short words clump). */
+function hashBit(h: number, mask: number): number {
+  h = Math.imul(h ^ (h >>> 16), 0x45d9f3b);
+  h = Math.imul(h ^ (h >>> 16), 0x45d9f3b);
+  return (h ^ (h >>> 16)) & mask;
+}
 
 // Character classes, computed once per UTF-16 code (lazily) from the Unicode regexes above, so the
 // scanner below runs a char-code loop with no regex per character.
@@ -291,6 +312,33 @@ export class TermDict {
   /** A few query words' forms, valid while the dictionary holds `n` terms. */
   private formsMemo = new Map<string, { n: number; ids: number[] }>();
 
+  /**
+   * A bitset of the terms' hashes (`hashBit`), 16+ bits a term, made at the first `forms` and caught up
+   * with the terms added since at each: most of a word's ~300 likely forms are not terms, and a clear
+   * bit says so without making the string and looking it up (those lookups were ~80 µs a word).
+   */
+  private termBits: Int32Array | null = null;
+  /** How many of `names` are in `termBits`. */
+  private termBitsN = 0;
+
+  private freshTermBits(): Int32Array {
+    const n = this.names.length;
+    let bits = this.termBits;
+    if (!bits || n * 8 > bits.length * 32) {
+      let size = 1 << 16;
+      while (size < n * 16) size *= 2;
+      this.termBits = bits = new Int32Array(size >>> 5);
+      this.termBitsN = 0;
+    }
+    const mask = bits.length * 32 - 1;
+    for (let g = this.termBitsN; g < n; g++) {
+      const b = hashBit(polyHash(this.names[g]), mask);
+      bits[b >>> 5] |= 1 << (b & 31);
+    }
+    this.termBitsN = n;
+    return bits;
+  }
+
   private formsOf(t: string, language: SearchLanguage): number[] {
     const own = this.map.get(t);
     const out = own === undefined ? [] : [own];
@@ -299,7 +347,8 @@ export class TermDict {
     // common endings), kept when the dictionary has them and they have the word's stem. No stem map
     // of the whole dictionary: stemming its terms at a query's first use blocked the event loop
     // ~200 ms at 10k notes, stemming them while loading doubled a fresh process's warm start, a
-    // pass over the terms cost ~0.3 ms a word; this costs ~250 lookups.
+    // pass over the terms cost ~0.3 ms a word; this costs ~300 hashes (and a lookup per hash the
+    // dictionary's bitset holds).
     const s = stemOf(t);
     const bases = new Set([s, t]);
     if (s.endsWith("i")) bases.add(s.slice(0, -1) + "y");
@@ -307,14 +356,20 @@ export class TermDict {
     else bases.add(s + "e");
     if (/[bdfgklmnprstvz]$/.test(s) && s[s.length - 2] !== s[s.length - 1]) bases.add(s + s[s.length - 1]);
     const seen = new Set<number>(out);
-    for (const b of bases)
-      for (const e of FORM_ENDINGS) {
-        const x = b + e;
+    const bits = this.freshTermBits();
+    const mask = bits.length * 32 - 1;
+    for (const b of bases) {
+      const hb = polyHash(b);
+      for (let k = 0; k < FORM_ENDINGS.length; k++) {
+        const bit = hashBit((Math.imul(hb, ENDING_POW[k]) + ENDING_HASH[k]) | 0, mask);
+        if ((bits[bit >>> 5] & (1 << (bit & 31))) === 0) continue; // not a term
+        const x = b + FORM_ENDINGS[k];
         const g = this.map.get(x);
         if (g === undefined || seen.has(g) || !stemmable(x) || stemOf(x) !== s) continue;
         seen.add(g);
         out.push(g);
       }
+    }
     return out;
   }
 }

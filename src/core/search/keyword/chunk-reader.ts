@@ -14,6 +14,10 @@ const utf8d = new TextDecoder();
 export class ChunkReader {
   private seqScratch = new Int32Array(1024);
   private hitScratch = new Uint8Array(1024);
+  /** closestRun's matches (token positions and clauses) and its per-clause counts. */
+  private posScratch = new Int32Array(256);
+  private clScratch = new Int8Array(256);
+  private readonly clauseCount = new Int32Array(31);
 
   /** The text of a chunk (decoded from UTF-8). */
   chunkText(doc: DocEntry, i: number): string {
@@ -63,33 +67,53 @@ export class ChunkReader {
    * fewest tokens a run holding them all spans. `{ covered: 0 or 1, span: 0 }` when it holds fewer than two.
    */
   closestRun(doc: DocEntry, o: number, clauseOf: Int8Array): { covered: number; span: number } {
-    const n = this.decodeSeq(doc, o);
-    const ids = this.seqScratch;
-    const pos: number[] = [];
-    const cl: number[] = [];
+    // The query's terms' positions and clauses, read straight from the varints (most tokens are not
+    // the query's: no sequence is decoded into an array first).
+    const b = doc.seq;
+    let p = span(doc, o, SEQ_A);
+    const end = span(doc, o, SEQ_B);
+    if (this.posScratch.length < end - p) {
+      this.posScratch = new Int32Array(Math.max(end - p, 2 * this.posScratch.length));
+      this.clScratch = new Int8Array(this.posScratch.length);
+    }
+    const pos = this.posScratch;
+    const cl = this.clScratch;
+    const marks = clauseOf.length;
+    let m = 0;
     let all = 0;
-    for (let i = 0; i < n; i++) {
-      const id = ids[i];
-      const c = id < clauseOf.length ? clauseOf[id] - 1 : -1;
+    for (let i = 0; p < end; i++) {
+      let id = b[p++];
+      if (id >= 0x80) {
+        id &= 0x7f;
+        let shift = 7;
+        for (;;) {
+          const x = b[p++];
+          id |= (x & 0x7f) << shift;
+          if (x < 0x80) break;
+          shift += 7;
+        }
+      }
+      const c = id < marks ? clauseOf[id] - 1 : -1;
       if (c < 0) continue;
-      pos.push(i);
-      cl.push(c);
+      pos[m] = i;
+      cl[m++] = c;
       all |= 1 << c;
     }
     let covered = 0;
-    for (let m = all; m; m &= m - 1) covered++;
+    for (let x = all; x; x &= x - 1) covered++;
     if (covered < 2) return { covered, span: 0 };
     // The shortest window of matches holding every clause present (two pointers over the matches).
-    const count = new Int32Array(31);
+    const count = this.clauseCount;
     let have = 0;
     let best = Infinity;
-    for (let a = 0, b = 0; b < pos.length; b++) {
-      if (count[cl[b]]++ === 0) have++;
+    for (let a = 0, z = 0; z < m; z++) {
+      if (count[cl[z]]++ === 0) have++;
       while (have === covered) {
-        best = Math.min(best, pos[b] - pos[a] + 1);
+        best = Math.min(best, pos[z] - pos[a] + 1);
         if (--count[cl[a++]] === 0) have--;
       }
     }
+    count.fill(0);
     return { covered, span: best };
   }
 

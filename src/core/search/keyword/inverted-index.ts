@@ -58,6 +58,11 @@ export class InvertedIndex {
 
   docs = new Map<string, DocEntry>();
   slots: (DocEntry | null)[] = [];
+  /**
+   * Per slot: its note's length in terms (its chunks' lengths summed, at least 1), for the whole-note
+   * BM25 (summing them per search over every note a query's terms touch was a third of its scoring).
+   */
+  noteLen = new Float64Array(64);
   freeSlots: number[] = [];
 
   /** Set by loading (restore.ts): the restored lists not made objects yet. */
@@ -90,6 +95,7 @@ export class InvertedIndex {
     this.pool = new IntPool();
     this.docs.clear();
     this.slots = [];
+    this.noteLen = new Float64Array(64);
     this.freeSlots = [];
     this.loader.reset();
     this.restored = null;
@@ -98,6 +104,18 @@ export class InvertedIndex {
 
   get termCount(): number {
     return this.dict.names.length;
+  }
+
+  /** Records `doc`'s length (`noteLen`) once its chunks' lengths are in `chunkLen`. */
+  setNoteLen(doc: DocEntry): void {
+    if (doc.slot >= this.noteLen.length) {
+      const b = new Float64Array(Math.max(doc.slot + 1, 2 * this.noteLen.length));
+      b.set(this.noteLen);
+      this.noteLen = b;
+    }
+    let n = 0;
+    for (const id of doc.chunkIds) n += this.chunkLen[id];
+    this.noteLen[doc.slot] = Math.max(1, n);
   }
 
   /** Makes the per-chunk arrays hold chunk id `id`. */
@@ -222,6 +240,7 @@ export class InvertedIndex {
       cs[sp + TEXT_B] = b.textOff[i + 1];
     }
     this.slots[slot] = doc;
+    this.setNoteLen(doc);
     this.docs.set(doc.path, doc);
     this.dirty[entry.seg] = 1;
     return doc;

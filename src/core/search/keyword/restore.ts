@@ -316,6 +316,7 @@ export class SegmentLoader {
         this.ix.totalLen += this.ix.chunkLen[id];
         if (id >= this.ix.nextId) this.ix.nextId = id + 1;
       }
+      this.ix.setNoteLen(doc);
     }
   }
 }

@@ -1,0 +1,82 @@
+/**
+ * Profiling helper (not part of `npm run bench`): in-process search latency (p50 of each round over
+ * every query, and their median) on the bench's generated vault and queries, or on a real vault
+ * (`real` instead of a note count: 400 queries of 1–4 words of its notes, some phrases and prefixes).
+ * DUMP=file writes every query's answer (paths, scores, sections) to compare two versions' rankings.
+ *   npx esbuild bench/prof-search.ts --bundle --platform=node --target=node20 --outfile=/tmp/prof-search.js --loader:.wasm=binary
+ *   node [--cpu-prof] /tmp/prof-search.js <dir> [notes|real] [rounds]
+ */
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import sqlWasm from "sql.js/dist/sql-wasm.wasm";
+import { AccessPolicy } from "../src/core/policy";
+import { createSearchService } from "../src/core/search";
+import { MemoryStateStore } from "../src/core/state";
+import { useHostTimers } from "../src/core/timers";
+import { nodeTimers } from "../src/hosts/common/node-timers";
+import { FsVault } from "../src/hosts/node/fs-vault";
+import { generateVault, makeQueries, rng } from "./generate";
+
+async function main(): Promise<void> {
+  useHostTimers(nodeTimers);
+  const root = process.argv[2] ?? "/tmp/vault-10k";
+  const n = Number(process.argv[3] ?? 10000);
+  const rounds = Number(process.argv[4] ?? 5);
+  let queries: string[];
+  if (process.argv[3] === "real") {
+    // A real vault: 1–4 words of random lines of random notes (a phrase now and then).
+    const files: string[] = [];
+    const walk = (d: string) => {
+      for (const e of readdirSync(d, { withFileTypes: true })) {
+        if (e.name.startsWith(".")) continue;
+        const p = path.join(d, e.name);
+        if (e.isDirectory()) walk(p);
+        else if (p.endsWith(".md")) files.push(p);
+      }
+    };
+    walk(root);
+    const r = rng(5);
+    queries = [];
+    for (let tries = 0; queries.length < 400 && tries < 20000; tries++) {
+      const words = readFileSync(files[Math.floor(r() * files.length)], "utf8").match(/[\p{L}\p{N}]{2,}/gu) ?? [];
+      if (words.length < 4) continue;
+      const k = 1 + Math.floor(r() * 4);
+      const i = Math.floor(r() * (words.length - k));
+      const q = words.slice(i, i + k).map((w) => w.slice(0, 6)).join(" ");
+      queries.push(r() < 0.1 ? `"${q}"` : r() < 0.1 ? q + "*" : q);
+    }
+  } else {
+    queries = makeQueries(generateVault(root, n, 42), 300);
+  }
+  const vault = await FsVault.open(root, { watch: false });
+  const policy = new AccessPolicy({ configDir: vault.configDir, excludedFilters: () => vault.excludedFilters() });
+  const svc = createSearchService({ port: vault, policy, store: new MemoryStateStore(), sqlWasm });
+  await svc.start();
+  await svc.waitForIdle(10 * 60_000);
+  const req = (query: string) => ({ query, limit: 10, chunksPerFile: 2, snippetWords: 200 });
+  for (const q of queries.slice(0, 20)) svc.search(req(q));
+  const p50s: number[] = [];
+  for (let r = 0; r < rounds; r++) {
+    const s: number[] = [];
+    for (const q of queries) {
+      const t = performance.now();
+      svc.search(req(q));
+      s.push(performance.now() - t);
+    }
+    s.sort((a, b) => a - b);
+    p50s.push(s[s.length >> 1]);
+  }
+  const dump = process.env.DUMP;
+  if (dump) {
+    const lines: string[] = [];
+    for (const q of queries) {
+      const res = svc.search(req(q));
+      lines.push(JSON.stringify([q, res.total_files, res.partial_files ?? 0, res.relaxed, res.hits.map((h) => [h.path, h.score, h.missing ?? null, h.sections.map((x) => [x.heading, x.score, x.content.length])])]));
+    }
+    writeFileSync(dump, lines.join("\n") + "\n");
+  }
+  const sorted = [...p50s].sort((a, b) => a - b);
+  process.stdout.write(JSON.stringify({ p50s: p50s.map((x) => +x.toFixed(3)), median: +sorted[sorted.length >> 1].toFixed(3) }) + "\n");
+  process.exit(0);
+}
+void main();
