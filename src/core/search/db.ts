@@ -21,9 +21,12 @@ import { readKeyValueTable, SqliteFileError, writeKeyValueTable } from "./sqlite
  * used; 32 segments instead of 128. v6: the term header also gives each term's bytes of postings, so
  * loading leaves postings encoded and decodes each list on first use. v7: a segment's texts are
  * stored in rows of 64 KB (`t0`, `t1`, …), so a search reads only the rows its snippets need. v8:
- * each note keeps its title's and aliases' term ids (`ti`), so no search tokenizes titles.
+ * each note keeps its title's and aliases' term ids (`ti`), so no search tokenizes titles. v9: no
+ * chunk texts (no `-NN-text.sqlite` files, no text lengths in the chunk numbers): a hit's snippet is
+ * cut from its note, read when it is found (keyword/sections.ts); an index saved before is rebuilt
+ * once and its text files removed.
  */
-export const SCHEMA_VERSION = 8;
+export const SCHEMA_VERSION = 9;
 
 /**
  * The table of every index file: `name TEXT, data BLOB` (files saved before our own writer, by
@@ -98,7 +101,7 @@ export function segmentFileName(main: string, k: number): string {
   return `${base}-${String(k).padStart(2, "0")}.sqlite`;
 }
 
-/** The name of the file holding segment `k`'s chunk texts. */
+/** The name of the file that held segment `k`'s chunk texts, before v9 (removed when such an index is found). */
 export function segmentTextFileName(main: string, k: number): string {
   return segmentFileName(main, k).replace(/\.sqlite$/, "-text.sqlite");
 }
