@@ -367,7 +367,7 @@ describe("segmented keyword index", () => {
       const chunks = chunkNote(path, text, null, { maxWords: 300 });
       const b = index.docBuilder();
       for (const c of chunks) b.addChunk(c, "en");
-      index.addDoc({ seg: segmentOf(path), path, title: path.slice(0, -3), folder: "", mtime: 0, size: text.length, hash: path, frontmatter: {}, tags: [] }, chunks, b);
+      index.addDoc({ seg: segmentOf(path), path, mtime: 0, size: text.length, hash: path, frontmatter: {}, tags: [] }, chunks, b);
     }
     gc();
     await new Promise((r) => setTimeout(r, 100));
@@ -385,7 +385,7 @@ describe("segmented keyword index", () => {
       const chunks = chunkNote(path, text, null, { maxWords: 300 });
       const b = index.docBuilder();
       for (const c of chunks) b.addChunk(c, "en");
-      index.addDoc({ seg: segmentOf(path), path, title: path.slice(0, -3), folder: "", mtime: 0, size: text.length, hash: path, frontmatter: {}, tags: [] }, chunks, b);
+      index.addDoc({ seg: segmentOf(path), path, mtime: 0, size: text.length, hash: path, frontmatter: {}, tags: [] }, chunks, b);
     };
     for (let i = 0; i < 3000; i++) add(`n${i}.md`, `common words for all ${i % 3 ? "odd" : "even"} tag${i % 50} unique${i}`);
     for (let i = 0; i < 3000; i += 2) index.removeDoc(`n${i}.md`);
@@ -420,7 +420,7 @@ describe("segmented keyword index", () => {
         const chunks = chunkNote(path, text, null, { maxWords: 300 });
         const b = index.docBuilder();
         for (const c of chunks) b.addChunk(c, "en");
-        index.addDoc({ seg: segmentOf(path), path, title: path.slice(0, -3), folder: "", mtime: 0, size: text.length, hash: path, frontmatter: {}, tags: [] }, chunks, b);
+        index.addDoc({ seg: segmentOf(path), path, mtime: 0, size: text.length, hash: path, frontmatter: {}, tags: [] }, chunks, b);
       };
       return { index, add };
     };
@@ -477,7 +477,7 @@ describe("segmented keyword index", () => {
         const chunks = chunkNote(path, text, null, { maxWords: 300 });
         const b = index.docBuilder();
         for (const c of chunks) b.addChunk(c, "en");
-        index.addDoc({ seg: segmentOf(path), path, title: path.slice(0, -3), folder: "", mtime: 0, size: text.length, hash: path, frontmatter: {}, tags: [] }, chunks, b);
+        index.addDoc({ seg: segmentOf(path), path, mtime: 0, size: text.length, hash: path, frontmatter: {}, tags: [] }, chunks, b);
       }
       return index;
     };
@@ -538,7 +538,7 @@ describe("segmented keyword index", () => {
       const chunks = chunkNote(path, text, null, { maxWords: 300 });
       const b = index.docBuilder();
       for (const c of chunks) b.addChunk(c, "en");
-      index.addDoc({ seg: segmentOf(path), path, title: "x", folder: "", mtime: 0, size: text.length, hash: path, frontmatter: {}, tags: [] }, chunks, b);
+      index.addDoc({ seg: segmentOf(path), path, mtime: 0, size: text.length, hash: path, frontmatter: {}, tags: [] }, chunks, b);
     }
     expect(index.termCount).toBeGreaterThan(8000);
     const picked = index.sampleTerms([0, 0.5, 0.999, 1]);
@@ -564,7 +564,7 @@ describe("segmented keyword index", () => {
       const chunks = chunkNote(path, text, null, { maxWords: 300 });
       const b = index.docBuilder();
       for (const c of chunks) b.addChunk(c, "en");
-      index.addDoc({ seg: segmentOf(path), path, title: "x", folder: "", mtime: 0, size: text.length, hash: path, frontmatter: {}, tags: [] }, chunks, b);
+      index.addDoc({ seg: segmentOf(path), path, mtime: 0, size: text.length, hash: path, frontmatter: {}, tags: [] }, chunks, b);
     }
     expect(index.termCount).toBeLessThan(256);
     const job = index.segmentWriter(Array.from({ length: SEGMENT_COUNT }, (_, k) => k));

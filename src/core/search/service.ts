@@ -8,7 +8,7 @@ import { isUnder } from "../paths";
 import { hashText } from "../hash";
 import { errText } from "../strings";
 import { clearTimer, setTimer, type TimerHandle } from "../timers";
-import { basenameOf, isNotePath, parentOf, type VaultEvent } from "../vault";
+import { isNotePath, type VaultEvent } from "../vault";
 import { chunkNote } from "./chunk";
 import { readNoteForIndex } from "./note-reader";
 import { SCHEMA_VERSION, segmentFileName } from "./db";
@@ -494,7 +494,7 @@ class KeywordSearchService implements SearchService {
     }
     // The note may have changed while we yielded: the next event re-queues it; apply what we read.
     const fm = meta?.frontmatter ?? {};
-    this.index.addDoc({ seg, path, title: basenameOf(path), folder: parentOf(path), mtime: st.mtime, size: st.size, hash, frontmatter: fm, tags: filterTags(meta) }, chunks, builder);
+    this.index.addDoc({ seg, path, mtime: st.mtime, size: st.size, hash, frontmatter: fm, tags: filterTags(meta) }, chunks, builder);
     this.indexedSinceCompaction++;
     if (this.skipped.delete(path)) this.mainDirty = true;
   }

@@ -179,8 +179,6 @@ export class InvertedIndex {
       slot,
       seg: entry.seg,
       path: entry.path,
-      title: entry.title,
-      folder: entry.folder,
       mtime: entry.mtime,
       size: entry.size,
       hash: entry.hash,

@@ -30,8 +30,6 @@ export interface PersistedDoc {
   m: number;
   s: number;
   h: string;
-  t: string;
-  f: string;
   fm: Record<string, unknown>;
   tg: string[];
   /** Per chunk: its heading path. */
@@ -151,7 +149,7 @@ export function segmentWriter(ix: InvertedIndex, segs: number[]): SegmentWriter 
           numW.varint(cs[sp + SEQ_B] - cs[sp + SEQ_A]);
         }
         if (docsW.n > 1) docsW.byte(0x2c); // ,
-        docsW.text(docJson({ p: d.path, m: d.mtime, s: d.size, h: d.hash, t: d.title, f: d.folder, fm: d.frontmatter, tg: d.tags, hd: d.headings, ti: d.titleIds }));
+        docsW.text(docJson({ p: d.path, m: d.mtime, s: d.size, h: d.hash, fm: d.frontmatter, tg: d.tags, hd: d.headings, ti: d.titleIds }));
       }
       docsW.byte(0x5d); // ]
       const post = posts.get(k)!;

@@ -281,8 +281,6 @@ export class SegmentLoader {
         slot,
         seg: k,
         path: d.p,
-        title: d.t,
-        folder: d.f,
         mtime: d.m,
         size: d.s,
         hash: d.h,

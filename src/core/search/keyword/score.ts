@@ -8,6 +8,7 @@
 import { own } from "../../dict";
 import { frontmatterTags, type NoteMetadata } from "../../metadata";
 import { isUnder } from "../../paths";
+import { basenameOf, parentOf } from "../../vault";
 import type { ParsedQuery, QueryItem, SearchHit, SearchLanguage, SearchRequest, SearchResponse, SearchSection } from "../types";
 import { LINE_A, LINE_B, span, type DocEntry } from "./doc";
 import type { InvertedIndex } from "./inverted-index";
@@ -522,7 +523,7 @@ export class Scorer {
         sections.push(section);
         pending.push({ section, doc, o });
       }
-      const hit: SearchHit = { path: doc.path, title: doc.title, folder: doc.folder, score: round(docBest[slot]), frontmatter: doc.frontmatter, sections };
+      const hit: SearchHit = { path: doc.path, title: basenameOf(doc.path), folder: parentOf(doc.path), score: round(docBest[slot]), frontmatter: doc.frontmatter, sections };
       if (docMask[slot] !== full) hit.missing = missingOf(slot);
       return hit;
     });
