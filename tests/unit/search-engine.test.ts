@@ -14,6 +14,7 @@ import { InvertedIndex } from "../../src/core/search/keyword/inverted-index";
 import { SEGMENT_COUNT, segmentOf } from "../../src/core/search/keyword/doc";
 import type { RestoredBlobs } from "../../src/core/search/keyword/persist";
 import { kthLargest } from "../../src/core/search/keyword/score";
+import { linesOf } from "../../src/core/search/keyword/sections";
 import { positiveTermSet, snippet } from "../../src/core/search/keyword/snippet";
 import { MemoryVault } from "../../src/core/memory-vault";
 import { MemoryStateStore } from "../../src/core/state";
@@ -146,6 +147,33 @@ describe("segmented keyword index", () => {
     expect((await hit("turnips")).sections[0].content).toBe("# Note 5\n\nword5 now about turnips.\nA new line.");
     expect(await paths(svc, "word6")).toEqual([]);
     await svc.close();
+  });
+
+  test("a chunk's stored lines, cut from its note, are the chunk's text (frontmatter, BOM, CRLF, fences, headings, paragraphs)", () => {
+    const para = (i: number) => Array.from({ length: 40 }, (_, j) => `p${i}w${j}`).join(" ");
+    const notes = [
+      "plain one line",
+      "\uFEFFbom first line\nsecond",
+      "\uFEFF---\ntags: [a]\n---\nbody after bom frontmatter\n",
+      "---\r\ntitle: x\r\n---\r\n# Head\r\n\r\ntext\r\r\nmore\r\n",
+      "---\nonly: frontmatter\n---",
+      "",
+      "\n\n\n   \n",
+      `# Top\n\n${Array.from({ length: 30 }, (_, i) => `## Part ${i}\n\n${para(i)}\n\n\`\`\`\n# not a heading ${i}\n\`\`\`\n`).join("\n")}`,
+      Array.from({ length: 60 }, (_, i) => para(i)).join("\n\n"),
+      Array.from({ length: 400 }, (_, i) => `line ${i} ${para(i).slice(0, 60)}`).join("\n") + "\n",
+    ];
+    let compared = 0;
+    for (const text of notes) {
+      const chunks = chunkNote("n.md", text, null, { maxWords: 300 });
+      chunks.forEach((c, i) => {
+        const piece = c.lineStart === c.lineEnd && [chunks[i - 1], chunks[i + 1]].some((x) => x && x.lineStart <= c.lineStart && x.lineEnd >= c.lineStart);
+        if (piece) return;
+        expect([text, c.ordinal, linesOf(text, c.lineStart, c.lineEnd)]).toEqual([text, c.ordinal, c.text]);
+        compared++;
+      });
+    }
+    expect(compared).toBeGreaterThan(40);
   });
 
   test("pieces of a line too long for one chunk are cut as the chunker cut them; a changed note gives the whole line", async () => {

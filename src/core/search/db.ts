@@ -8,11 +8,12 @@ import { readKeyValueTable, SqliteFileError, writeKeyValueTable } from "./sqlite
 /**
  * Bump when the stored form changes: an older index is rebuilt once.
  *
- * Layout (v5): the index is sharded into several small SQLite databases, each written atomically
+ * Layout (v9): the index is sharded into several small SQLite databases, each written atomically
  * through the StateStore (temp file + rename): a main file (`search-index.sqlite`: format key,
- * segment count, term dictionary, skipped notes) and two files per segment: `search-index-NN.sqlite`
+ * segment count, term dictionary, skipped notes) and one file per segment: `search-index-NN.sqlite`
  * (its notes as JSON, their chunk numbers, a term header (term id, posting count), varint-coded
- * postings and term sequences, as blobs) and `search-index-NN-text.sqlite` (its chunk texts). Saving
+ * postings and term sequences, as blobs). (v5–v8 also kept `search-index-NN-text.sqlite`, its chunk
+ * texts.) Saving
  * after an edit exports only the segments that changed, each in short steps, instead of one large
  * database. v4: chunk numbers as varints instead of JSON; the term header lets loading lay out every
  * posting list first and decode each posting once. v5: each segment's chunk texts (more than half of

@@ -1,7 +1,8 @@
 /**
  * Tokenizing a note for the index: field weights (title, aliases, headings, tags over the body) and
  * `DocBuilder`, which turns a note's chunks into term ids, weighted frequencies and term sequences
- * in reused buffers (no texts: the index keeps none). Owns no index state: `InvertedIndex.addDoc` takes what it built.
+ * in reused buffers (no texts: the index keeps none). Owns no index state: `InvertedIndex.addDoc`
+ * takes what it built.
  */
 import { STOP_WORDS } from "../query";
 import { forEachToken, type TermDict } from "../tokenize";

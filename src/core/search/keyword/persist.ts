@@ -1,8 +1,9 @@
 /**
  * The saved form of a segment (`SegmentBlobs`: its notes, chunk numbers, term header, postings and
- * term sequences; no texts: snippets are cut from the notes) and its writer, in steps; the term dictionary as saved. Owns the byte layout of
- * what is saved; it reads the index and never changes it (but for the segments' dirty flags), nor
- * does it know files (the service writes the blobs through the state store).
+ * term sequences; no texts, snippets are cut from the notes) and its writer, in steps; the term
+ * dictionary as saved. Owns the byte layout of what is saved; it reads the index and never changes
+ * it (but for the segments' dirty flags), nor does it know files (the service writes the blobs
+ * through the state store).
  */
 import type { TermDict } from "../tokenize";
 import { ByteWriter, zig } from "./codec";
