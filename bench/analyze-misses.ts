@@ -117,7 +117,7 @@ async function main(): Promise<void> {
   let twinCeiling = 0;
   let twinQueries = 0;
   for (const q of known) {
-    const hits = search.search({ query: q.q, limit: 10, chunksPerFile: 1, snippetWords: 18 }).hits;
+    const hits = (await search.search({ query: q.q, limit: 10, chunksPerFile: 1, snippetWords: 18 })).hits;
     const top = hits.map((h) => h.path);
     const i = top.indexOf(q.answer);
     rr += i < 0 ? 0 : 1 / (i + 1);

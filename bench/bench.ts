@@ -263,7 +263,7 @@ async function measure(label: string, root: string, queries: string[], args: Arg
   const mem = await settledMemory();
 
   // In-process search latency.
-  for (const q of queries.slice(0, 20)) svc.search(req(q));
+  for (const q of queries.slice(0, 20)) await svc.search(req(q));
   const samples: number[] = [];
   const ourTop = new Map<string, string[]>();
   cpu = process.cpuUsage();
@@ -272,7 +272,7 @@ async function measure(label: string, root: string, queries: string[], args: Arg
   let broadest = { query: queries[0], files: -1 };
   for (const q of queries) {
     const s = performance.now();
-    const res = svc.search(req(q));
+    const res = await svc.search(req(q));
     samples.push(performance.now() - s);
     ourTop.set(q, res.hits.map((x) => x.path));
     if (res.total_files > broadest.files) broadest = { query: q, files: res.total_files };
@@ -294,7 +294,7 @@ async function measure(label: string, root: string, queries: string[], args: Arg
     const s = performance.now();
     await vault.process(p, (cur) => `${cur}\n\nMarker ${word}\n`);
     for (;;) {
-      if (svc.search(req(word)).hits.some((x) => x.path === p)) break;
+      if ((await svc.search(req(word))).hits.some((x) => x.path === p)) break;
       if (performance.now() - s > 10_000) break;
       await sleep(1);
     }
@@ -323,14 +323,14 @@ async function measure(label: string, root: string, queries: string[], args: Arg
   h3.enable();
   t = performance.now();
   await svc.start();
-  let warmHits = svc.search(req(broadest.query)).hits.length;
+  let warmHits = (await svc.search(req(broadest.query))).hits.length;
   const warmStartMs = performance.now() - t;
   await nextTurn(); // the monitor records the first query's task when the loop turns
   h3.disable();
   const warmMaxBlockMs = h3.max / 1e6;
   await svc.waitForIdle(10 * 60_000);
   const warmReconcileMs = performance.now() - t;
-  warmHits = Math.max(warmHits, svc.search(req(broadest.query)).hits.length);
+  warmHits = Math.max(warmHits, (await svc.search(req(broadest.query))).hits.length);
   const lt = (svc as unknown as { timings?: { loadMs?: number; load?: { waitMs: number; rowsMs: number; decodeMs: number; listsMs: number } } }).timings;
   const loadParts = lt?.load ? `; loading ${f(lt.loadMs ?? null, 0)} ms: reading rows ${f(lt.load.rowsMs, 0)}, notes and term headers ${f(lt.load.decodeMs, 0)}, lists ${f(lt.load.listsMs, 0)}, waiting for reads ${f(lt.load.waitMs, 0)}` : "";
   log(`  warm start → first answer (to "${broadest.query}", the bench query matching the most notes: ${broadest.files}): ${warmStartMs.toFixed(0)} ms (state ${svc.status().state}, longest block ${warmMaxBlockMs.toFixed(1)} ms, longest GC pause ${await longestGc(t, t + warmStartMs)}${loadParts}); reconcile done after ${warmReconcileMs.toFixed(0)} ms; index ${mb(indexBytes).toFixed(1)} MB`);
@@ -727,7 +727,7 @@ async function warmChild(root: string, stateDir: string, query: string): Promise
   await svc.start();
   // The first query is one task (see the README); the longest block counts it.
   const q = performance.now();
-  const hits = svc.search(req(query)).hits.length;
+  const hits = (await svc.search(req(query))).hits.length;
   const end = performance.now();
   await nextTurn();
   h.disable();

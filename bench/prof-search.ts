@@ -54,13 +54,13 @@ async function main(): Promise<void> {
   await svc.start();
   await svc.waitForIdle(10 * 60_000);
   const req = (query: string) => ({ query, limit: 10, chunksPerFile: 2, snippetWords: 200 });
-  for (const q of queries.slice(0, 20)) svc.search(req(q));
+  for (const q of queries.slice(0, 20)) await svc.search(req(q));
   const p50s: number[] = [];
   for (let r = 0; r < rounds; r++) {
     const s: number[] = [];
     for (const q of queries) {
       const t = performance.now();
-      svc.search(req(q));
+      await svc.search(req(q));
       s.push(performance.now() - t);
     }
     s.sort((a, b) => a - b);
@@ -70,7 +70,7 @@ async function main(): Promise<void> {
   if (dump) {
     const lines: string[] = [];
     for (const q of queries) {
-      const res = svc.search(req(q));
+      const res = await svc.search(req(q));
       lines.push(JSON.stringify([q, res.total_files, res.partial_files ?? 0, res.relaxed, res.hits.map((h) => [h.path, h.score, h.missing ?? null, h.sections.map((x) => [x.heading, x.score, x.content.length])])]));
     }
     writeFileSync(dump, lines.join("\n") + "\n");

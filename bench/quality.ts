@@ -284,7 +284,7 @@ async function measureVault(label: string, root: string, args: Args): Promise<Va
   await search.start();
   await search.waitForIdle(30 * 60_000);
   const lookup = createLookupService({ port: vault, policy });
-  const ours: Ranker = (q) => search.search({ query: q, limit: 10, chunksPerFile: 1, snippetWords: 18 }).hits.map((h) => h.path);
+  const ours: Ranker = async (q) => (await search.search({ query: q, limit: 10, chunksPerFile: 1, snippetWords: 18 })).hits.map((h) => h.path);
   const findNotes: Ranker = async (q) => (await lookup.findNotes(q, 10)).map((h) => h.path);
   const mini = miniSearchRanker(notes);
   const fts5 = fts5Ranker(notes);

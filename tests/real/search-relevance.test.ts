@@ -58,13 +58,13 @@ async function openIndex(root: string): Promise<{ vault: FsVault; search: Search
   return { vault, search };
 }
 
-function run(search: SearchService, cases: Case[]): Outcome[] {
-  return cases.map((c) => {
-    const res = search.search({ query: c.q, limit: 10, chunksPerFile: 1, snippetWords: 20 });
+function run(search: SearchService, cases: Case[]): Promise<Outcome[]> {
+  return Promise.all(cases.map(async (c) => {
+    const res = (await search.search({ query: c.q, limit: 10, chunksPerFile: 1, snippetWords: 20 }));
     const top = res.hits.map((h) => h.path);
     const i = top.findIndex((p) => c.expect.includes(p));
     return { c, rank: i < 0 ? null : i + 1, top, relaxed: res.relaxed };
-  });
+  }));
 }
 
 function metrics(out: Outcome[]): { mrr: number; hit1: number; hit3: number; n: number } {
@@ -100,7 +100,7 @@ function suite(label: string, dir: string, cases: Case[], floors: { mrr: number;
 
     beforeAll(async () => {
       ({ vault, search } = await openIndex(root));
-      out = run(search, cases);
+      out = await run(search, cases);
       // The metrics are the point of this suite: print them with the results.
       process.stdout.write(report(label, out) + "\n");
     });
@@ -127,8 +127,8 @@ function suite(label: string, dir: string, cases: Case[], floors: { mrr: number;
       expect(m.hit3).toBeGreaterThanOrEqual(floors.hit3);
     });
 
-    test("results are grouped one per note, with sections that carry lines", () => {
-      const res = search.search({ query: cases[0].q, limit: 10, chunksPerFile: 2, snippetWords: 30 });
+    test("results are grouped one per note, with sections that carry lines", async () => {
+      const res = (await search.search({ query: cases[0].q, limit: 10, chunksPerFile: 2, snippetWords: 30 }));
       const paths = res.hits.map((h) => h.path);
       expect(new Set(paths).size).toBe(paths.length);
       for (const h of res.hits) {

@@ -60,7 +60,7 @@ function terms(text: string): Set<string> {
     for (const c of queries) {
       const req = { query: c.q, limit: 10, chunksPerFile: 1, snippetWords: 10 };
       let paths: string[];
-      if (mode === "keyword") paths = keyword.search(req).hits.map((h) => h.path);
+      if (mode === "keyword") paths = (await keyword.search(req)).hits.map((h) => h.path);
       else {
         const v = await semantic.embedQuery(c.q);
         const res = mode === "semantic" ? await semanticSearch(semantic, vault, req, v, "en") : await hybridSearch(keyword, semantic, vault, req, v, "en");

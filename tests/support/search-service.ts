@@ -31,4 +31,4 @@ export async function startedSearch(vault: MemoryVault, store?: MemoryStateStore
 }
 
 export const searchReq = (query: string, more: Partial<SearchRequest> = {}): SearchRequest => ({ query, limit: 10, chunksPerFile: 2, snippetWords: 0, ...more });
-export const searchPaths = (svc: SearchService, q: string, more: Partial<SearchRequest> = {}) => svc.search(searchReq(q, more)).hits.map((h) => h.path);
+export const searchPaths = async (svc: SearchService, q: string, more: Partial<SearchRequest> = {}) => (await svc.search(searchReq(q, more))).hits.map((h) => h.path);

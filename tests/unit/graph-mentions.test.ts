@@ -64,7 +64,7 @@ describe("unlinked mentions through the keyword index", () => {
     for (const query of ['"Project Plan"', '"project"', "plan", '"nothing here"']) {
       for (const limit of [0, 3, 100]) {
         const req: SearchRequest = { query, limit, chunksPerFile: 1, snippetWords: 1 };
-        const full = svc.search(req);
+        const full = await svc.search(req);
         expect(svc.matchPaths!(req)).toEqual({ paths: full.hits.map((h) => h.path), total: full.total_files });
       }
     }

@@ -1,9 +1,10 @@
 /**
  * An index saved by this format's earlier code loads in this one: `tests/fixtures/saved-index.bin.gz`
  * holds the files saved for a generated vault (written anew by `npm run fixture:saved-index` only when
- * the format changes on purpose: last at tokenizer version 2, issue #31). Loaded, it answers as a
- * fresh build does without reading a note, and this version saves the same rows for the same vault.
- * An index of the previous tokenizer (stemmed words) is built again once.
+ * the format changes on purpose: last at index format v9, without chunk texts, issue #32). Loaded, it
+ * answers as a fresh build does without reading a note while loading, and this version saves the
+ * same rows for the same vault. An index of the previous tokenizer (stemmed words) and one of the
+ * previous format (v8, chunk texts in files of their own) are built again once.
  */
 import { describe, expect, test } from "@jest/globals";
 import { readFileSync } from "node:fs";
@@ -23,6 +24,8 @@ function fixtureStore(file = SAVED_INDEX_FIXTURE): MemoryStateStore {
 
 /** The files the code before tokenizer version 2 (words stemmed in the index, issue #31) saved for the same vault. */
 const STEMMED_FIXTURE = SAVED_INDEX_FIXTURE.replace(/saved-index\.bin\.gz$/, "saved-index-tokenizer-v1.bin.gz");
+/** The files index format v8 saved for the same vault: each segment's chunk texts in a `-NN-text.sqlite` file beside it. */
+const TEXTS_FIXTURE = SAVED_INDEX_FIXTURE.replace(/saved-index\.bin\.gz$/, "saved-index-v8-texts.bin.gz");
 
 /** The generated vault, counting the notes read from it. */
 function countingVault(): { vault: MemoryVault; reads: () => number } {
@@ -36,20 +39,20 @@ function countingVault(): { vault: MemoryVault; reads: () => number } {
   return { vault, reads: () => n };
 }
 
-const answers = (svc: SearchService) => SAVED_INDEX_QUERIES.map((q) => svc.search(searchReq(q, { limit: 20, snippetWords: 12 })));
+const answers = (svc: SearchService) => Promise.all(SAVED_INDEX_QUERIES.map((q) => svc.search(searchReq(q, { limit: 20, snippetWords: 12 }))));
 
 describe("an index saved by an earlier version", () => {
   test("loads without reading a note and answers as a fresh build", async () => {
     const store = fixtureStore();
-    expect(store.files.size).toBe(65);
+    expect(store.files.size).toBe(33);
     const { vault, reads } = countingVault();
     const loaded = await startedSearch(vault, store);
     expect(loaded.logs.filter((l) => /rebuild|unusable|indexed again|format changed/i.test(l))).toEqual([]);
     expect(reads()).toBe(0);
     const fresh = await startedSearch(new MemoryVault(savedIndexVault()));
-    const expected = answers(fresh.svc);
+    const expected = await answers(fresh.svc);
     expect(expected.map((r) => r.total_files).every((n) => n > 0)).toBe(true);
-    expect(answers(loaded.svc)).toEqual(expected);
+    expect(await answers(loaded.svc)).toEqual(expected);
     await loaded.svc.close();
     await fresh.svc.close();
   });
@@ -77,8 +80,26 @@ describe("an index saved by an earlier version", () => {
     const loaded = await startedSearch(vault, store);
     expect(reads()).toBeGreaterThanOrEqual(vault.listFiles().filter((f) => f.path.endsWith(".md")).length);
     const fresh = await startedSearch(new MemoryVault(savedIndexVault()));
-    expect(answers(loaded.svc)).toEqual(answers(fresh.svc));
+    expect(await answers(loaded.svc)).toEqual(await answers(fresh.svc));
     await loaded.svc.close();
     await fresh.svc.close();
+  });
+
+  test("an index with chunk texts (format v8) is built again once, its text files removed, then answers as a fresh build", async () => {
+    const store = fixtureStore(TEXTS_FIXTURE);
+    expect([...store.files.keys()].filter((n) => /-text\.sqlite$/.test(n)).length).toBe(32);
+    const { vault, reads } = countingVault();
+    const loaded = await startedSearch(vault, store);
+    expect(loaded.logs.some((l) => /format changed/.test(l))).toBe(true);
+    expect(reads()).toBeGreaterThanOrEqual(vault.listFiles().filter((f) => f.path.endsWith(".md")).length);
+    expect([...store.files.keys()].filter((n) => /-text\.sqlite$/.test(n))).toEqual([]);
+    const fresh = await startedSearch(new MemoryVault(savedIndexVault()));
+    expect(await answers(loaded.svc)).toEqual(await answers(fresh.svc));
+    await loaded.svc.close();
+    await fresh.svc.close();
+    // Saved in the new format: the next start loads it.
+    const again = await startedSearch(new MemoryVault(savedIndexVault()), store);
+    expect(again.logs.filter((l) => /rebuild|format changed/i.test(l))).toEqual([]);
+    await again.svc.close();
   });
 });

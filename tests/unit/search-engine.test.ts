@@ -8,7 +8,7 @@ import { describe, expect, test } from "@jest/globals";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { parseQuery, tokenize, type SearchService } from "../../src/core/search";
-import { readBlobs, segmentFileName, segmentTextFileName, writeBlobs } from "../../src/core/search/db";
+import { readBlobs, segmentFileName, writeBlobs } from "../../src/core/search/db";
 import { chunkNote } from "../../src/core/search/chunk";
 import { InvertedIndex } from "../../src/core/search/keyword/inverted-index";
 import { segmentOf as segmentOfIn } from "../../src/core/search/keyword/doc";
@@ -24,7 +24,7 @@ function withSegments(ix: InvertedIndex): InvertedIndex {
 }
 import type { RestoredBlobs } from "../../src/core/search/keyword/persist";
 import { kthLargest } from "../../src/core/search/keyword/score";
-import { TEXT_PART } from "../../src/core/search/keyword/lazy-text";
+import { linesOf } from "../../src/core/search/keyword/sections";
 import { positiveTermSet, snippet } from "../../src/core/search/keyword/snippet";
 import { MemoryVault } from "../../src/core/memory-vault";
 import { MemoryStateStore } from "../../src/core/state";
@@ -80,8 +80,8 @@ describe("segmented keyword index", () => {
     const scheduler = { now: () => t++, yield: () => { yields++; return new Promise<void>((r) => setTimeout(r, 0)); } };
     const { svc } = await started(vault, undefined, { scheduler });
     expect(yields).toBeGreaterThan(10);
-    expect(paths(svc, "marker79")).toEqual(["Long.md"]);
-    expect(svc.search(req("marker40", { chunksPerFile: 1 })).hits[0].sections[0].heading).toBe("Part 40");
+    expect((await paths(svc, "marker79"))).toEqual(["Long.md"]);
+    expect((await svc.search(req("marker40", { chunksPerFile: 1 }))).hits[0].sections[0].heading).toBe("Part 40");
     await svc.close();
   });
 
@@ -92,7 +92,7 @@ describe("segmented keyword index", () => {
     const { svc } = await started(vault, store, TEN);
     await saved(store, svc);
     const segFiles = [...store.files.keys()].filter((k) => k !== FILE);
-    expect(segFiles.length).toBe(2 * SEGMENT_COUNT);
+    expect(segFiles.length).toBe(SEGMENT_COUNT);
     for (const k of store.files.keys()) expect(store.files.get(k)!.length).toBeLessThan(200_000);
 
     const writes: string[] = [];
@@ -103,17 +103,17 @@ describe("segmented keyword index", () => {
     };
     vault.write("N/n7.md", "# Note 7\n\nnow about zeppelins\n");
     await svc.waitForIdle(5000);
-    for (let i = 0; i < 200 && writes.length < 3; i++) await new Promise((r) => setTimeout(r, 10));
+    for (let i = 0; i < 200 && writes.length < 2; i++) await new Promise((r) => setTimeout(r, 10));
     await svc.waitForIdle(5000);
     const k7 = segmentOf("N/n7.md");
-    expect(writes.sort()).toEqual([FILE, segmentFileName(FILE, k7), segmentTextFileName(FILE, k7)].sort());
+    expect(writes.sort()).toEqual([FILE, segmentFileName(FILE, k7)].sort());
     await svc.close();
 
     const again = await started(vault, store, TEN);
     expect(again.svc.status().documents_indexed).toBe(300);
-    expect(paths(again.svc, "zeppelin")).toEqual(["N/n7.md"]);
-    expect(paths(again.svc, "word123")).toEqual(["N/n123.md"]);
-    expect(paths(again.svc, '"shared text"').length).toBe(10);
+    expect((await paths(again.svc, "zeppelin"))).toEqual(["N/n7.md"]);
+    expect((await paths(again.svc, "word123"))).toEqual(["N/n123.md"]);
+    expect((await paths(again.svc, '"shared text"')).length).toBe(10);
     await again.svc.close();
   });
 
@@ -123,8 +123,8 @@ describe("segmented keyword index", () => {
     const store = new MemoryStateStore();
     const small = await started(vault, store);
     await saved(store, small.svc);
-    // Two notes: one segment (its two files) beside the main file, not 64 files.
-    expect(segFiles(store)).toEqual([segmentFileName(FILE, 0), segmentTextFileName(FILE, 0)].sort());
+    // Two notes: one segment's file beside the main file, not 32.
+    expect(segFiles(store)).toEqual([segmentFileName(FILE, 0)]);
     await small.svc.close();
 
     // The vault grows to 50 notes (at 10 a segment: 8); a restart lays the index out again.
@@ -132,22 +132,22 @@ describe("segmented keyword index", () => {
     const grown = await started(vault, store, TEN);
     await saved(store, grown.svc);
     expect(grown.logs.some((l) => /saved in 8 segments from now on \(was 1\)/.test(l))).toBe(true);
-    const eight = Array.from({ length: 8 }, (_, k) => [segmentFileName(FILE, k), segmentTextFileName(FILE, k)]).flat().sort();
+    const eight = Array.from({ length: 8 }, (_, k) => segmentFileName(FILE, k)).sort();
     expect(segFiles(store)).toEqual(eight);
-    const before = ["apples", "cherries17", "grown note"].map((q) => paths(grown.svc, q));
+    const before = await Promise.all(["apples", "cherries17", "grown note"].map((q) => paths(grown.svc, q)));
     await grown.svc.close();
     // Reloaded from the 8 segments: the same answers, nothing indexed again.
     const reads = countReads(vault);
     const again = await started(vault, store, TEN);
-    expect(["apples", "cherries17", "grown note"].map((q) => paths(again.svc, q))).toEqual(before);
+    expect(await Promise.all(["apples", "cherries17", "grown note"].map((q) => paths(again.svc, q)))).toEqual(before);
     expect(reads.n).toBe(0);
     await again.svc.close();
 
     // Rebuilt in another format with the default layout (one segment for 50 notes): the other 7 segments' files go.
     const rebuilt = await started(vault, store, { options: { chunkWords: 200 } });
     await saved(store, rebuilt.svc);
-    expect(segFiles(store)).toEqual([segmentFileName(FILE, 0), segmentTextFileName(FILE, 0)].sort());
-    expect(paths(rebuilt.svc, "cherries17")).toEqual(["G/g17.md"]);
+    expect(segFiles(store)).toEqual([segmentFileName(FILE, 0)]);
+    expect(await paths(rebuilt.svc, "cherries17")).toEqual(["G/g17.md"]);
     await rebuilt.svc.close();
   });
 
@@ -160,52 +160,84 @@ describe("segmented keyword index", () => {
     const inBad = Object.keys(files).filter((p) => segmentOf(p) === bad).length;
     expect(reads.n).toBe(inBad);
     expect(second.logs.some((l) => /unusable/.test(l))).toBe(true);
-    expect(paths(second.svc, "word5")).toEqual(["N/n5.md"]);
+    expect((await paths(second.svc, "word5"))).toEqual(["N/n5.md"]);
     expect(second.svc.status().documents_indexed).toBe(200);
     await second.svc.close();
   });
 
-  test("texts are loaded after the index is queryable; a search that needs one first loads it", async () => {
-    const { files, vault, store } = await savedIndex();
-    const cold = await started(vault, new MemoryStateStore(), TEN);
-    const content = (svc: SearchService, word: string) => svc.search(req(word)).hits[0].sections[0].content;
-    const bad = segmentOf("N/n5.md");
-    const want5 = content(cold.svc, "word5");
-    expect(want5).toContain("word5 shared text");
-    store.files.set(segmentTextFileName(FILE, bad), new TextEncoder().encode("garbage".repeat(50)));
+  test("sections are cut from the notes as they are now: unchanged, changed since indexed, gone", async () => {
+    const { vault, store } = await savedIndex();
+    const { svc } = await started(vault, store);
     const reads = countReads(vault);
-    const { svc, logs } = makeSearch(vault, store, TEN);
-    await svc.start();
-    // Queryable at once, damaged texts not noticed yet: they are read only when needed.
-    expect(svc.status().state).toBe("queryable");
-    expect(svc.status().documents_indexed).toBe(200);
-    expect(logs.some((l) => /unusable/.test(l))).toBe(false);
-    const inBad = Object.keys(files).filter((p) => segmentOf(p) === bad);
-    const good = Object.keys(files).find((p) => segmentOf(p) !== bad)!;
-    const goodWord = good.replace(/^N\/n(\d+)\.md$/, "word$1");
-    expect(content(svc, goodWord)).toBe(content(cold.svc, goodWord));
-    expect(logs.some((l) => /unusable/.test(l))).toBe(false);
-    // The damaged segment's texts are needed now: the search still answers (without that text)...
-    const first = svc.search(req("word5")).hits;
-    expect(first.map((h) => h.path)).toEqual(["N/n5.md"]);
-    expect(first[0].sections[0].content).toBe("");
-    expect(logs.filter((l) => /texts .*unusable/.test(l)).length).toBe(1);
-    // ...and that segment's notes, only they, are indexed again.
-    expect(await svc.waitForIdle(10_000)).toBe(true);
-    expect(reads.n).toBe(inBad.length);
-    expect(content(svc, "word5")).toBe(want5);
-    expect(svc.status().documents_indexed).toBe(200);
+    const hit = async (q: string) => (await svc.search(req(q))).hits[0];
+    // Unchanged: the section as indexed; only the hits' notes are read, once each.
+    expect((await hit("word5")).sections[0]).toMatchObject({ content: "# Note 5\n\nword5 shared text about gardens and bread.", line_start: 1, line_end: 3 });
+    expect(reads.n).toBe(1);
+    reads.n = 0;
+    const both = (await svc.search(req("word5 OR word6", { chunksPerFile: 3 }))).hits;
+    expect(both.map((h) => h.path).sort()).toEqual(["N/n5.md", "N/n6.md"]);
+    expect(reads.n).toBe(2);
+    // Changed on disk, the index not caught up yet (searched before the change's debounce): the stored lines as they read now.
+    vault.write("N/n5.md", "# Note 5\n\nword5 now about turnips.\nA new line.\n");
+    expect((await hit("word5")).sections[0].content).toBe("# Note 5\n\nword5 now about turnips.");
+    // Gone: the hit stays until the index catches up, with an empty section.
+    vault.write("N/n6.md", "");
+    await vault.trash("N/n6.md");
+    const gone = await hit("word6");
+    expect(gone.path).toBe("N/n6.md");
+    expect(gone.sections[0].content).toBe("");
+    // Caught up.
+    expect(await svc.waitForIdle(5000)).toBe(true);
+    expect((await hit("turnips")).sections[0].content).toBe("# Note 5\n\nword5 now about turnips.\nA new line.");
+    expect(await paths(svc, "word6")).toEqual([]);
     await svc.close();
-    // The repaired segment was saved: the next start loads it all without complaint.
-    const again = await started(vault, store, TEN);
-    expect(again.logs.filter((l) => /unusable|inconsistent|rebuild/i.test(l))).toEqual([]);
-    expect(content(again.svc, "word5")).toBe(want5);
-    await again.svc.close();
-    await cold.svc.close();
   });
 
-  test("texts spread over many rows: searches right after loading read the rows they need and answer as a fresh build", async () => {
-    // ~3.6 MB of text: every segment's texts span several 64 KB rows, and notes straddle rows.
+  test("a chunk's stored lines, cut from its note, are the chunk's text (frontmatter, BOM, CRLF, fences, headings, paragraphs)", () => {
+    const para = (i: number) => Array.from({ length: 40 }, (_, j) => `p${i}w${j}`).join(" ");
+    const notes = [
+      "plain one line",
+      "\uFEFFbom first line\nsecond",
+      "\uFEFF---\ntags: [a]\n---\nbody after bom frontmatter\n",
+      "---\r\ntitle: x\r\n---\r\n# Head\r\n\r\ntext\r\r\nmore\r\n",
+      "---\nonly: frontmatter\n---",
+      "",
+      "\n\n\n   \n",
+      `# Top\n\n${Array.from({ length: 30 }, (_, i) => `## Part ${i}\n\n${para(i)}\n\n\`\`\`\n# not a heading ${i}\n\`\`\`\n`).join("\n")}`,
+      Array.from({ length: 60 }, (_, i) => para(i)).join("\n\n"),
+      Array.from({ length: 400 }, (_, i) => `line ${i} ${para(i).slice(0, 60)}`).join("\n") + "\n",
+    ];
+    let compared = 0;
+    for (const text of notes) {
+      const chunks = chunkNote("n.md", text, null, { maxWords: 300 });
+      chunks.forEach((c, i) => {
+        const piece = c.lineStart === c.lineEnd && [chunks[i - 1], chunks[i + 1]].some((x) => x && x.lineStart <= c.lineStart && x.lineEnd >= c.lineStart);
+        if (piece) return;
+        expect([text, c.ordinal, linesOf(text, c.lineStart, c.lineEnd)]).toEqual([text, c.ordinal, c.text]);
+        compared++;
+      });
+    }
+    expect(compared).toBeGreaterThan(40);
+  });
+
+  test("pieces of a line too long for one chunk are cut as the chunker cut them; a changed note gives the whole line", async () => {
+    const long = Array.from({ length: 900 }, (_, i) => `w${i}`).join(" ");
+    const vault = new MemoryVault({ "Long.md": `---\ntags: [x]\n---\nintro line\n\n${long}\r\nlast line\n`, "Bom.md": "\uFEFFfirst words here\r\nsecond line\r\n" });
+    const { svc } = await started(vault);
+    const chunks = chunkNote("Long.md", await vault.read("Long.md"), null, { maxWords: 300 });
+    expect(chunks.length).toBeGreaterThan(3);
+    const mid = chunks.find((c) => c.text.includes("w450 "))!;
+    const sec = (await svc.search(req("w450", { chunksPerFile: 1 }))).hits[0].sections[0];
+    expect(sec).toMatchObject({ content: mid.text, line_start: mid.lineStart, line_end: mid.lineEnd });
+    expect((await svc.search(req("intro", { chunksPerFile: 1 }))).hits[0].sections[0].content).toBe("intro line");
+    expect((await svc.search(req("first", { chunksPerFile: 1 }))).hits[0].sections[0].content).toBe("first words here\nsecond line");
+    vault.write("Long.md", `---\ntags: [x]\n---\nintro line\n\n${long} w9999\nlast line\n`);
+    const stale = (await svc.search(req("w450", { chunksPerFile: 1 }))).hits[0].sections[0].content;
+    expect(stale).toBe(`${long} w9999`);
+    await svc.close();
+  });
+
+  test("a saved index holds no texts: loaded, it answers as the build that saved it", async () => {
     const files: Record<string, string> = {};
     for (let i = 0; i < 120; i++) {
       const body = Array.from({ length: 300 }, (_, j) => `line ${j} of note ${i}: words about kilns glaze${(i * 7 + j) % 97} and clay${j % 13} ${"x".repeat(40 + ((i * j) % 50))}`).join("\n");
@@ -215,38 +247,20 @@ describe("segmented keyword index", () => {
     const store = new MemoryStateStore();
     const cold = await started(vault, store, TEN);
     const queries = ["marker7", "marker64 OR marker99", "glaze42", "clay5 kilns", '"words about kilns"', "note 77"];
-    const answer = (svc: SearchService) => queries.map((q) => svc.search(req(q, { snippetWords: 30, chunksPerFile: 3, limit: 20 })));
-    const before = answer(cold.svc);
+    const answer = (svc: SearchService) => Promise.all(queries.map((q) => svc.search(req(q, { snippetWords: 30, chunksPerFile: 3, limit: 20 }))));
+    const before = await answer(cold.svc);
     expect(before[0].hits[0].sections[0].content).toContain("marker7");
     await cold.svc.close();
-    // 120 notes at 10 a segment: 16 segments.
-    const rows = readBlobs(store.files.get(segmentTextFileName(FILE, segmentOfIn("F/n7.md", 16)))!);
-    expect([...rows.keys()].filter((n) => /^t\d+$/.test(n)).length).toBeGreaterThan(1);
-    const fresh = makeSearch(vault, store, TEN);
+    // ~3.6 MB of notes, and no file of the index holds their words (120 notes at 10 a segment: 16).
+    expect([...store.files.keys()].sort()).toEqual([FILE, ...Array.from({ length: 16 }, (_, k) => segmentFileName(FILE, k))].sort());
+    for (const bytes of store.files.values()) expect(Buffer.from(bytes).includes("words about kilns")).toBe(false);
+    const fresh = makeSearch(vault, store);
     await fresh.svc.start();
-    expect(answer(fresh.svc)).toEqual(before);
+    expect(await answer(fresh.svc)).toEqual(before);
     expect(await fresh.svc.waitForIdle(10_000)).toBe(true);
-    expect(answer(fresh.svc)).toEqual(before);
+    expect(await answer(fresh.svc)).toEqual(before);
     expect(fresh.logs.filter((l) => /unusable|inconsistent|rebuild/i.test(l))).toEqual([]);
     await fresh.svc.close();
-  });
-
-  test("texts saved apart from their segment (another save) are never used", async () => {
-    const { vault, store } = await savedIndex();
-    const k = segmentOf("N/n5.md");
-    const oldTexts = store.files.get(segmentTextFileName(FILE, k))!;
-    // Same length, other words: only the save stamp tells the two saves apart.
-    vault.write("N/n5.md", "# Note 5\n\nword5 shared text about gardens and beans.\n");
-    const { svc } = await started(vault, store, TEN);
-    const same = () => Buffer.from(store.files.get(segmentTextFileName(FILE, k))!).equals(Buffer.from(oldTexts));
-    for (let i = 0; i < 300 && same(); i++) await new Promise((r) => setTimeout(r, 10));
-    await svc.close();
-    expect(same()).toBe(false);
-    store.files.set(segmentTextFileName(FILE, k), oldTexts);
-    const again = await started(vault, store, TEN);
-    expect(again.logs.some((l) => /texts .*unusable \(saved apart from its segment\)/.test(l))).toBe(true);
-    expect(again.svc.search(req("word5")).hits[0].sections[0].content).toContain("gardens and beans.");
-    await again.svc.close();
   });
 
   test("a reloaded index answers exactly as the one built from the notes", async () => {
@@ -259,10 +273,10 @@ describe("segmented keyword index", () => {
     const store = new MemoryStateStore();
     const first = await started(vault, store, TEN);
     const queries = ["clay", "glaze kiln", '"clay pottery"', "pott*", "word17 OR word18", "kiln -glaze", "日本語", "alias 42", "late marker30", "filler"];
-    const full = (svc: SearchService) => queries.map((q) => svc.search(req(q, { snippetWords: 12, chunksPerFile: 3, limit: 50 })));
-    const filtered = (svc: SearchService) => svc.search(req("clay", { filters: { tags: "t1", status: "s2" }, folder: "F3" }));
-    const before = full(first.svc);
-    const beforeFiltered = filtered(first.svc);
+    const full = (svc: SearchService) => Promise.all(queries.map((q) => svc.search(req(q, { snippetWords: 12, chunksPerFile: 3, limit: 50 }))));
+    const filtered = async (svc: SearchService) => (await svc.search(req("clay", { filters: { tags: "t1", status: "s2" }, folder: "F3" })));
+    const before = await full(first.svc);
+    const beforeFiltered = await filtered(first.svc);
     expect(before[0].total_files).toBe(120);
     expect(before[8].hits[0].sections[0]).toMatchObject({ heading: "Note 30 > Late 30" });
     await first.svc.close();
@@ -270,12 +284,12 @@ describe("segmented keyword index", () => {
     // Searched at once (texts loaded as the answers need them) and after the background loading.
     const fresh = makeSearch(vault, store, TEN);
     await fresh.svc.start();
-    expect(full(fresh.svc)).toEqual(before);
+    expect(await full(fresh.svc)).toEqual(before);
     await fresh.svc.close();
     const again = await started(vault, store, TEN);
     expect(again.logs.filter((l) => /rebuild|unusable|inconsistent/i.test(l))).toEqual([]);
-    expect(full(again.svc)).toEqual(before);
-    expect(filtered(again.svc)).toEqual(beforeFiltered);
+    expect(await full(again.svc)).toEqual(before);
+    expect(await filtered(again.svc)).toEqual(beforeFiltered);
     await again.svc.close();
   });
 
@@ -291,11 +305,11 @@ describe("segmented keyword index", () => {
     }
     const vault = new MemoryVault(files);
     const store = new MemoryStateStore();
-    const first = await started(vault, store, TEN);
-    const all = (svc: SearchService) => svc.search(req("clay", { limit: 200, snippetWords: 8 }));
-    const filtered = (svc: SearchService) => [svc.search(req("clay", { limit: 200, filters: { tags: "inline" } })), svc.search(req("clay", { limit: 200, filters: { status: "s1" }, folder: "S2" }))];
-    const before = all(first.svc);
-    const beforeFiltered = filtered(first.svc);
+    const first = await started(vault, store);
+    const all = async (svc: SearchService) => (await svc.search(req("clay", { limit: 200, snippetWords: 8 })));
+    const filtered = async (svc: SearchService) => [(await svc.search(req("clay", { limit: 200, filters: { tags: "inline" } }))), (await svc.search(req("clay", { limit: 200, filters: { status: "s1" }, folder: "S2" })))];
+    const before = await all(first.svc);
+    const beforeFiltered = await filtered(first.svc);
     expect(before.total_files).toBe(150);
     expect(before.hits[0].frontmatter).toMatchObject({ tags: ["craft", expect.stringMatching(/^t\d$/)], nested: { kind: expect.stringMatching(/^k\d$/) } });
     expect(beforeFiltered.map((r) => r.total_files)).toEqual([150, expect.any(Number)]);
@@ -311,9 +325,9 @@ describe("segmented keyword index", () => {
     expect(reads.n).toBe(0); // every note came from the saved index, none was indexed again
     expect(again.svc.status().documents_indexed).toBe(150);
     expect(yields).toBeGreaterThan(SEGMENT_COUNT + 3);
-    expect(all(again.svc)).toEqual(before);
-    expect(filtered(again.svc)).toEqual(beforeFiltered);
-    for (const n of [0, 77, 149]) expect(again.svc.search(req(`u${n}x24`)).hits.map((h) => h.title)).toEqual([`note ${Object.keys(files)[n].match(/note (\d+)/)![1]}`]);
+    expect(await all(again.svc)).toEqual(before);
+    expect(await filtered(again.svc)).toEqual(beforeFiltered);
+    for (const n of [0, 77, 149]) expect((await again.svc.search(req(`u${n}x24`))).hits.map((h) => h.title)).toEqual([`note ${Object.keys(files)[n].match(/note (\d+)/)![1]}`]);
     await again.svc.close();
   });
 
@@ -343,12 +357,12 @@ describe("segmented keyword index", () => {
     const vault = new MemoryVault(files);
     const store = new MemoryStateStore();
     const queries = ["kiln", "glaze clay", "caf*", '"clay kiln"', "日本語", "naive", "pottery", "e-mail kiln", "don't"];
-    const check = (svc: SearchService) => {
+    const check = async (svc: SearchService) => {
       let long = 0;
       for (const q of queries)
         for (const w of [1, 5, 40, 200]) {
-          const cut = svc.search(req(q, { snippetWords: w, chunksPerFile: 3, limit: 50 }));
-          const whole = svc.search(req(q, { snippetWords: 0, chunksPerFile: 3, limit: 50 }));
+          const cut = (await svc.search(req(q, { snippetWords: w, chunksPerFile: 3, limit: 50 })));
+          const whole = (await svc.search(req(q, { snippetWords: 0, chunksPerFile: 3, limit: 50 })));
           expect(cut.hits.map((h) => h.path)).toEqual(whole.hits.map((h) => h.path));
           const want = positiveTermSet(parseQuery(q));
           cut.hits.forEach((h, i) =>
@@ -361,12 +375,12 @@ describe("segmented keyword index", () => {
         }
       return long;
     };
-    const first = await started(vault, store, TEN);
-    expect(check(first.svc)).toBeGreaterThan(50); // most answers were cut, not whole sections
+    const first = await started(vault, store);
+    expect(await check(first.svc)).toBeGreaterThan(50); // most answers were cut, not whole sections
     await first.svc.close();
     const again = await started(vault, store, TEN);
     expect(again.logs.filter((l) => /rebuild|unusable|inconsistent/i.test(l))).toEqual([]);
-    check(again.svc);
+    await check(again.svc);
     await again.svc.close();
   });
 
@@ -383,7 +397,7 @@ describe("segmented keyword index", () => {
     const second = await started(vault, store, TEN);
     expect(second.logs.some((l) => /unusable \(title term id out of range\)/.test(l))).toBe(true);
     expect(reads.n).toBe(Object.keys(files).filter((p) => segmentOf(p) === bad).length);
-    expect(paths(second.svc, "word5")).toEqual(["N/n5.md"]);
+    expect((await paths(second.svc, "word5"))).toEqual(["N/n5.md"]);
     expect(second.svc.status().documents_indexed).toBe(200);
     await second.svc.close();
   });
@@ -400,11 +414,11 @@ describe("segmented keyword index", () => {
     const second = await started(vault, store, TEN);
     expect(second.logs.some((l) => /inconsistent postings/.test(l))).toBe(true);
     expect(reads.n).toBe(Object.keys(files).filter((p) => segmentOf(p) === bad).length);
-    expect(paths(second.svc, "word5")).toEqual(["N/n5.md"]);
+    expect((await paths(second.svc, "word5"))).toEqual(["N/n5.md"]);
     const inOther = Object.keys(files).find((p) => segmentOf(p) === other)!;
     const word = inOther.replace(/^N\/n(\d+)\.md$/, "word$1");
-    expect(paths(second.svc, word)).toEqual([inOther]);
-    expect(second.svc.search(req("shared text", { limit: 1000 })).total_files).toBe(200);
+    expect((await paths(second.svc, word))).toEqual([inOther]);
+    expect((await second.svc.search(req("shared text", { limit: 1000 }))).total_files).toBe(200);
     expect(second.svc.status().documents_indexed).toBe(200);
     await second.svc.close();
   });
@@ -425,7 +439,7 @@ describe("segmented keyword index", () => {
       const chunks = chunkNote(path, text, null, { maxWords: 300 });
       const b = index.docBuilder();
       for (const c of chunks) b.addChunk(c, "en");
-      index.addDoc({ seg: segmentOf(path), path, title: path.slice(0, -3), folder: "", mtime: 0, size: text.length, hash: path, frontmatter: {}, tags: [] }, chunks, b);
+      index.addDoc({ seg: segmentOf(path), path, mtime: 0, size: text.length, hash: path, frontmatter: {}, tags: [] }, chunks, b);
     }
     gc();
     await new Promise((r) => setTimeout(r, 100));
@@ -443,13 +457,13 @@ describe("segmented keyword index", () => {
       const chunks = chunkNote(path, text, null, { maxWords: 300 });
       const b = index.docBuilder();
       for (const c of chunks) b.addChunk(c, "en");
-      index.addDoc({ seg: segmentOf(path), path, title: path.slice(0, -3), folder: "", mtime: 0, size: text.length, hash: path, frontmatter: {}, tags: [] }, chunks, b);
+      index.addDoc({ seg: segmentOf(path), path, mtime: 0, size: text.length, hash: path, frontmatter: {}, tags: [] }, chunks, b);
     };
     for (let i = 0; i < 3000; i++) add(`n${i}.md`, `common words for all ${i % 3 ? "odd" : "even"} tag${i % 50} unique${i}`);
     for (let i = 0; i < 3000; i += 2) index.removeDoc(`n${i}.md`);
     const pq = (q: string) => parseQuery(q);
     const queries = ["common", "odd", "even", "tag7", "unique1001", "unique1000", '"all odd"'];
-    const run = () => queries.map((q) => index.search(pq(q), req(q, { limit: 2000 }), "en"));
+    const run = () => queries.map((q) => index.search(pq(q), req(q, { limit: 2000 }), "en").res);
     const before = run();
     const postings = index.totalPostings;
     const state = { seg: 0, k: 0 };
@@ -464,8 +478,8 @@ describe("segmented keyword index", () => {
     expect(before[5].total_files).toBe(0);
     // Lists grow again after compaction.
     add("late.md", "common unique1000 late");
-    expect(index.search(pq("unique1000"), req("unique1000"), "en").hits.map((h) => h.path)).toEqual(["late.md"]);
-    expect(index.search(pq("common"), req("common", { limit: 2000 }), "en").total_files).toBe(1501);
+    expect(index.search(pq("unique1000"), req("unique1000"), "en").res.hits.map((h) => h.path)).toEqual(["late.md"]);
+    expect(index.search(pq("common"), req("common", { limit: 2000 }), "en").res.total_files).toBe(1501);
   });
 
 
@@ -478,7 +492,7 @@ describe("segmented keyword index", () => {
         const chunks = chunkNote(path, text, null, { maxWords: 300 });
         const b = index.docBuilder();
         for (const c of chunks) b.addChunk(c, "en");
-        index.addDoc({ seg: segmentOf(path), path, title: path.slice(0, -3), folder: "", mtime: 0, size: text.length, hash: path, frontmatter: {}, tags: [] }, chunks, b);
+        index.addDoc({ seg: segmentOf(path), path, mtime: 0, size: text.length, hash: path, frontmatter: {}, tags: [] }, chunks, b);
       };
       return { index, add };
     };
@@ -492,7 +506,7 @@ describe("segmented keyword index", () => {
         const l = index.lookup(t);
         return l ? [t, ...l.data.subarray(0, l.n * 2)] : [t];
       }),
-      answers: queries.map((q) => index.search(parseQuery(q), req(q, { limit: 5000 }), "en")),
+      answers: queries.map((q) => index.search(parseQuery(q), req(q, { limit: 5000 }), "en").res),
     });
     const plain = build();
     for (let i = 0; i < 3200; i++) plain.add(i);
@@ -535,34 +549,25 @@ describe("segmented keyword index", () => {
         const chunks = chunkNote(path, text, null, { maxWords: 300 });
         const b = index.docBuilder();
         for (const c of chunks) b.addChunk(c, "en");
-        index.addDoc({ seg: segmentOf(path), path, title: path.slice(0, -3), folder: "", mtime: 0, size: text.length, hash: path, frontmatter: {}, tags: [] }, chunks, b);
+        index.addDoc({ seg: segmentOf(path), path, mtime: 0, size: text.length, hash: path, frontmatter: {}, tags: [] }, chunks, b);
       }
       return index;
     };
     const save = (index: InvertedIndex) => {
       const job = index.segmentWriter(Array.from({ length: SEGMENT_COUNT }, (_, k) => k));
       while (!job.step(() => false));
-      const segs = Array.from({ length: SEGMENT_COUNT }, (_, k) => {
-        const { text, ...rest } = job.blobs(k);
-        return { rest: Object.fromEntries(Object.entries(rest).map(([n, v]) => [n, v.slice()])) as unknown as RestoredBlobs, text: text.slice() };
-      });
+      const segs = Array.from({ length: SEGMENT_COUNT }, (_, k) => ({ rest: Object.fromEntries(Object.entries(job.blobs(k)).map(([n, v]) => [n, v.slice()])) as unknown as RestoredBlobs }));
       return { dict: index.dictBytes().slice(), segs };
     };
     const restore = async (saved: ReturnType<typeof save>) => {
       const index = new InvertedIndex();
       await index.restoreDict(saved.dict, async () => {});
-      withSegments(index); // restoring the dictionary starts from a clear index
-      saved.segs.forEach(({ rest, text }, k) => {
-        const parts = (want: number[] | null) => new Map((want ?? Array.from({ length: Math.ceil(text.length / TEXT_PART) }, (_, p) => p)).map((p) => [p, text.subarray(p * TEXT_PART, (p + 1) * TEXT_PART)]));
-        index.restoreSegment(k, rest, parts, () => {
-          throw new Error("texts lost");
-        });
-      });
+      saved.segs.forEach(({ rest }, k) => index.restoreSegment(k, rest));
       await index.finishRestore(async () => {});
       return index;
     };
     const queries = ["common", "odd", "even", "tag7", "unique101", "pott*", "unique1*", '"all odd"', "common -even"];
-    const run = (index: InvertedIndex) => queries.map((q) => index.search(parseQuery(q), req(q, { limit: 1000, snippetWords: 6 }), "en"));
+    const run = (index: InvertedIndex) => queries.map((q) => index.search(parseQuery(q), req(q, { limit: 1000, snippetWords: 6 }), "en").res);
     const original = build();
     const expected = run(original);
     const saved = save(original);
@@ -591,7 +596,7 @@ describe("segmented keyword index", () => {
     expect(run(c)[0].total_files).toBe(500);
     // Saved again before any list was used: the same bytes as saving the original.
     const d = await restore(saved);
-    const bytes = (x: ReturnType<typeof save>) => [x.dict, ...x.segs.flatMap(({ rest, text }) => [...Object.values(rest), text])].map((v) => Buffer.from(v).toString("base64"));
+    const bytes = (x: ReturnType<typeof save>) => [x.dict, ...x.segs.flatMap(({ rest }) => Object.values(rest))].map((v) => Buffer.from(v).toString("base64"));
     expect(bytes(save(d))).toEqual(bytes(saved));
   });
 
@@ -605,7 +610,7 @@ describe("segmented keyword index", () => {
       const chunks = chunkNote(path, text, null, { maxWords: 300 });
       const b = index.docBuilder();
       for (const c of chunks) b.addChunk(c, "en");
-      index.addDoc({ seg: segmentOf(path), path, title: "x", folder: "", mtime: 0, size: text.length, hash: path, frontmatter: {}, tags: [] }, chunks, b);
+      index.addDoc({ seg: segmentOf(path), path, mtime: 0, size: text.length, hash: path, frontmatter: {}, tags: [] }, chunks, b);
     }
     expect(index.termCount).toBeGreaterThan(8000);
     const picked = index.sampleTerms([0, 0.5, 0.999, 1]);
@@ -631,7 +636,7 @@ describe("segmented keyword index", () => {
       const chunks = chunkNote(path, text, null, { maxWords: 300 });
       const b = index.docBuilder();
       for (const c of chunks) b.addChunk(c, "en");
-      index.addDoc({ seg: segmentOf(path), path, title: "x", folder: "", mtime: 0, size: text.length, hash: path, frontmatter: {}, tags: [] }, chunks, b);
+      index.addDoc({ seg: segmentOf(path), path, mtime: 0, size: text.length, hash: path, frontmatter: {}, tags: [] }, chunks, b);
     }
     expect(index.termCount).toBeLessThan(256);
     const job = index.segmentWriter(Array.from({ length: SEGMENT_COUNT }, (_, k) => k));
@@ -651,8 +656,8 @@ describe("segmented keyword index", () => {
     expect(parseQuery("the").clauses.length).toBe(1);
     expect(parseQuery('"what is"').clauses[0][0]).toMatchObject({ kind: "phrase" });
     const { svc } = await started(new MemoryVault({ "Callouts.md": "Callouts highlight a block.", "Other.md": "Nothing here." }));
-    expect(paths(svc, "what are callouts")).toEqual(["Callouts.md"]);
-    expect(paths(svc, "how do I use callouts")).toEqual(["Callouts.md"]);
+    expect((await paths(svc, "what are callouts"))).toEqual(["Callouts.md"]);
+    expect((await paths(svc, "how do I use callouts"))).toEqual(["Callouts.md"]);
     await svc.close();
   });
 
@@ -663,7 +668,7 @@ describe("segmented keyword index", () => {
         "Guides/Editing.md": "Headings, headings everywhere: the outline of headings helps; headings and more headings in an outline.",
       }),
     );
-    expect(paths(svc, "outline of headings")[0]).toBe("Guides/Outline.md");
+    expect((await paths(svc, "outline of headings"))[0]).toBe("Guides/Outline.md");
     await svc.close();
   });
 
@@ -673,10 +678,10 @@ describe("segmented keyword index", () => {
     for (let i = 0; i < 600; i++) files[`Logs/log${i}.md`] = `Kiln log ${i}: the kiln ${"kiln ".repeat(i % 7)}fired.`;
     files["Guides/Kiln.md"] = "How to load it: shelves first, then the kiln posts.";
     const { svc } = await started(new MemoryVault(files));
-    expect(paths(svc, "kiln")[0]).toBe("Guides/Kiln.md");
-    expect(svc.search(req("kiln", { limit: 50 })).total_files).toBe(601);
-    expect(paths(svc, "kiln", { folder: "Guides" })).toEqual(["Guides/Kiln.md"]);
-    expect(paths(svc, "kiln -shelves")).not.toContain("Guides/Kiln.md");
+    expect((await paths(svc, "kiln"))[0]).toBe("Guides/Kiln.md");
+    expect((await svc.search(req("kiln", { limit: 50 }))).total_files).toBe(601);
+    expect((await paths(svc, "kiln", { folder: "Guides" }))).toEqual(["Guides/Kiln.md"]);
+    expect((await paths(svc, "kiln -shelves"))).not.toContain("Guides/Kiln.md");
     await svc.close();
   });
 
@@ -689,18 +694,18 @@ describe("segmented keyword index", () => {
     files["Guides/Outline glaze tips.md"] = "Dip, wait, wipe the foot.";
     const vault = new MemoryVault(files);
     const store = new MemoryStateStore();
-    const check = (svc: SearchService) => {
-      expect(paths(svc, "firing schedule")[0]).toBe("Guides/Bisque.md");
-      expect(paths(svc, "outl* glaze").slice(0, 2)).toEqual(["Guides/The Outline of the Glaze.md", "Guides/Outline glaze tips.md"]);
+    const check = async (svc: SearchService) => {
+      expect((await paths(svc, "firing schedule"))[0]).toBe("Guides/Bisque.md");
+      expect((await paths(svc, "outl* glaze")).slice(0, 2)).toEqual(["Guides/The Outline of the Glaze.md", "Guides/Outline glaze tips.md"]);
     };
     const first = await started(vault, store);
-    check(first.svc);
-    const before = first.svc.search(req("outl* glaze", { limit: 40 }));
+    await check(first.svc);
+    const before = (await first.svc.search(req("outl* glaze", { limit: 40 })));
     await first.svc.close();
     const again = await started(vault, store);
     expect(again.logs.filter((l) => /rebuild|unusable|inconsistent/i.test(l))).toEqual([]);
-    check(again.svc);
-    expect(again.svc.search(req("outl* glaze", { limit: 40 }))).toEqual(before);
+    await check(again.svc);
+    expect((await again.svc.search(req("outl* glaze", { limit: 40 })))).toEqual(before);
     await again.svc.close();
   });
 
@@ -729,16 +734,16 @@ describe("segmented keyword index", () => {
         "ほか.md": "PDFの書き出しについて。",
       }),
     );
-    expect(paths(svc, "PDFを埋め込む方法")[0]).toBe("ファイルの埋め込み.md");
+    expect((await paths(svc, "PDFを埋め込む方法"))[0]).toBe("ファイルの埋め込み.md");
     // A CJK phrase in quotes stays strict.
-    expect(paths(svc, '"埋め込む方法"')).toEqual([]);
+    expect((await paths(svc, '"埋め込む方法"'))).toEqual([]);
     await svc.close();
   });
 
   test("phrases are checked in order", async () => {
     const { svc } = await started(new MemoryVault({ "A.md": "sourdough bread starter", "B.md": "starter bread sourdough" }));
-    expect(paths(svc, '"bread starter"')).toEqual(["A.md"]);
-    expect(paths(svc, '"starter bread"')).toEqual(["B.md"]);
+    expect((await paths(svc, '"bread starter"'))).toEqual(["A.md"]);
+    expect((await paths(svc, '"starter bread"'))).toEqual(["B.md"]);
     await svc.close();
   });
 });

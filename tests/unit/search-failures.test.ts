@@ -26,9 +26,9 @@ class FlakyStore extends MemoryStateStore {
   }
 }
 
-async function until(cond: () => boolean, ms = 15_000): Promise<void> {
+async function until(cond: () => boolean | Promise<boolean>, ms = 15_000): Promise<void> {
   const end = Date.now() + ms;
-  while (!cond()) {
+  while (!(await cond())) {
     if (Date.now() > end) throw new Error("timed out");
     await new Promise((r) => setTimeout(r, 10));
   }
@@ -50,11 +50,11 @@ describe("failures of the search service's background work", () => {
     const st = svc.status();
     expect(st.state).toBe("queryable");
     expect(st.last_error).toMatch(/^Could not save the search index: could not write it to \(memory\): EACCES/);
-    expect(searchPaths(svc, "cheese")).toEqual(["C.md"]);
+    expect(await searchPaths(svc, "cheese")).toEqual(["C.md"]);
     // New notes are indexed meanwhile.
     vault.write("D.md", "Dumplings with dill.");
-    await until(() => searchPaths(svc, "dumplings").length > 0);
-    expect(searchPaths(svc, "dumplings")).toEqual(["D.md"]);
+    await until(async () => (await searchPaths(svc, "dumplings")).length > 0);
+    expect(await searchPaths(svc, "dumplings")).toEqual(["D.md"]);
     // The store works again: the next try saves, and says so.
     store.failing = false;
     await until(() => store.files.has(INDEX_FILE), 30_000);
@@ -75,7 +75,7 @@ describe("failures of the search service's background work", () => {
     await until(() => logs.filter((l) => /save failed again/.test(l)).length >= 2);
     expect(logs.filter((l) => /^(error|warn):/.test(l))).toEqual([expect.stringMatching(/^error: Could not save the search index: e\.charCodeAt is not a function\./)]);
     expect(svc.status()).toMatchObject({ state: "queryable", last_error: expect.stringMatching(/e\.charCodeAt is not a function/) });
-    expect(searchPaths(svc, "butter")).toEqual(["B.md"]);
+    expect(await searchPaths(svc, "butter")).toEqual(["B.md"]);
     expect(store.files.has(INDEX_FILE)).toBe(false);
     dictBytes.mockRestore();
     await until(() => store.files.has(INDEX_FILE), 30_000);
@@ -85,7 +85,7 @@ describe("failures of the search service's background work", () => {
     await again.svc.start();
     expect(await again.svc.waitForIdle(10_000)).toBe(true);
     expect(again.logs).toContain(`debug: Search reconcile: 3 notes, 0 to (re)index.`);
-    expect(searchPaths(again.svc, "butter")).toEqual(["B.md"]);
+    expect(await searchPaths(again.svc, "butter")).toEqual(["B.md"]);
     await again.svc.close();
   });
 
@@ -106,7 +106,7 @@ describe("failures of the search service's background work", () => {
     expect(logs.filter((l) => /^(error|warn):/.test(l))).toEqual(["error: Search indexing failed: compaction broke"]);
     expect(logs.filter((l) => /failed again \(2 times in a row\): compaction broke/.test(l))).toHaveLength(1);
     expect(svc.status().last_error).toBe("compaction broke");
-    expect(searchPaths(svc, "apples")).toEqual(["A.md"]);
+    expect(await searchPaths(svc, "apples")).toEqual(["A.md"]);
     jest.restoreAllMocks();
     await until(() => logs.some((l) => /^info: Search indexing works again/.test(l)), 10_000);
     expect(svc.status()).toMatchObject({ state: "queryable", last_error: null });

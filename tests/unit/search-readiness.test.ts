@@ -28,7 +28,7 @@ describe("search readiness", () => {
     expect(await svc.whenReady(30_000)).toBe(true);
     expect(svc.ready).toBe(true);
     // Every note is in by then (not only once the worker is idle).
-    expect(searchPaths(svc, "voke", { limit: 1000 })).toHaveLength(200);
+    expect(await searchPaths(svc, "voke", { limit: 1000 })).toHaveLength(200);
     expect(svc.status()).toMatchObject({ readiness: "ready", notes_covered: 200, notes_total: 200 });
     await svc.close();
   });
@@ -58,8 +58,8 @@ describe("search readiness", () => {
     gated.release();
     await started;
     expect(await svc.whenReady(30_000)).toBe(true);
-    expect(searchPaths(svc, "fresh", { limit: 100 })).toHaveLength(30);
-    expect(searchPaths(svc, "voke", { limit: 100 })).toHaveLength(80);
+    expect(await searchPaths(svc, "fresh", { limit: 100 })).toHaveLength(30);
+    expect(await searchPaths(svc, "voke", { limit: 100 })).toHaveLength(80);
     await svc.close();
   });
 

@@ -34,7 +34,7 @@ class FakeSearch implements SearchService {
     relaxed: false,
   };
   async start(): Promise<void> {}
-  search(req: SearchRequest): SearchResponse {
+  async search(req: SearchRequest): Promise<SearchResponse> {
     this.requests.push(req);
     return this.response;
   }

@@ -6,7 +6,7 @@ import type { GraphScheduler } from "./types";
 
 /** What the unlinked-mentions finder needs of the search service (all of it optional but `search`). */
 export interface MentionSearch {
-  search(req: SearchRequest): SearchResponse;
+  search(req: SearchRequest): SearchResponse | Promise<SearchResponse>;
   /** The paths `search` would return, without sections or snippets (used when present: cheaper). */
   matchPaths?(req: SearchRequest): { paths: string[]; total: number };
   status?(): IndexStatus;
@@ -96,7 +96,7 @@ function clipAround(line: string, index: number, length: number): string {
  * mentions), at most `cap` per name; `complete` when no name had more. Null when the index cannot be
  * used (absent, not ready, a name it cannot match on, or an error).
  */
-function searchCandidates(search: MentionSearch | undefined, names: string[], cap: number): { paths: Set<string>; complete: boolean } | null {
+async function searchCandidates(search: MentionSearch | undefined, names: string[], cap: number): Promise<{ paths: Set<string>; complete: boolean } | null> {
   if (!search) return null;
   try {
     // An index that does not cover the vault yet would miss mentions in the notes it lacks.
@@ -112,7 +112,7 @@ function searchCandidates(search: MentionSearch | undefined, names: string[], ca
         if (res.total > res.paths.length) complete = false;
         for (const p of res.paths) paths.add(p);
       } else {
-        const res = search.search(req);
+        const res = await search.search(req);
         if (res.total_files > res.hits.length) complete = false;
         for (const h of res.hits) paths.add(h.path);
       }
@@ -213,7 +213,7 @@ export async function findUnlinkedMentions(req: MentionsRequest): Promise<Mentio
   if (patterns.length === 0) complete = true;
   else {
     for (const cap of SEARCH_TIERS) {
-      const found = searchCandidates(req.search, patterns.map((p) => p.name), cap);
+      const found = await searchCandidates(req.search, patterns.map((p) => p.name), cap);
       if (!found) break;
       method = "search";
       stale = !!req.search?.hasPendingWork?.();

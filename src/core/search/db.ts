@@ -8,11 +8,12 @@ import { readKeyValueTable, SqliteFileError, writeKeyValueTable } from "./sqlite
 /**
  * Bump when the stored form changes: an older index is rebuilt once.
  *
- * Layout (v5): the index is sharded into several small SQLite databases, each written atomically
+ * Layout (v9): the index is sharded into several small SQLite databases, each written atomically
  * through the StateStore (temp file + rename): a main file (`search-index.sqlite`: format key,
- * segment count, term dictionary, skipped notes) and two files per segment: `search-index-NN.sqlite`
+ * segment count, term dictionary, skipped notes) and one file per segment: `search-index-NN.sqlite`
  * (its notes as JSON, their chunk numbers, a term header (term id, posting count), varint-coded
- * postings and term sequences, as blobs) and `search-index-NN-text.sqlite` (its chunk texts). Saving
+ * postings and term sequences, as blobs). (v5–v8 also kept `search-index-NN-text.sqlite`, its chunk
+ * texts.) Saving
  * after an edit exports only the segments that changed, each in short steps, instead of one large
  * database. v4: chunk numbers as varints instead of JSON; the term header lets loading lay out every
  * posting list first and decode each posting once. v5: each segment's chunk texts (more than half of
@@ -21,9 +22,12 @@ import { readKeyValueTable, SqliteFileError, writeKeyValueTable } from "./sqlite
  * used; 32 segments instead of 128. v6: the term header also gives each term's bytes of postings, so
  * loading leaves postings encoded and decodes each list on first use. v7: a segment's texts are
  * stored in rows of 64 KB (`t0`, `t1`, …), so a search reads only the rows its snippets need. v8:
- * each note keeps its title's and aliases' term ids (`ti`), so no search tokenizes titles.
+ * each note keeps its title's and aliases' term ids (`ti`), so no search tokenizes titles. v9: no
+ * chunk texts (no `-NN-text.sqlite` files, no text lengths in the chunk numbers): a hit's snippet is
+ * cut from its note, read when it is found (keyword/sections.ts); an index saved before is rebuilt
+ * once and its text files removed.
  */
-export const SCHEMA_VERSION = 8;
+export const SCHEMA_VERSION = 9;
 
 /**
  * The table of every index file: `name TEXT, data BLOB` (files saved before our own writer, by
@@ -98,7 +102,7 @@ export function segmentFileName(main: string, k: number): string {
   return `${base}-${String(k).padStart(2, "0")}.sqlite`;
 }
 
-/** The name of the file holding segment `k`'s chunk texts. */
+/** The name of the file that held segment `k`'s chunk texts, before v9 (removed when such an index is found). */
 export function segmentTextFileName(main: string, k: number): string {
   return segmentFileName(main, k).replace(/\.sqlite$/, "-text.sqlite");
 }

@@ -89,7 +89,7 @@ export async function semanticSearch(semantic: SemanticService, port: VaultPort,
  */
 export async function hybridSearch(keyword: SearchService, semantic: SemanticService, port: VaultPort, req: SearchRequest, vector: Float32Array | null, language: SearchLanguage): Promise<RankedResponse> {
   const depth = Math.max(req.limit * 3, 30);
-  const kw = keyword.search({ ...req, limit: depth, chunksPerFile: Math.max(req.chunksPerFile, 3) });
+  const kw = await keyword.search({ ...req, limit: depth, chunksPerFile: Math.max(req.chunksPerFile, 3) });
   // The keyword engine ranks notes, each with its best sections: every note's best section first,
   // in the notes' order, then the second best ones, and so on.
   const kwChunks: RankedChunk[] = [];

@@ -8,7 +8,7 @@ import { isUnder } from "../paths";
 import { hashText } from "../hash";
 import { errText } from "../strings";
 import { clearTimer, setTimer, type TimerHandle } from "../timers";
-import { basenameOf, isNotePath, parentOf, type VaultEvent } from "../vault";
+import { isNotePath, type VaultEvent } from "../vault";
 import { chunkNote } from "./chunk";
 import { readNoteForIndex } from "./note-reader";
 import { SCHEMA_VERSION, segmentFileName } from "./db";
@@ -16,7 +16,7 @@ import { segmentCountFor, segmentOf, type DocEntry } from "./keyword/doc";
 import { KeywordIndexFiles, type IndexFileTimings, type Skip } from "./keyword/index-files";
 import { InvertedIndex } from "./keyword/inverted-index";
 import { filterTags } from "./keyword/score";
-import type { LazyText } from "./keyword/lazy-text";
+import { fillSections, type KeywordAnswer, type NoteTextReader } from "./keyword/sections";
 import { warmUpSearch } from "./keyword/warm-up";
 import { checkQueryBounds, parseQuery } from "./query";
 import { BackgroundWorker, defaultScheduler, IdleWaiters, ProgressListeners, SliceClock } from "./slices";
@@ -48,6 +48,8 @@ const PREFETCH = 8;
  * log) every few seconds for as long as the server runs.
  */
 const MAX_RETRY_MS = 5 * 60_000;
+/** The warm-up's reader: no note (see `warmUp`). */
+const noRead: NoteTextReader = () => Promise.resolve(null);
 export function createSearchService(deps: SearchServiceDeps): SearchService {
   return new KeywordSearchService(deps);
 }
@@ -99,9 +101,7 @@ class KeywordSearchService implements SearchService {
   private prefetched = new Map<string, Promise<string>>();
   /** Notes (re)indexed since the posting lists were last laid out again. */
   private indexedSinceCompaction = 0;
-  /** Restored segments' texts still to load (one per step, after the queue; a search first reads the rows it needs). */
-  private unloadedTexts: LazyText[] = [];
-  /** Restored segments whose texts or postings turned out unusable: their notes are indexed again. */
+  /** Restored segments whose postings turned out unusable: their notes are indexed again. */
   private lostSegments: number[] = [];
   /** Notes to index again even though their content is unchanged. */
   private forceIndex = new Set<string>();
@@ -123,7 +123,6 @@ class KeywordSearchService implements SearchService {
       clock: this.clock,
       sqlWasm: deps.sqlWasm,
       log: (level, msg) => this.log(level, msg),
-      segmentLost: (seg, what) => this.segmentLost(seg, what),
     });
     this.timings = this.files.timings;
     this.worker = new BackgroundWorker(this.clock, {
@@ -134,7 +133,6 @@ class KeywordSearchService implements SearchService {
         () => this.decodeListsStep(),
         () => this.indexNextNote(),
         () => this.compactStep(),
-        () => this.loadTextsStep(),
         () => this.warmUpStep(),
         () => this.markBuilt(),
         () => this.persistStep(),
@@ -190,7 +188,6 @@ class KeywordSearchService implements SearchService {
       const found = await this.files.load();
       if (found) {
         this.skipped = found.skipped;
-        this.unloadedTexts = found.unloadedTexts;
         loaded = true;
       }
     } catch (e) {
@@ -206,7 +203,6 @@ class KeywordSearchService implements SearchService {
     }
     if (!loaded) {
       this.index.clear();
-      this.unloadedTexts = [];
       this.skipped.clear();
       // Every segment file is rewritten, so none from an older index survives next to the new main file.
       this.index.markAllDirty();
@@ -324,15 +320,6 @@ class KeywordSearchService implements SearchService {
   private async compactStep(): Promise<boolean> {
     if (!this.index.needsCompaction() && this.indexedSinceCompaction < COMPACT_AFTER_NOTES) return false;
     await this.compact();
-    return true;
-  }
-
-  /** A restored segment's texts, decoded whole (one segment per step). */
-  private async loadTextsStep(): Promise<boolean> {
-    const lt = this.unloadedTexts.pop();
-    if (!lt) return false;
-    lt.loadAll();
-    await this.maybeYield();
     return true;
   }
 
@@ -464,10 +451,12 @@ class KeywordSearchService implements SearchService {
   /** Compiles the search path before the first real query (see keyword/warm-up.ts). */
   private warmUp(): Promise<void> {
     this.searchWarm = true;
-    return warmUpSearch(this.index, this.opts.language, this.clock, () => this.stopping);
+    // No note is read: the warm-up runs before `start()` returns (a fresh process's start must not
+    // wait for reads), so its hits' sections stay empty.
+    return warmUpSearch(this.index, this.opts.language, this.clock, () => this.stopping, (a, req) => this.fill(a, req, noRead));
   }
 
-  /** A restored segment's texts or postings are unusable (called from whatever first needed them). */
+  /** A restored segment's postings are unusable (called from whatever first needed them). */
   private segmentLost(seg: number, what: string): void {
     this.log("warn", `${what}; the segment's notes are indexed again.`);
     this.lostSegments.push(seg);
@@ -519,7 +508,7 @@ class KeywordSearchService implements SearchService {
     }
     // The note may have changed while we yielded: the next event re-queues it; apply what we read.
     const fm = meta?.frontmatter ?? {};
-    this.index.addDoc({ seg, path, title: basenameOf(path), folder: parentOf(path), mtime: st.mtime, size: st.size, hash, frontmatter: fm, tags: filterTags(meta) }, chunks, builder);
+    this.index.addDoc({ seg, path, mtime: st.mtime, size: st.size, hash, frontmatter: fm, tags: filterTags(meta) }, chunks, builder);
     this.indexedSinceCompaction++;
     if (this.skipped.delete(path)) this.mainDirty = true;
   }
@@ -601,11 +590,27 @@ class KeywordSearchService implements SearchService {
     return this.readyWaiters.wait(timeoutMs, () => !this.covered && !this.stopping && this.state !== "failed", signal).then(() => this.covered);
   }
 
-  search(req: SearchRequest): SearchResponse {
+  async search(req: SearchRequest): Promise<SearchResponse> {
     const pq = this.parse(req.query);
     if (!this.loaded) return { hits: [], total_files: 0, relaxed: false };
-    return this.index.search(pq, req, this.opts.language);
+    // Ranked from the index alone; the hits' sections are then cut from their notes (the index holds no texts).
+    return this.fill(this.index.search(pq, req, this.opts.language), req);
   }
+
+  private fill(answer: KeywordAnswer, req: SearchRequest, read: NoteTextReader = this.noteText): Promise<SearchResponse> {
+    return fillSections(this.index.reader, answer, read, { words: req.snippetWords, language: this.opts.language, chunkWords: this.opts.chunkWords });
+  }
+
+  /** A hit's note as it is now, for its sections (null: gone, hidden, grown past the size limit, unreadable). */
+  private readonly noteText = async (path: string): Promise<string | null> => {
+    const st = this.deps.port.stat(path);
+    if (!st || st.size > this.opts.maxNoteBytes || this.deps.policy.isHidden(path)) return null;
+    try {
+      return await this.deps.port.read(path);
+    } catch {
+      return null;
+    }
+  };
 
   matchPaths(req: SearchRequest): { paths: string[]; total: number } {
     const pq = this.parse(req.query);

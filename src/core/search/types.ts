@@ -130,10 +130,15 @@ export interface SearchService {
   readonly ready: boolean;
   /** Resolves when `ready` (true), or false when `timeoutMs` passed or `signal` aborted first. */
   whenReady(timeoutMs: number, signal?: AbortSignal): Promise<boolean>;
-  search(req: SearchRequest): SearchResponse;
+  /**
+   * The answer: ranked from the index, then each hit's sections cut from its note as read now (the
+   * index holds no texts), the hits' notes read at once. Throws (rejects) `invalid_argument` for a query too large.
+   */
+  search(req: SearchRequest): Promise<SearchResponse>;
   /**
    * The paths `search` returns for the same request, in the same order, without building sections or
-   * snippets (cheaper); `total` is its `total_files`. Optional: callers fall back to `search`.
+   * snippets (cheaper, and synchronous: no note is read); `total` is its `total_files`. Optional:
+   * callers fall back to `search`.
    */
   matchPaths?(req: SearchRequest): { paths: string[]; total: number };
   status(): IndexStatus;

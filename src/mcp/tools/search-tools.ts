@@ -143,7 +143,7 @@ export const searchTool = defineTool({
     const { loading, stale } = await freshness(search, args.wait_for_pending_writes, { deadline, signal });
     const req = { query, limit: args.limit, folder: folder || undefined, filters: args.filters, chunksPerFile: args.chunks_per_file, snippetWords: args.snippet_words };
     if (args.mode !== "keyword" && services.semantic) return meaningSearch(services, services.semantic, args.mode, req, stale, loading, { deadline, signal });
-    const res = search.search(req);
+    const res = await search.search(req);
     // What a model needs of each hit; the note's title, folder and frontmatter are in its path or a read away.
     const hits = res.hits.map((h) => ({
       path: h.path,

@@ -1,7 +1,8 @@
 /**
  * Tokenizing a note for the index: field weights (title, aliases, headings, tags over the body) and
- * `DocBuilder`, which turns a note's chunks into term ids, weighted frequencies, term sequences and
- * UTF-8 texts in reused buffers. Owns no index state: `InvertedIndex.addDoc` takes what it built.
+ * `DocBuilder`, which turns a note's chunks into term ids, weighted frequencies and term sequences
+ * in reused buffers (no texts: the index keeps none). Owns no index state: `InvertedIndex.addDoc`
+ * takes what it built.
  */
 import { STOP_WORDS } from "../query";
 import { forEachToken, type TermDict } from "../tokenize";
@@ -10,8 +11,6 @@ import { ByteWriter } from "./codec";
 
 /** Field weights (BM25F-style: weighted term frequency). */
 export const FIELD_WEIGHTS = { title: 4, aliases: 3, headings: 2, tags: 2, body: 1 } as const;
-
-const utf8 = new TextEncoder();
 
 /** Calls `cb(term, weight, id)` for every token of the chunk's fields; body tokens come last with weight 0 meaning "body". */
 function forEachField(chunk: Chunk, language: SearchLanguage, dict: TermDict | undefined, cb: (t: string, w: number, id: number) => void): void {
@@ -35,8 +34,6 @@ export class DocBuilder {
   lens: number[] = [];
   seq = new ByteWriter(64 * 1024);
   seqOff: number[] = [0];
-  text = new Uint8Array(64 * 1024);
-  textOff: number[] = [0];
   /** The note's title term ids (see DocEntry.titleIds), from its first chunk. */
   titleIds: number[] = [];
   private tf = new Float64Array(1024);
@@ -53,11 +50,10 @@ export class DocBuilder {
     this.lens = [];
     this.seq.reset();
     this.seqOff = [0];
-    this.textOff = [0];
     this.titleIds = [];
   }
 
-  /** Tokenizes a chunk: weighted term frequencies (title, aliases, headings and tags above the body), its body as term ids, its text. */
+  /** Tokenizes a chunk: weighted term frequencies (title, aliases, headings and tags above the body), its body as term ids. */
   addChunk(chunk: Chunk, language: SearchLanguage): void {
     let tf = this.tf;
     let touched = this.touched;
@@ -104,14 +100,5 @@ export class DocBuilder {
     this.postOff.push(at);
     this.lens.push(Math.max(1, len));
     this.seqOff.push(seq.n);
-    // The chunk's text as UTF-8 (at most 3 bytes per UTF-16 unit).
-    let to = this.textOff[this.textOff.length - 1];
-    if (to + chunk.text.length * 3 > this.text.length) {
-      const t2 = new Uint8Array(Math.max(to + chunk.text.length * 3, this.text.length * 2));
-      t2.set(this.text.subarray(0, to));
-      this.text = t2;
-    }
-    to += utf8.encodeInto(chunk.text, this.text.subarray(to)).written;
-    this.textOff.push(to);
   }
 }

@@ -1,15 +1,13 @@
 /**
- * Reading a chunk back from what the index stored: its text (UTF-8, maybe still on disk), its body's
- * term sequence, whether that sequence holds a phrase, and its snippet. Owns scratch buffers only; it
- * never changes the index.
+ * Reading a chunk back from what the index stored: its body's term sequence, whether that sequence
+ * holds a phrase, how close the query's words are, and its snippet (cut from a text the caller read
+ * from the note: the index holds no texts). Owns scratch buffers only; it never changes the index.
  */
 import { forEachToken } from "../tokenize";
 import type { SearchLanguage } from "../types";
-import { docEdge, SEQ_A, SEQ_B, span, TEXT_A, TEXT_B, textRange, type DocEntry } from "./doc";
+import { SEQ_A, SEQ_B, span, type DocEntry } from "./doc";
 import { showable } from "./showable";
 import { cutSnippet, snippet, snippetWindow, type WantedIds } from "./snippet";
-
-const utf8d = new TextDecoder();
 
 export class ChunkReader {
   private seqScratch = new Int32Array(1024);
@@ -18,14 +16,6 @@ export class ChunkReader {
   private posScratch = new Int32Array(256);
   private clScratch = new Int8Array(256);
   private readonly clauseCount = new Int32Array(31);
-
-  /** The text of a chunk (decoded from UTF-8). */
-  chunkText(doc: DocEntry, i: number): string {
-    // The note's whole text (a restored note's is read at once: its other sections are likely next).
-    const base = docEdge(doc, TEXT_A);
-    const t = textRange(doc, base, docEdge(doc, TEXT_B));
-    return t ? utf8d.decode(t.subarray(span(doc, i, TEXT_A) - base, span(doc, i, TEXT_B) - base)) : "";
-  }
 
   /** Decodes chunk `o` of `doc`'s body term ids into `seqScratch`; returns how many. */
   private decodeSeq(doc: DocEntry, o: number): number {
@@ -118,11 +108,12 @@ export class ChunkReader {
   }
 
   /**
-   * `snippet` of chunk `o`, found in its stored term sequence (the body's tokens, in order): a chunk
-   * of at most `words` tokens is not tokenized again, a longer one only to locate the window.
+   * `snippet` of chunk `o`'s `text` (read from its note), found in its stored term sequence (the
+   * body's tokens, in order): a chunk of at most `words` tokens is not tokenized again, a longer one
+   * only to locate the window. A text that is no longer the one indexed (the note changed since) is
+   * tokenized the old way.
    */
-  sectionSnippet(doc: DocEntry, o: number, want: WantedIds, words: number, language: SearchLanguage): string {
-    const text = this.chunkText(doc, o);
+  sectionSnippet(doc: DocEntry, o: number, text: string, want: WantedIds, words: number, language: SearchLanguage): string {
     if (words <= 0) return showable(text);
     const n = this.decodeSeq(doc, o);
     if (n <= words) return showable(text.trim());

@@ -3,16 +3,15 @@
  * and which persistence segment a note belongs to. Owns these shapes and their accessors; it neither
  * changes the index nor reads files.
  */
-import { LazyText } from "./lazy-text";
-
 /**
  * Notes are spread over segments by a hash of their path, for persistence only: each segment is
- * saved as small files of its own, so saving after an edit exports only the segments that changed,
- * in short steps, and loading decodes them one task at a time. The number of segments grows with
- * the vault (`segmentCountFor`): a power of two, ~400 notes each (~0.6 MB at 10k notes, where it
- * is 32), at most `MAX_SEGMENTS`. Fewer, larger segments load faster (each file costs ~1 ms to open
- * and query, before its bytes: at 10k notes 32 segments loaded in ~0.45 s where 128 took ~0.65 s),
- * smaller ones save faster after an edit; a 2-note vault had 64 files, 100k notes 20 MB segments.
+ * saved as one small file of its own (its notes, postings and term sequences), so saving after an
+ * edit exports only the segments that changed, in short steps, and loading decodes them one task at
+ * a time. The number of segments grows with the vault (`segmentCountFor`): a power of two, ~400
+ * notes each (32 at 10k notes), at most `MAX_SEGMENTS`. Fewer, larger segments load faster (each
+ * file costs ~1 ms to open and query, before its bytes: at 10k notes 32 segments loaded in ~0.45 s
+ * where 128 took ~0.65 s), smaller ones save faster after an edit; with a fixed 32, a 2-note vault
+ * had 64 files and 100k notes ~12 MB segments.
  */
 export const MAX_SEGMENTS = 256;
 
@@ -38,9 +37,8 @@ export function segmentOf(path: string, count: number): number {
 export interface DocEntry {
   slot: number;
   seg: number;
+  /** Its title and folder are derived from it when a hit needs them (two strings a note fewer: ~6 MB at 100k notes). */
   path: string;
-  title: string;
-  folder: string;
   mtime: number;
   size: number;
   hash: string;
@@ -52,11 +50,6 @@ export interface DocEntry {
   headings: string[];
   /** The chunks' body term ids (varints, in token order), each chunk at its [SEQ_A, SEQ_B). */
   seq: Uint8Array;
-  /**
-   * The chunks' texts (UTF-8), each at its [TEXT_A, TEXT_B). A note restored from disk shares its
-   * segment's texts, which are loaded on first use (`LazyText`).
-   */
-  text: Uint8Array | LazyText;
   /**
    * Chunk i's numbers at spans[spanAt + i * CHUNK_NUMS + LEN, LINE_A, …]. A note restored from disk
    * shares one array with its segment's notes (four small arrays per note were ~40k long-lived
@@ -73,30 +66,24 @@ export interface DocEntry {
 
 /**
  * A chunk's numbers (see `DocEntry.spans`): its length in terms, its first and last line, and the
- * byte ranges [A, B) of its term sequence in its note's `seq` and of its text in its note's `text`.
+ * byte range [A, B) of its term sequence in its note's `seq`. The index holds no chunk texts: a
+ * hit's snippet is cut from its note as read at query time (see sections.ts), at these lines.
  */
-export const CHUNK_NUMS = 7;
+export const CHUNK_NUMS = 5;
 export const LEN = 0;
 export const LINE_A = 1;
 export const LINE_B = 2;
 export const SEQ_A = 3;
 export const SEQ_B = 4;
-export const TEXT_A = 5;
-export const TEXT_B = 6;
-
-/** Bytes [a, b) of a note's chunk texts, or null when they are lost (see `LazyText`). */
-export function textRange(doc: DocEntry, a: number, b: number): Uint8Array | null {
-  return doc.text instanceof LazyText ? doc.text.slice(a, b) : doc.text.subarray(a, b);
-}
 
 /** Chunk i's number `field` (LEN, LINE_A, …) of `doc`. */
 export function span(doc: DocEntry, i: number, field: number): number {
   return doc.spans[doc.spanAt + i * CHUNK_NUMS + field];
 }
 
-/** Where `doc`'s chunks start (`field` SEQ_A or TEXT_A) or end (SEQ_B, TEXT_B) in its `seq` or `text`. */
+/** Where `doc`'s chunks start (`field` SEQ_A) or end (SEQ_B) in its `seq`. */
 export function docEdge(doc: DocEntry, field: number): number {
   const n = doc.chunkIds.length;
   if (n === 0) return 0;
-  return span(doc, field === SEQ_A || field === TEXT_A ? 0 : n - 1, field);
+  return span(doc, field === SEQ_A ? 0 : n - 1, field);
 }

@@ -1,6 +1,6 @@
 /**
  * The keyword index's files in the state store: loading them into an InvertedIndex (one segment per
- * task, texts after) and saving its changed segments and the main file, in short steps. Owns the file
+ * task) and saving its changed segments and the main file, in short steps. Owns the file
  * names, the format key check, the save stamps and sql.js as a fallback reader; it must not decide
  * what to index or when to save (the service does), nor encode rows itself (persist.ts, restore.ts).
  */
@@ -12,7 +12,6 @@ import type { SliceClock } from "../slices";
 import { SqliteFileError } from "../sqlite-file";
 import { validSegmentCount } from "./doc";
 import type { InvertedIndex } from "./inverted-index";
-import { TEXT_PART, type LazyText } from "./lazy-text";
 import type { RestoredBlobs } from "./persist";
 
 /** A note the index leaves out (too large, unreadable, binary), until its mtime or size changes. */
@@ -43,15 +42,11 @@ export interface IndexFilesDeps {
   clock: SliceClock;
   sqlWasm: Uint8Array;
   log: (level: "debug" | "info" | "warn" | "error", msg: string) => void;
-  /** A restored segment's texts turned out unusable (called from whatever first needed them). */
-  segmentLost: (seg: number, what: string) => void;
 }
 
 /** What a load found besides the index it filled. */
 export interface LoadedFiles {
   skipped: Map<string, Skip>;
-  /** Restored segments' texts still to load (one per background step; a search first reads the rows it needs). */
-  unloadedTexts: LazyText[];
 }
 
 /** Files read at once while loading: enough to keep the disk busy, few enough that the first arrive first. */
@@ -61,9 +56,7 @@ export class KeywordIndexFiles {
   readonly timings: IndexFileTimings = { load: { waitMs: 0, rowsMs: 0, decodeMs: 0, listsMs: 0 }, loadMs: 0, lastFilesMs: 0, lastSerializeMs: 0, lastPersistBytes: 0, lastPersistMaxStepMs: 0, lastPersistFiles: 0 };
   /** sql.js, started only when our reader cannot make sense of an index file (see readBlobs). */
   private sqlJs: Promise<SqlJsStatic> | null = null;
-  /** The same, once started and loaded: the texts' files are read synchronously, inside a search. */
-  private SQL: SqlJsStatic | null = null;
-  /** Save stamps: both files of a segment carry the same one. */
+  /** Save stamps (`gen`): each segment file carries the save it was written by. */
   private genCounter = 0;
   /**
    * Segments of the index found at start beyond the current layout (one saved with more segments,
@@ -114,6 +107,8 @@ export class KeywordIndexFiles {
     if (validSegmentCount(count)) this.staleSegments = count;
     if (meta.key !== this.deps.key || !validSegmentCount(count)) {
       log("info", `Search index format changed (${meta.key ?? "unknown"} → ${this.deps.key}); rebuilding it.`);
+      // (Before the layout grew with the vault, every index had 32 segments.)
+      await this.removeOldTexts(validSegmentCount(count) ? count : 32);
       return null;
     }
     const names = main.get("names");
@@ -124,14 +119,12 @@ export class KeywordIndexFiles {
     for (const r of JSON.parse(text(main.get("skipped")) || "[]") as { path: string; mtime: number; size: number; reason: string }[]) {
       skipped.set(r.path, { mtime: r.mtime, size: r.size, reason: r.reason });
     }
-    // Read the segment files ahead of decoding (one per task), then the texts' files, which are
-    // decoded only after loading (see LazyText).
+    // Read the segment files ahead of decoding (one per task).
     const all = readInOrder(
       store,
-      [...Array.from({ length: count }, (_, k) => segmentFileName(file, k)), ...Array.from({ length: count }, (_, k) => segmentTextFileName(file, k))],
+      Array.from({ length: count }, (_, k) => segmentFileName(file, k)),
       () => sched.yield(),
     );
-    const textFiles: (Uint8Array | Error | null)[] = [];
     const now = () => sched.now();
     const lt = { wait: 0, rows: 0, decode: 0, lists: 0 };
     index.segCount = count;
@@ -159,26 +152,7 @@ export class KeywordIndexFiles {
           if (!v) throw new Error(`no ${n}`);
           return v;
         };
-        const gen = text(blobs.get("gen"));
-        const readText = (parts: number[] | null, last: boolean): Map<number, Uint8Array> => {
-          const raw = textFiles[k];
-          let release = last;
-          try {
-            if (raw instanceof Error) throw raw;
-            if (!raw || raw.length === 0) throw new Error("missing");
-            const rows = readBlobs(raw, parts ? ["key", "gen", ...parts.map((p) => `t${p}`)] : undefined, this.SQL);
-            if (text(rows.get("key")) !== this.deps.key || text(rows.get("gen")) !== gen) throw new Error("saved apart from its segment");
-            const out = new Map<number, Uint8Array>();
-            for (const [name, v] of rows) if (/^t\d+$/.test(name)) out.set(Number(name.slice(1)), v);
-            return out;
-          } catch (e) {
-            release = true;
-            throw e;
-          } finally {
-            if (release) textFiles[k] = null; // the file's bytes are no longer needed
-          }
-        };
-        index.restoreSegment(k, { docs: get("docs"), nums: get("nums"), terms: get("terms"), postings: get("postings"), seq: get("seq") }, readText, (seg, why) => this.deps.segmentLost(seg, `Search index texts ${segmentTextFileName(file, seg)} are unusable (${why})`));
+        index.restoreSegment(k, { docs: get("docs"), nums: get("nums"), terms: get("terms"), postings: get("postings"), seq: get("seq") });
         lt.decode += now() - t;
       } catch (e) {
         // Its notes are not in the index: the reconciliation indexes them again.
@@ -189,27 +163,30 @@ export class KeywordIndexFiles {
     const t = now();
     await index.finishRestore(yieldIfDue, () => clock.next());
     lt.lists = now() - t;
-    // The texts' reads finished long ago (they overlapped the decoding above); keep those in use.
-    const unloadedTexts = index.unloadedTexts();
-    const used = new Set(unloadedTexts.map((t) => t.seg));
-    for (let k = 0; k < count; k++) {
-      const raw = await all[count + k];
-      textFiles[k] = used.has(k) ? raw : null;
-    }
     this.timings.load = { waitMs: lt.wait, rowsMs: lt.rows, decodeMs: lt.decode, listsMs: lt.lists };
     log("debug", `Search index loaded: waiting for reads ${Math.round(lt.wait)} ms, reading rows ${Math.round(lt.rows)} ms, notes ${Math.round(lt.decode)} ms, lists laid out and notes registered ${Math.round(lt.lists)} ms (with yields).`);
-    return { skipped, unloadedTexts };
+    return { skipped };
+  }
+
+  /**
+   * The chunk texts' files an index saved before v9 kept beside each segment (`-NN-text.sqlite`):
+   * removed when such an index is found, which is then built again without them. A file that cannot
+   * be removed is left (it is never read).
+   */
+  private async removeOldTexts(count: number): Promise<void> {
+    const { store, file, log } = this.deps;
+    for (let k = 0; k < count; k++) {
+      try {
+        await store.remove(segmentTextFileName(file, k));
+      } catch (e) {
+        log("debug", `Could not remove ${segmentTextFileName(file, k)}: ${errText(e)}`);
+      }
+    }
   }
 
   /** sql.js, started on first need (a fallback read): it is not needed to read or save our own files. */
   private startSqlJs(): Promise<SqlJsStatic> {
-    if (!this.sqlJs) {
-      this.sqlJs = loadSqlJs(this.deps.sqlWasm);
-      this.sqlJs.then(
-        (SQL) => (this.SQL = SQL),
-        () => {},
-      );
-    }
+    this.sqlJs ??= loadSqlJs(this.deps.sqlWasm);
     return this.sqlJs;
   }
 
@@ -267,33 +244,23 @@ export class KeywordIndexFiles {
       const t0 = sched.now();
       while (!job.step(clock.used)) await maybeYield();
       serializeMs += sched.now() - t0;
-      // …then each segment is exported and written in steps of its own: its texts first, then the
-      // rest, both stamped with the same new `gen` (texts left from another save are never used).
+      // …then each segment is exported and written in steps of its own, stamped with a new `gen`.
       const key = utf8e.encode(this.deps.key);
       for (const k of segs) {
         await sched.yield();
         const t0 = sched.now();
-        const { text: textBlob, ...blobs } = job.blobs(k);
+        const blobs = job.blobs(k);
         const gen = utf8e.encode(`${Date.now().toString(36)}.${(++this.genCounter).toString(36)}`);
         const t1 = sched.now();
         serializeMs += t1 - t0;
         maxStep = Math.max(maxStep, t1 - t0);
-        // eslint-disable-next-line no-restricted-syntax -- our own row names
-        const textRows: Record<string, Uint8Array> = { key, gen };
-        for (let p = 0; p * TEXT_PART < textBlob.length; p++) textRows[`t${p}`] = textBlob.subarray(p * TEXT_PART, (p + 1) * TEXT_PART);
-        const segmentFiles: [string, Record<string, Uint8Array>][] = [
-          [segmentTextFileName(file, k), textRows],
-          [segmentFileName(file, k), { ...blobs, key, gen }],
-        ];
-        for (const [name, content] of segmentFiles) {
-          const bytes = await makeFile(content);
-          bytesTotal += bytes.length;
-          files++;
-          await sched.yield();
-          if (!(await write(name, bytes))) {
-            for (const j of segs) index.dirty[j] = 1;
-            return { mainDirty, failed };
-          }
+        const bytes = await makeFile({ ...blobs, key, gen });
+        bytesTotal += bytes.length;
+        files++;
+        await sched.yield();
+        if (!(await write(segmentFileName(file, k), bytes))) {
+          for (const j of segs) index.dirty[j] = 1;
+          return { mainDirty, failed };
         }
       }
       clock.restart();
@@ -312,7 +279,7 @@ export class KeywordIndexFiles {
       else if (this.staleSegments > index.segCount) {
         // The main file no longer names them: the files of segments past the layout go.
         for (let k = index.segCount; k < this.staleSegments; k++) {
-          for (const name of [segmentFileName(file, k), segmentTextFileName(file, k)]) await store.remove(name).catch(() => {});
+          await store.remove(segmentFileName(file, k)).catch(() => {});
         }
         this.staleSegments = index.segCount;
       }

@@ -7,17 +7,17 @@
  */
 import { detach } from "../../strings";
 import { TermDict } from "../tokenize";
-import type { Chunk, ParsedQuery, SearchLanguage, SearchRequest, SearchResponse } from "../types";
+import type { Chunk, ParsedQuery, SearchLanguage, SearchRequest } from "../types";
 import { DocBuilder } from "./builder";
 import { ChunkReader } from "./chunk-reader";
 import { compactSome, needsCompaction, type CompactionState } from "./compaction";
-import { CHUNK_NUMS, LEN, LINE_A, LINE_B, MAX_SEGMENTS, SEQ_A, SEQ_B, TEXT_A, TEXT_B, type DocEntry } from "./doc";
-import { LazyText, type TextPartReader } from "./lazy-text";
+import { CHUNK_NUMS, LEN, LINE_A, LINE_B, MAX_SEGMENTS, SEQ_A, SEQ_B, type DocEntry } from "./doc";
 import { dictBytes, segmentWriter, type RestoredBlobs, type SegmentWriter } from "./persist";
 import { IntPool, PostingList } from "./postings";
 import { PostingsLog } from "./postings-log";
 import { SegmentLoader } from "./restore";
 import { Scorer } from "./score";
+import type { KeywordAnswer } from "./sections";
 
 /** A prefix expands to at most this many terms (the most frequent). */
 const PREFIX_EXPANSION_CAP = 64;
@@ -65,6 +65,8 @@ export class InvertedIndex {
   noteLen = new Float64Array(64);
   freeSlots: number[] = [];
 
+  /** Set by loading (restore.ts): per segment, the term sequences its restored notes share (see `restoredPaths`). */
+  restoredSeq: (Uint8Array | undefined)[] = [];
   /** Set by loading (restore.ts): the restored lists not made objects yet. */
   restored: RestoredLists | null = null;
   /** Called when a restored segment's postings turn out inconsistent (its notes must be indexed again). */
@@ -99,6 +101,7 @@ export class InvertedIndex {
     this.freeSlots = [];
     this.loader.reset();
     this.restored = null;
+    this.restoredSeq = [];
     this.log.reset();
   }
 
@@ -184,7 +187,7 @@ export class InvertedIndex {
    * Adds a document from a builder holding its vectorized chunks (`builder.chunkCount` must equal
    * `chunks.length`); replaces an older version.
    */
-  addDoc(entry: Omit<DocEntry, "slot" | "chunkIds" | "headings" | "seq" | "text" | "spans" | "spanAt" | "titleIds">, chunks: Chunk[], b: DocBuilder): DocEntry {
+  addDoc(entry: Omit<DocEntry, "slot" | "chunkIds" | "headings" | "seq" | "spans" | "spanAt" | "titleIds">, chunks: Chunk[], b: DocBuilder): DocEntry {
     if (b.dict !== this.dict) throw new Error("the document was vectorized against another term dictionary");
     if (b.chunkCount !== chunks.length) throw new Error("builder and chunks disagree");
     this.removeDoc(entry.path);
@@ -197,8 +200,6 @@ export class InvertedIndex {
       slot,
       seg: entry.seg,
       path: entry.path,
-      title: entry.title,
-      folder: entry.folder,
       mtime: entry.mtime,
       size: entry.size,
       hash: entry.hash,
@@ -207,7 +208,6 @@ export class InvertedIndex {
       chunkIds: new Array<number>(n),
       headings: new Array<string>(n),
       seq: b.seq.result(),
-      text: b.text.slice(0, b.textOff[b.textOff.length - 1]),
       spans: new Int32Array(n * CHUNK_NUMS),
       spanAt: 0,
       // The builder makes a new array for each note.
@@ -236,8 +236,6 @@ export class InvertedIndex {
       cs[sp + LINE_B] = c.lineEnd;
       cs[sp + SEQ_A] = b.seqOff[i];
       cs[sp + SEQ_B] = b.seqOff[i + 1];
-      cs[sp + TEXT_A] = b.textOff[i];
-      cs[sp + TEXT_B] = b.textOff[i + 1];
     }
     this.slots[slot] = doc;
     this.setNoteLen(doc);
@@ -334,8 +332,8 @@ export class InvertedIndex {
   }
 
   /** Loading, step 1 of 2, one call per segment (see restore.ts); throws when the segment is inconsistent. */
-  restoreSegment(k: number, b: RestoredBlobs, readText: TextPartReader, lost: (seg: number, why: string) => void): void {
-    this.loader.restoreSegment(k, b, readText, lost);
+  restoreSegment(k: number, b: RestoredBlobs): void {
+    this.loader.restoreSegment(k, b);
   }
 
   /** Loading, step 2: lays out the lists and registers the notes (see restore.ts). */
@@ -371,17 +369,11 @@ export class InvertedIndex {
     return quantiles.map((q) => this.dict.names[gs[Math.min(gs.length - 1, Math.floor(q * gs.length))]]);
   }
 
-  /** Restored segments' texts that were not loaded yet (the service loads them in the background). */
-  unloadedTexts(): LazyText[] {
-    const out = new Set<LazyText>();
-    for (const d of this.docs.values()) if (d.text instanceof LazyText && !d.text.settled) out.add(d.text);
-    return [...out];
-  }
-
-  /** The notes of segment `k` as loaded from disk (not indexed again since). */
+  /** The notes of segment `k` as loaded from disk (not indexed again since: they share its term sequences). */
   restoredPaths(k: number): string[] {
     const out: string[] = [];
-    for (const d of this.docs.values()) if (d.text instanceof LazyText && d.text.seg === k) out.push(d.path);
+    const seq = this.restoredSeq[k];
+    if (seq) for (const d of this.docs.values()) if (d.seq === seq) out.push(d.path);
     return out;
   }
 
@@ -403,13 +395,9 @@ export class InvertedIndex {
     return out;
   }
 
-  /** The text of a chunk (decoded from UTF-8). */
-  chunkText(doc: DocEntry, i: number): string {
-    return this.reader.chunkText(doc, i);
-  }
-
-  search(pq: ParsedQuery, req: SearchRequest, language: SearchLanguage): SearchResponse {
-    return this.scorer.run(this, pq, req, language, true).res;
+  /** The answer, its sections' contents still to be cut from the notes (see sections.ts `fillSections`). */
+  search(pq: ParsedQuery, req: SearchRequest, language: SearchLanguage): KeywordAnswer {
+    return this.scorer.run(this, pq, req, language, true).answer;
   }
 
   /**
@@ -417,7 +405,7 @@ export class InvertedIndex {
    * building sections or snippets; `total` is its `total_files`.
    */
   matchPaths(pq: ParsedQuery, req: SearchRequest, language: SearchLanguage): { paths: string[]; total: number } {
-    const { res, paths } = this.scorer.run(this, pq, req, language, false);
-    return { paths, total: res.total_files };
+    const { answer, paths } = this.scorer.run(this, pq, req, language, false);
+    return { paths, total: answer.res.total_files };
   }
 }

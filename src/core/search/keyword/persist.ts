@@ -1,39 +1,36 @@
 /**
- * The saved form of a segment (`SegmentBlobs`: its notes, chunk numbers, term header, postings, term
- * sequences and texts) and its writer, in steps; the term dictionary as saved. Owns the byte layout of
- * what is saved; it reads the index and never changes it (but for the segments' dirty flags), nor
- * does it know files (the service writes the blobs through the state store).
+ * The saved form of a segment (`SegmentBlobs`: its notes, chunk numbers, term header, postings and
+ * term sequences; no texts, snippets are cut from the notes) and its writer, in steps; the term
+ * dictionary as saved. Owns the byte layout of what is saved; it reads the index and never changes
+ * it (but for the segments' dirty flags), nor does it know files (the service writes the blobs
+ * through the state store).
  */
 import type { TermDict } from "../tokenize";
 import { ByteWriter, zig } from "./codec";
-import { CHUNK_NUMS, docEdge, LEN, LINE_A, LINE_B, MAX_SEGMENTS, SEQ_A, SEQ_B, TEXT_A, TEXT_B, textRange, type DocEntry } from "./doc";
+import { CHUNK_NUMS, docEdge, LEN, LINE_A, LINE_B, MAX_SEGMENTS, SEQ_A, SEQ_B, type DocEntry } from "./doc";
 import type { InvertedIndex } from "./inverted-index";
 
 /** The persisted form of one segment (its notes; postings hold term ids of the main file's dictionary). */
 export interface SegmentBlobs {
   /** JSON: the segment's notes (their strings and frontmatter). */
   docs: Uint8Array;
-  /** Varints, per note in `docs` order: its chunk count, then per chunk: zigzag id delta, length, first line, line span, term-sequence bytes, text bytes. */
+  /** Varints, per note in `docs` order: its chunk count, then per chunk: zigzag id delta, length, first line, line span, term-sequence bytes. */
   nums: Uint8Array;
   /** Varints, per term present: term id delta, its posting count and their bytes in `postings` (lets loading lay out every list, and decode each one on first use). */
   terms: Uint8Array;
   /** Varints, the postings of the terms in `terms` order: (zigzag chunk id delta, tf). */
   postings: Uint8Array;
   seq: Uint8Array;
-  /** The chunk texts, saved in a file of their own (see `LazyText`). */
-  text: Uint8Array;
 }
 
-/** A segment as loading reads it: its texts stay on disk until first use. */
-export type RestoredBlobs = Omit<SegmentBlobs, "text">;
+/** A segment as loading reads it. */
+export type RestoredBlobs = SegmentBlobs;
 
 export interface PersistedDoc {
   p: string;
   m: number;
   s: number;
   h: string;
-  t: string;
-  f: string;
   fm: Record<string, unknown>;
   tg: string[];
   /** Per chunk: its heading path. */
@@ -57,7 +54,6 @@ export interface SegmentWriter {
 export function segmentWriter(ix: InvertedIndex, segs: number[]): SegmentWriter {
   ix.flushPostings();
   const seqW = new ByteWriter(256 * 1024);
-  const textW = new ByteWriter(1024 * 1024);
   const numW = new ByteWriter(64 * 1024);
   const docsW = new ByteWriter(256 * 1024);
   const want = new Uint8Array(MAX_SEGMENTS);
@@ -131,7 +127,6 @@ export function segmentWriter(ix: InvertedIndex, segs: number[]): SegmentWriter 
     },
     blobs: (k) => {
       seqW.reset();
-      textW.reset();
       numW.reset();
       // The notes as a JSON array, written into a reused buffer one note at a time: as one
       // string (~150 KB a segment at 10k notes) it went straight to V8's old generation.
@@ -140,10 +135,7 @@ export function segmentWriter(ix: InvertedIndex, segs: number[]): SegmentWriter 
       for (const d of bySeg?.[k] ?? []) {
         if (ix.docs.get(d.path) !== d) continue;
         seqW.bytes(d.seq.subarray(docEdge(d, SEQ_A), docEdge(d, SEQ_B)));
-        // Texts that could not be loaded are saved empty (the note is being indexed again).
-        const tb = textRange(d, docEdge(d, TEXT_A), docEdge(d, TEXT_B));
         const cs = d.spans;
-        if (tb) textW.bytes(tb);
         const n = d.chunkIds.length;
         numW.varint(n);
         let prev = 0;
@@ -156,17 +148,16 @@ export function segmentWriter(ix: InvertedIndex, segs: number[]): SegmentWriter 
           numW.varint(cs[sp + LINE_A]);
           numW.varint(zig(cs[sp + LINE_B] - cs[sp + LINE_A]));
           numW.varint(cs[sp + SEQ_B] - cs[sp + SEQ_A]);
-          numW.varint(tb ? cs[sp + TEXT_B] - cs[sp + TEXT_A] : 0);
         }
         if (docsW.n > 1) docsW.byte(0x2c); // ,
-        docsW.text(docJson({ p: d.path, m: d.mtime, s: d.size, h: d.hash, t: d.title, f: d.folder, fm: d.frontmatter, tg: d.tags, hd: d.headings, ti: d.titleIds }));
+        docsW.text(docJson({ p: d.path, m: d.mtime, s: d.size, h: d.hash, fm: d.frontmatter, tg: d.tags, hd: d.headings, ti: d.titleIds }));
       }
       docsW.byte(0x5d); // ]
       const post = posts.get(k)!;
       const head = heads.get(k)!;
       posts.delete(k);
       heads.delete(k);
-      return { docs: docsW.view(), nums: numW.view(), terms: head.view(), postings: post.view(), seq: seqW.view(), text: textW.view() };
+      return { docs: docsW.view(), nums: numW.view(), terms: head.view(), postings: post.view(), seq: seqW.view() };
     },
   };
 }

@@ -2,13 +2,12 @@
  * Loading a saved index: the term dictionary, each segment's notes and term header (checked), the
  * posting lists laid out in one buffer with their postings left encoded, then decoded on first use or
  * in background steps. Owns the loading state; it fills the index only through what loading needs,
- * and reads no files itself (the service hands it each segment's blobs and a reader for its texts).
+ * and reads no files itself (the service hands it each segment's blobs).
  */
 import { TermDict } from "../tokenize";
 import { decodePostings, unzig, VarintReader } from "./codec";
-import { CHUNK_NUMS, LEN, LINE_A, LINE_B, SEQ_A, SEQ_B, span, TEXT_A, TEXT_B, type DocEntry } from "./doc";
+import { CHUNK_NUMS, LEN, LINE_A, LINE_B, SEQ_A, SEQ_B, span, type DocEntry } from "./doc";
 import type { InvertedIndex } from "./inverted-index";
-import { LazyText, type TextPartReader } from "./lazy-text";
 import type { PersistedDoc, RestoredBlobs } from "./persist";
 
 /** Chunk ids above this are taken for corruption when loading (the segment is indexed again). */
@@ -37,7 +36,7 @@ function findSorted(a: Int32Array, v: number): number {
 }
 
 export class SegmentLoader {
-  private pending: { k: number; docs: RestoredDoc[]; b: RestoredBlobs; text: LazyText; spans: Int32Array; gs: Int32Array; ns: Int32Array; offs: Int32Array }[] = [];
+  private pending: { k: number; docs: RestoredDoc[]; b: RestoredBlobs; spans: Int32Array; gs: Int32Array; ns: Int32Array; offs: Int32Array }[] = [];
   /**
    * After loading, the segments' postings still encoded: each list is decoded on first use (see
    * `PostingList.pending`) or by `decodeSomeLists` in the background. `owner` tags each chunk id with
@@ -83,10 +82,9 @@ export class SegmentLoader {
   /**
    * Loading, step 1 of 2, one call per segment: decodes and checks a persisted segment's notes and
    * its term header (not its postings). Throws when its data is inconsistent (the segment is then
-   * left out; its notes are indexed again). Its texts are read by `readText` on first use; `lost` is
-   * called if that fails.
+   * left out; its notes are indexed again).
    */
-  restoreSegment(k: number, b: RestoredBlobs, readText: TextPartReader, lost: (seg: number, why: string) => void): void {
+  restoreSegment(k: number, b: RestoredBlobs): void {
     const docs = JSON.parse(utf8d.decode(b.docs)) as RestoredDoc[];
     const mine: number[] = [];
     const tag = k + 1;
@@ -97,7 +95,6 @@ export class SegmentLoader {
     try {
       const r = new VarintReader(b.nums);
       let so = 0;
-      let to = 0;
       for (const d of docs) {
         if (this.ix.docs.has(d.p) || this.pendingPaths.has(d.p)) throw new Error(`note ${d.p} twice`);
         const n = r.next();
@@ -133,15 +130,11 @@ export class SegmentLoader {
           spans[sp + SEQ_A] = so;
           so += r.next();
           spans[sp + SEQ_B] = so;
-          spans[sp + TEXT_A] = to;
-          to += r.next();
-          spans[sp + TEXT_B] = to;
           sn += CHUNK_NUMS;
         }
       }
       if (!r.done()) throw new Error("trailing chunk data");
       if (so !== b.seq.length) throw new Error("segment chunks truncated");
-      const text = new LazyText(k, to, readText, lost);
       const h = new VarintReader(b.terms);
       // Each entry is three varints (at least three bytes): room for all of them, trimmed below.
       const cap = Math.ceil(b.terms.length / 3);
@@ -171,7 +164,7 @@ export class SegmentLoader {
       }
       for (let i = 0; i < m; i++) this.loadCounts[gs[i]] += ns[i];
       for (const d of docs) this.pendingPaths.add(d.p);
-      this.pending.push({ k, docs, b, text, spans: spans.slice(0, sn), gs: gs.slice(0, m), ns: ns.slice(0, m), offs: offs.slice(0, m + 1) });
+      this.pending.push({ k, docs, b, spans: spans.slice(0, sn), gs: gs.slice(0, m), ns: ns.slice(0, m), offs: offs.slice(0, m + 1) });
     } catch (e) {
       for (const id of mine) this.owner[id] = 0;
       throw e;
@@ -215,10 +208,11 @@ export class SegmentLoader {
       ? { segs: this.pending.map(({ k, b, gs, ns, offs }) => ({ k, src: b.postings, gs, ns, offs, failed: false })), owner: this.owner, left: lists, next: 0 }
       : null;
     // A segment's notes in batches: a segment at once (~300 notes at 10k) was up to ~16 ms.
-    for (const { k, docs, b, text, spans } of this.pending) {
+    for (const { k, docs, b, spans } of this.pending) {
+      this.ix.restoredSeq[k] = b.seq;
       for (let i = 0; i < docs.length; i += 64) {
         await yieldNow();
-        this.registerDocs(k, docs, i, Math.min(docs.length, i + 64), b, text, spans);
+        this.registerDocs(k, docs, i, Math.min(docs.length, i + 64), b, spans);
       }
     }
     this.pending = [];
@@ -279,7 +273,7 @@ export class SegmentLoader {
   }
 
   /** Registers restored notes `docs[from, to)` of segment `k`. */
-  private registerDocs(k: number, docs: RestoredDoc[], from: number, to: number, b: RestoredBlobs, text: LazyText, spans: Int32Array): void {
+  private registerDocs(k: number, docs: RestoredDoc[], from: number, to: number, b: RestoredBlobs, spans: Int32Array): void {
     for (let j = from; j < to; j++) {
       const d = docs[j];
       const slot = this.ix.freeSlots.pop() ?? this.ix.slots.length;
@@ -287,8 +281,6 @@ export class SegmentLoader {
         slot,
         seg: k,
         path: d.p,
-        title: d.t,
-        folder: d.f,
         mtime: d.m,
         size: d.s,
         hash: d.h,
@@ -297,7 +289,6 @@ export class SegmentLoader {
         chunkIds: d.ids,
         headings: d.hd,
         seq: b.seq,
-        text,
         spans,
         spanAt: d.at,
         titleIds: d.ti,

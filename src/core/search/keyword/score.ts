@@ -1,16 +1,19 @@
 /**
  * Ranking: BM25 over the posting lists (clauses cheapest first, AND-pruned), phrases checked against
  * stored term sequences, partial matches, exclusions, folder and frontmatter filters, the title boost,
- * top-k, and the hits' sections. Owns its scratch arrays; it reads the index and never changes it
- * (beyond merging the postings log, as every reader does).
+ * top-k, and the hits' sections (their contents are cut from the notes afterwards: sections.ts). Owns
+ * its scratch arrays; it reads the index and never changes it (beyond merging the postings log, as
+ * every reader does).
  */
 import { own } from "../../dict";
 import { frontmatterTags, type NoteMetadata } from "../../metadata";
 import { isUnder } from "../../paths";
+import { basenameOf, parentOf } from "../../vault";
 import type { ParsedQuery, QueryItem, SearchHit, SearchLanguage, SearchRequest, SearchResponse, SearchSection } from "../types";
 import { LINE_A, LINE_B, span, type DocEntry } from "./doc";
 import type { InvertedIndex } from "./inverted-index";
 import type { PostingList } from "./postings";
+import type { KeywordAnswer, PendingSection } from "./sections";
 import { positiveTermSet, WantedIds } from "./snippet";
 
 const K1 = 1.2;
@@ -110,11 +113,14 @@ export class Scorer {
     return doc ? ix.reader.hasSequence(doc, ix.chunkOrd[id], needle) : false;
   }
 
-  /** The search's answer and its notes' paths; `withHits` false: the paths only (no sections or snippets). */
-  run(ix: InvertedIndex, pq: ParsedQuery, req: SearchRequest, language: SearchLanguage, withHits: boolean): { res: SearchResponse; paths: string[] } {
+  /**
+   * The search's answer (its sections' contents still to be cut from the notes: `pending`) and its
+   * notes' paths; `withHits` false: the paths only (no sections).
+   */
+  run(ix: InvertedIndex, pq: ParsedQuery, req: SearchRequest, language: SearchLanguage, withHits: boolean): { answer: KeywordAnswer; paths: string[] } {
     ix.flushPostings();
     const clauses = pq.clauses.slice(0, 31);
-    if (clauses.length === 0 || ix.liveChunks === 0) return { res: { hits: [], total_files: 0, relaxed: false }, paths: [] };
+    if (clauses.length === 0 || ix.liveChunks === 0) return { answer: { res: { hits: [], total_files: 0, relaxed: false }, pending: [], want: null }, paths: [] };
     this.ensureScratch(ix);
     const N = ix.liveChunks;
     const avg = ix.totalLen / N;
@@ -623,22 +629,19 @@ export class Scorer {
     const missingOf = (slot: number): string[] => clauseText.filter((_t, i) => !(docMask[slot] & (1 << i)));
 
     const paths = top.map((slot) => ix.slots[slot]!.path);
-    const wanted = withHits ? new WantedIds(positiveTermSet(pq, language), ix.dict, language) : null;
+    // The sections' contents are cut from the notes afterwards (see sections.ts): the index holds no texts.
+    const pending: PendingSection[] = [];
     const hits = (withHits ? top : []).map((slot) => {
       const doc = ix.slots[slot]!;
       const chunkIds = doc.chunkIds.filter((id) => acc[id] > 0).sort((a, b) => acc[b] - acc[a]);
       const sections: SearchSection[] = [];
       for (const id of chunkIds.slice(0, Math.max(0, req.chunksPerFile))) {
         const o = ix.chunkOrd[id];
-        sections.push({
-          heading: doc.headings[o],
-          content: ix.reader.sectionSnippet(doc, o, wanted!, req.snippetWords, language),
-          score: round(acc[id]),
-          line_start: span(doc, o, LINE_A),
-          line_end: span(doc, o, LINE_B),
-        });
+        const section: SearchSection = { heading: doc.headings[o], content: "", score: round(acc[id]), line_start: span(doc, o, LINE_A), line_end: span(doc, o, LINE_B) };
+        sections.push(section);
+        pending.push({ section, doc, o });
       }
-      const hit: SearchHit = { path: doc.path, title: doc.title, folder: doc.folder, score: round(docBest[slot]), frontmatter: doc.frontmatter, sections };
+      const hit: SearchHit = { path: doc.path, title: basenameOf(doc.path), folder: parentOf(doc.path), score: round(docBest[slot]), frontmatter: doc.frontmatter, sections };
       if (docMask[slot] !== full) hit.missing = missingOf(slot);
       return hit;
     });
@@ -647,7 +650,8 @@ export class Scorer {
     for (const s of excludedDocs) this.docExcluded[s] = 0;
     const res: SearchResponse = { hits, total_files: relaxed ? partial.length : cands.length, relaxed };
     if (partial.length && !relaxed) res.partial_files = partial.length;
-    return { res, paths };
+    const wantIds = pending.length ? new WantedIds(positiveTermSet(pq, language), ix.dict, language) : null;
+    return { answer: { res, pending, want: wantIds }, paths };
   }
 }
 

@@ -6,6 +6,7 @@ import { parseQuery } from "../query";
 import type { SliceClock } from "../slices";
 import type { SearchLanguage, SearchRequest } from "../types";
 import type { InvertedIndex } from "./inverted-index";
+import type { KeywordAnswer } from "./sections";
 
 /**
  * Terms from the upper part of the list sizes, each list at most WARM_UP_MAX_POSTINGS long, searched
@@ -22,9 +23,15 @@ const WARM_UP_ROUNDS = 4;
  * every note took 35–57 ms as the first search in a fresh process (21–36 ms for one such term in the
  * same process, whose optimised code goes with the old index), and 5–18 ms after this warm-up (16
  * bench runs of index v8). A single round, or terms of a few hundred chunks, left it unoptimised.
- * Stops early when `stopped()` says so.
+ * Stops early when `stopped()` says so. `fill` cuts the hits' sections from their notes, as a search does.
  */
-export async function warmUpSearch(index: InvertedIndex, lang: SearchLanguage, clock: SliceClock, stopped: () => boolean): Promise<void> {
+export async function warmUpSearch(
+  index: InvertedIndex,
+  lang: SearchLanguage,
+  clock: SliceClock,
+  stopped: () => boolean,
+  fill: (answer: KeywordAnswer, req: SearchRequest) => Promise<unknown>,
+): Promise<void> {
   await clock.sched.yield(); // picking the terms is a step of its own
   const terms = index.sampleTerms(WARM_UP_QUANTILES, WARM_UP_MAX_POSTINGS);
   if (!terms.length) return;
@@ -34,11 +41,11 @@ export async function warmUpSearch(index: InvertedIndex, lang: SearchLanguage, c
   // V8 compiles each function on its first call: the first search's code is compiled over three
   // tasks (the query parser, the scoring, then the hits and snippets), not all in one.
   const steps: (() => unknown)[] = [() => parseQuery(queries[0], lang), () => index.matchPaths(parseQuery(queries[0], lang), req(queries[0]), lang)];
-  for (let round = 0; round < WARM_UP_ROUNDS; round++) for (const q of queries) steps.push(() => index.search(parseQuery(q, lang), req(q), lang));
+  for (let round = 0; round < WARM_UP_ROUNDS; round++) for (const q of queries) steps.push(() => fill(index.search(parseQuery(q, lang), req(q), lang), req(q)));
   for (const step of steps) {
     await clock.sched.yield();
     if (stopped()) return;
-    step();
+    await step();
   }
   // What follows `start()` (a first query, say) runs in a task of its own.
   await clock.next();
