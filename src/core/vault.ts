@@ -105,8 +105,21 @@ export interface VaultPort {
   onChange(listener: (event: VaultEvent) => void): () => void;
   /** Resolves when files are listed and metadata is available. */
   ready(): Promise<void>;
+  /**
+   * Resolves when every file is listed (`listFiles`, `stat`, `isFolder` answer for the whole vault)
+   * while notes' metadata and links may still be being read (`ready` waits for those too). Absent:
+   * the same as `ready` (see `whenListed`).
+   */
+  listed?(): Promise<void>;
+  /** While opening: notes whose metadata is read, of the notes listed. */
+  openingProgress?(): { read: number; total: number };
   /** Stops watching and frees resources. */
   close(): Promise<void>;
+}
+
+/** The port's `listed()`, or `ready()` where it has none. */
+export function whenListed(port: VaultPort): Promise<void> {
+  return port.listed ? port.listed() : port.ready();
 }
 
 export function isNotePath(path: string): boolean {

@@ -8,7 +8,7 @@ import { isUnder } from "../paths";
 import { hashText } from "../hash";
 import { errText } from "../strings";
 import { clearTimer, setTimer, type TimerHandle } from "../timers";
-import { basenameOf, isNotePath, parentOf, type VaultEvent } from "../vault";
+import { basenameOf, isNotePath, parentOf, whenListed, type VaultEvent } from "../vault";
 import { chunkNote } from "./chunk";
 import { readNoteForIndex } from "./note-reader";
 import { SCHEMA_VERSION, segmentFileName } from "./db";
@@ -75,7 +75,15 @@ class KeywordSearchService implements SearchService {
   private lastError: string | null = null;
   private queue = new Set<string>();
   private reconcilePending = false;
-  private readyAwaited = false;
+  private listedAwaited = false;
+  /** The vault's notes' metadata is read (a note is chunked by its headings and frontmatter). */
+  private metadataReady = false;
+  /** The note being indexed now (out of the queue, not in the index yet). */
+  private indexing: string | null = null;
+  /** See visibleNotes. */
+  private visibleCount: { n: number; at: number } | null = null;
+  /** The vault's notes are being compared with the index (see reconcile). */
+  private reconciling = false;
   private stopping = false;
   private persistRequested = false;
   private debounceTimer: TimerHandle | null = null;
@@ -276,7 +284,13 @@ class KeywordSearchService implements SearchService {
   private async reconcileStep(): Promise<boolean> {
     if (!this.reconcilePending) return false;
     this.reconcilePending = false;
-    await this.reconcile();
+    this.reconciling = true;
+    try {
+      await this.reconcile();
+    } finally {
+      this.reconciling = false;
+    }
+    this.idle.notify();
     return true;
   }
 
@@ -300,10 +314,17 @@ class KeywordSearchService implements SearchService {
   }
 
   private async indexNextNote(): Promise<boolean> {
+    if (this.queue.size === 0) return false;
+    if (!this.metadataReady) {
+      await this.deps.port.ready();
+      this.metadataReady = true;
+      this.clock.restart();
+    }
     const next = this.queue.values().next();
     if (next.done) return false;
     this.prefetch(); // the next notes (this one included) are read while this one is indexed
     this.queue.delete(next.value);
+    this.indexing = next.value;
     try {
       await this.processPath(next.value);
       this.noteCovered(next.value);
@@ -316,7 +337,11 @@ class KeywordSearchService implements SearchService {
       const st = this.deps.port.stat(next.value);
       if (st) this.skip(next.value, st.mtime, st.size, `could not be indexed: ${errText(e)}`);
       this.noteCovered(next.value);
+    } finally {
+      this.indexing = null;
     }
+    // The last pending note: a client waiting for fresh answers need not wait for background work.
+    if (this.queue.size === 0) this.idle.notify();
     await this.maybeYield();
     return true;
   }
@@ -400,9 +425,11 @@ class KeywordSearchService implements SearchService {
   }
 
   private async reconcile(): Promise<void> {
-    if (!this.readyAwaited) {
-      await this.deps.port.ready();
-      this.readyAwaited = true;
+    if (!this.listedAwaited) {
+      // The listing (paths, sizes, times) is all the comparison needs: notes' metadata may still be
+      // being read (indexing a note waits for it, see indexNextNote).
+      await whenListed(this.deps.port);
+      this.listedAwaited = true;
       this.clock.restart();
     }
     const files = this.deps.port.listFiles();
@@ -640,9 +667,16 @@ class KeywordSearchService implements SearchService {
   }
 
   /** The vault's notes a client may see (before the first reconciliation has counted them). */
+  /**
+   * Visible notes in the vault's listing, counted again at most every 2 s: a search while the index
+   * loads reports it, and counting walks every file (tens of ms at 100k notes).
+   */
   private visibleNotes(): number {
+    const now = this.clock.sched.now();
+    if (this.visibleCount && now - this.visibleCount.at < 2000) return this.visibleCount.n;
     let n = 0;
     for (const f of this.deps.port.listFiles()) if (isNotePath(f.path) && !this.deps.policy.isHidden(f.path)) n++;
+    this.visibleCount = { n, at: now };
     return n;
   }
 
@@ -653,8 +687,18 @@ class KeywordSearchService implements SearchService {
   }
 
   hasPendingWork(): boolean {
-    // Loading the saved index is pending work too: the worker starts after it.
-    return (!this.loaded && !this.stopping) || this.queue.size > 0 || this.worker.busy || this.reconcilePending || this.lostSegments.length > 0 || this.debounceTimer !== null;
+    // Loading the saved index is pending work too: the worker starts after it. The worker's other
+    // background work (decoding posting lists, loading texts, warming up, compacting, saving)
+    // changes no answer: it is not pending work.
+    return (
+      (!this.loaded && !this.stopping) ||
+      this.queue.size > 0 ||
+      this.indexing !== null ||
+      this.reconcilePending ||
+      this.reconciling ||
+      this.lostSegments.length > 0 ||
+      this.debounceTimer !== null
+    );
   }
 
   waitForIdle(timeoutMs: number): Promise<boolean> {

@@ -36,16 +36,29 @@ export function limiter(n: number): Limiter {
   };
 }
 
-/** Lets other work run once ~20 ms of synchronous file work have gone by (scanning, reading every note). */
+/** How long a run of synchronous file work may go before it lets other work run. */
+const SLICE_MS = 10;
+
+/**
+ * Lets other work run once ~10 ms of synchronous file work have gone by (scanning, reading every
+ * note). Shared by concurrent callers (a scan's folders are listed at once): when one yields, the
+ * others wait for the same turn, and the first to resume starts the next slice for all — each
+ * yielding on its own would queue one immediate per folder, and Node runs every queued immediate
+ * in one turn of the event loop, slice after slice (hundreds of ms in a vault of many folders).
+ */
 export class Breather {
   /** When the current run of synchronous file work began. */
   private sliceStart = 0;
+  private turn: Promise<void> | null = null;
 
-  async breathe(): Promise<void> {
-    const now = performance.now();
-    if (now - this.sliceStart < 20) return;
-    await new Promise((r) => setImmediate(r));
-    this.sliceStart = performance.now();
+  breathe(): Promise<void> | undefined {
+    if (this.turn) return this.turn;
+    if (performance.now() - this.sliceStart < SLICE_MS) return undefined;
+    this.turn = new Promise<void>((r) => setImmediate(r)).then(() => {
+      this.turn = null;
+      this.sliceStart = performance.now();
+    });
+    return this.turn;
   }
 }
 
