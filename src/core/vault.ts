@@ -111,6 +111,12 @@ export interface VaultPort {
    * the same as `ready` (see `whenListed`).
    */
   listed?(): Promise<void>;
+  /**
+   * A hint while opening: read notes' metadata only once `until` resolves (the listing goes on at
+   * once), because the host has more urgent work (a saved search index to load). The port may
+   * bound the wait; without this method, it is ignored.
+   */
+  deferMetadata?(until: Promise<unknown>): void;
   /** While opening: notes whose metadata is read, of the notes listed. */
   openingProgress?(): { read: number; total: number };
   /** Stops watching and frees resources. */

@@ -48,6 +48,12 @@ const PREFETCH = 8;
  * log) every few seconds for as long as the server runs.
  */
 const MAX_RETRY_MS = 5 * 60_000;
+function deferred(): { promise: Promise<void>; resolve: () => void } {
+  let resolve!: () => void;
+  const promise = new Promise<void>((r) => (resolve = r));
+  return { promise, resolve };
+}
+
 export function createSearchService(deps: SearchServiceDeps): SearchService {
   return new KeywordSearchService(deps);
 }
@@ -80,6 +86,8 @@ class KeywordSearchService implements SearchService {
   private metadataReady = false;
   /** The note being indexed now (out of the queue, not in the index yet). */
   private indexing: string | null = null;
+  /** See firstPass. */
+  private readonly firstPassDone = deferred();
   /** See visibleNotes. */
   private visibleCount: { n: number; at: number } | null = null;
   /** The vault's notes are being compared with the index (see reconcile). */
@@ -158,6 +166,7 @@ class KeywordSearchService implements SearchService {
           this.logStack(e);
         } else this.log("debug", `Search indexing failed again (${this.runFailures} times in a row): ${msg}`);
         this.runError = msg;
+        this.firstPassDone.resolve();
         if (this.state === "building") this.state = "failed";
         this.readyWaiters.notify();
       },
@@ -192,6 +201,10 @@ class KeywordSearchService implements SearchService {
   }
 
   async start(): Promise<void> {
+    // The vault's listing first: the first reconciliation needs it anyway, and both are work for the
+    // same event loop (listing 100k files and loading their index side by side took as long as one
+    // after the other, and made the listing, which clients wait for at initialize, twice as slow).
+    await whenListed(this.deps.port);
     const t0 = this.clock.sched.now();
     let loaded = false;
     try {
@@ -206,11 +219,13 @@ class KeywordSearchService implements SearchService {
     }
     // A loaded index is searched as soon as `start()` returns: compile the search path first.
     if (loaded && this.index.docs.size > 0) {
+      const tw = this.clock.sched.now();
       try {
         await this.warmUp();
       } catch (e) {
         this.log("warn", `Search warm-up failed: ${errText(e)}`);
       }
+      this.log("debug", `Search warm-up: ${Math.round(this.clock.sched.now() - tw)} ms.`);
     }
     if (!loaded) {
       this.index.clear();
@@ -316,6 +331,8 @@ class KeywordSearchService implements SearchService {
   private async indexNextNote(): Promise<boolean> {
     if (this.queue.size === 0) return false;
     if (!this.metadataReady) {
+      // The saved index does not cover the vault: the rest needs the notes' metadata.
+      this.firstPassDone.resolve();
       await this.deps.port.ready();
       this.metadataReady = true;
       this.clock.restart();
@@ -432,32 +449,43 @@ class KeywordSearchService implements SearchService {
       this.listedAwaited = true;
       this.clock.restart();
     }
-    const files = this.deps.port.listFiles();
-    const seen = new Set<string>();
+    const t0 = this.clock.sched.now();
+    const port = this.deps.port;
+    const policy = this.deps.policy;
+    const files = port.listFiles();
+    /** A note the index should hold: listed, a note, visible. */
+    const wanted = (p: string): boolean => port.stat(p) !== null && isNotePath(p) && !policy.isHidden(p);
+    let notes = 0;
     let i = 0;
     for (const f of files) {
       if (++i % 64 === 0) await this.maybeYield(); // it yields only when the slice is used up
-      if (!isNotePath(f.path) || this.deps.policy.isHidden(f.path)) continue;
-      seen.add(f.path);
+      if (!isNotePath(f.path) || policy.isHidden(f.path)) continue;
+      notes++;
       const doc = this.index.docs.get(f.path);
       if (doc && doc.mtime === f.mtime && doc.size === f.size) continue;
       const sk = this.skipped.get(f.path);
       if (!doc && sk && sk.mtime === f.mtime && sk.size === f.size) continue;
       this.queue.add(f.path);
     }
-    for (const p of this.index.docs.keys()) if (!seen.has(p)) this.queue.add(p);
-    for (const p of this.skipped.keys()) if (!seen.has(p)) this.queue.add(p);
-    this.buildTotal = seen.size;
-    this.log("debug", `Search reconcile: ${seen.size} notes, ${this.queue.size} to (re)index.`);
+    // Indexed or skipped notes that are gone (or hidden now): removed. A map lookup each, rather
+    // than a set of every note seen (100k strings at 100k notes).
+    for (const p of this.index.docs.keys()) {
+      if (++i % 64 === 0) await this.maybeYield();
+      if (!wanted(p)) this.queue.add(p);
+    }
+    for (const p of this.skipped.keys()) if (!wanted(p)) this.queue.add(p);
+    this.buildTotal = notes;
+    this.log("debug", `Search reconcile: ${notes} notes, ${this.queue.size} to (re)index.`);
+    this.log("debug", `Search reconcile took ${Math.round(this.clock.sched.now() - t0)} ms.`);
     if (!this.reconciled) {
       this.reconciled = true;
       // What the index lacks: until these are indexed an answer may miss notes (a note only changed
       // since the save is still found by its older text: that is ordinary pending work).
       const missing = new Set<string>();
-      for (const p of this.queue) if (seen.has(p) && !this.index.docs.has(p) && !this.skipped.has(p)) missing.add(p);
+      for (const p of this.queue) if (!this.index.docs.has(p) && !this.skipped.has(p) && wanted(p)) missing.add(p);
       this.uncovered = missing;
       if (missing.size === 0) this.markCovered();
-      else this.log("debug", `Search index: ${missing.size} of ${seen.size} notes to index before it covers the vault.`);
+      else this.log("debug", `Search index: ${missing.size} of ${notes} notes to index before it covers the vault.`);
     }
   }
 
@@ -467,6 +495,7 @@ class KeywordSearchService implements SearchService {
   }
 
   private markCovered(): void {
+    this.firstPassDone.resolve();
     this.covered = true;
     this.uncovered = null;
     this.log("debug", `Search index covers the vault (${this.index.docs.size} notes).`);
@@ -609,6 +638,10 @@ class KeywordSearchService implements SearchService {
     return this.covered;
   }
 
+  firstPass(): Promise<void> {
+    return this.firstPassDone.promise;
+  }
+
   whenReady(timeoutMs: number, signal?: AbortSignal): Promise<boolean> {
     // Nothing will make it ready once stopping or failed: answer at once.
     return this.readyWaiters.wait(timeoutMs, () => !this.covered && !this.stopping && this.state !== "failed", signal).then(() => this.covered);
@@ -702,7 +735,11 @@ class KeywordSearchService implements SearchService {
   }
 
   waitForIdle(timeoutMs: number): Promise<boolean> {
-    return this.idle.wait(timeoutMs, () => this.hasPendingWork());
+    return this.idle.wait(timeoutMs, () => this.hasPendingWork() || this.worker.busy);
+  }
+
+  waitForPending(timeoutMs: number, signal?: AbortSignal): Promise<boolean> {
+    return this.idle.wait(timeoutMs, () => this.hasPendingWork(), signal);
   }
 
   reindex(): void {
@@ -723,6 +760,7 @@ class KeywordSearchService implements SearchService {
 
   async close(): Promise<void> {
     this.stopping = true;
+    this.firstPassDone.resolve();
     this.prefetched.clear();
     this.unsubscribe?.();
     this.unsubscribe = null;

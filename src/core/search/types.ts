@@ -124,6 +124,13 @@ export interface SearchService {
   readonly ready: boolean;
   /** Resolves when `ready` (true), or false when `timeoutMs` passed or `signal` aborted first. */
   whenReady(timeoutMs: number, signal?: AbortSignal): Promise<boolean>;
+  /**
+   * Resolves once the start no longer needs the event loop more than other work does: the index
+   * covers the vault (`ready`), or it must index notes and so waits for their metadata, or it
+   * failed or stopped. A host reads the vault's metadata after it (see `VaultPort.deferMetadata`),
+   * so that a saved index answers first.
+   */
+  firstPass?(): Promise<void>;
   search(req: SearchRequest): SearchResponse;
   /**
    * The paths `search` returns for the same request, in the same order, without building sections or
@@ -133,8 +140,13 @@ export interface SearchService {
   status(): IndexStatus;
   /** Queued events, a reconciliation or a build in progress. */
   hasPendingWork(): boolean;
-  /** True when idle before the timeout. */
+  /** True when idle (no pending work, and no background work either) before the timeout. */
   waitForIdle(timeoutMs: number): Promise<boolean>;
+  /**
+   * True when no work is pending (`hasPendingWork` false) before the timeout: background work that
+   * changes no answer (decoding, warming up, saving) is not waited for. Absent: `waitForIdle`.
+   */
+  waitForPending?(timeoutMs: number, signal?: AbortSignal): Promise<boolean>;
   /** Queues a full reconciliation and returns at once. */
   reindex(): void;
   onProgress(cb: (s: IndexStatus) => void): () => void;

@@ -113,6 +113,9 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime & { se
   // A rename a crash cut short is finished once the vault is open, before any tool call or write is
   // served (and said so in the log, in `stats` and in the activity log). Failing to read the journal
   // only warns.
+  // A saved search index answers first: the vault reads its notes' metadata (seconds at 100k notes)
+  // once the index covers the vault (or needs that metadata to go on).
+  if (services.search.firstPass) opts.port.deferMetadata?.(services.search.firstPass());
   const recovery = services.writer.recoverInterruptedRenames();
   const opening = Promise.all([opts.port.ready(), recovery]);
   opening.catch(() => undefined);

@@ -48,6 +48,9 @@ const decoder = new TextDecoder("utf-8", { ignoreBOM: true });
 /** `O_NOFOLLOW` where the platform has it (not on Windows, where every read takes the realpath check). */
 const NOFOLLOW: number | undefined = (fsConstants as { O_NOFOLLOW?: number }).O_NOFOLLOW;
 
+/** The longest a `deferMetadata` hint holds back reading notes. */
+const DEFER_METADATA_MAX_MS = 20_000;
+
 /** Listed files up to this size are read synchronously (a read of 256 KB takes well under a millisecond). */
 const SYNC_READ_MAX = 256 * 1024;
 
@@ -83,6 +86,9 @@ export class FsVault implements VaultPort {
   private unread: string[] = [];
   private notesRead = 0;
   private notesListed = 0;
+  /** See deferMetadata. */
+  private metadataAfter: Promise<unknown> | null = null;
+  private readingNotes = false;
   private listMs = 0;
   private closed = false;
   /** Our temp files the first listing found (disk-relative). */
@@ -142,7 +148,7 @@ export class FsVault implements VaultPort {
 
   /** The first listing: every file and folder (notes' metadata comes after, see `readNotes`). */
   private async list(): Promise<void> {
-    const { files, folders, links } = this.state;
+    const { files, folders } = this.state;
     const paths = this.paths;
     const started = performance.now();
     const entries: ScanEntry[] = [];
@@ -154,8 +160,6 @@ export class FsVault implements VaultPort {
       if (e.kind === "folder") folders.add(e.vp);
       else {
         this.state.listFile(e.vp, e.st!);
-        // The link resolver knows every file before any note's links are resolved.
-        links.addFile(e.vp);
         if (isNotePath(e.vp)) this.unread.push(e.vp);
       }
       paths.setDisk(e.vp, e.dp);
@@ -185,14 +189,36 @@ export class FsVault implements VaultPort {
    * already knows every file). Small notes are read synchronously (see readListedSync), in ~20 ms
    * slices between which other work runs (a server answering, the search index loading).
    */
+  /** See VaultPort.deferMetadata: the hint is taken until the notes are being read, and waited for at most 20 s. */
+  deferMetadata(until: Promise<unknown>): void {
+    if (this.readingNotes) return;
+    let timer: NodeJS.Timeout | undefined;
+    const cap = new Promise<void>((r) => (timer = setTimeout(r, DEFER_METADATA_MAX_MS).unref()));
+    this.metadataAfter = Promise.race([until.catch(() => undefined), cap]).finally(() => clearTimeout(timer));
+  }
+
   private async readNotes(): Promise<void> {
+    if (this.metadataAfter) {
+      const t = performance.now();
+      await this.metadataAfter;
+      this.log("debug", `Reading notes' metadata after ${Math.round(performance.now() - t)} ms for the search index.`);
+    }
+    this.readingNotes = true;
     const { files, links } = this.state;
     const paths = this.paths;
     const started = performance.now();
     const notes = this.unread;
     this.unread = [];
     let batch: string[] = [];
+    // The link resolver knows every file before any note's links are resolved (not while listing:
+    // whoever waits for the listing alone, search, need not wait for this too).
     let linkMs = 0;
+    let n = 0;
+    for (const f of files.keys()) {
+      links.addFile(f);
+      if ((++n & 255) === 0) await this.scan.breather.breathe();
+    }
+    linkMs += performance.now() - started;
     for (let i = 0; i < notes.length; i++) {
       if (this.closed) return;
       const vp = notes[i];

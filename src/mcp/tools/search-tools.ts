@@ -41,7 +41,7 @@ async function freshness(search: SearchService, wait: boolean, ctx: Pick<ToolCon
   if (search.ready && !wait) return { loading: null, stale: search.hasPendingWork() };
   const until = waitUntil(ctx.deadline);
   if (!search.ready && until > Date.now()) await search.whenReady(until - Date.now(), ctx.signal);
-  if (wait && search.ready && search.hasPendingWork() && until > Date.now() && !ctx.signal?.aborted) await search.waitForIdle(until - Date.now());
+  if (wait && search.ready && search.hasPendingWork() && until > Date.now() && !ctx.signal?.aborted) await (search.waitForPending ? search.waitForPending(until - Date.now(), ctx.signal) : search.waitForIdle(until - Date.now()));
   return { loading: loadingOf(search), stale: !search.ready || search.hasPendingWork() };
 }
 
