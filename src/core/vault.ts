@@ -129,7 +129,9 @@ export function whenListed(port: VaultPort): Promise<void> {
 }
 
 export function isNotePath(path: string): boolean {
-  return path.toLowerCase().endsWith(".md");
+  // ".md" in any case, without lower-casing the whole path (this runs for every file of a listing).
+  const n = path.length;
+  return n >= 3 && path.charCodeAt(n - 3) === 46 && (path.charCodeAt(n - 2) | 32) === 109 && (path.charCodeAt(n - 1) | 32) === 100;
 }
 
 export function basenameOf(path: string): string {

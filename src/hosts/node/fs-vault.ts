@@ -152,8 +152,14 @@ export class FsVault implements VaultPort {
     const paths = this.paths;
     const started = performance.now();
     const entries: ScanEntry[] = [];
+    // Plain files go into the listing as they are found (nothing reads it before `listed()`).
+    const onFile = (vp: string, dp: string, st: Stats) => {
+      this.state.listFile(vp, st);
+      if (isNotePath(vp)) this.unread.push(vp);
+      paths.setDisk(vp, dp);
+    };
     // The first listing also notes our temp files a killed write left (see removeLeftoverTemps).
-    await scanTree({ ...this.scan, leftovers: this.leftovers }, "", "", paths.rootReal, [paths.rootReal], entries, limiter(64));
+    await scanTree({ ...this.scan, leftovers: this.leftovers, onFile }, "", "", paths.rootReal, [paths.rootReal], entries, limiter(64));
     const breather = this.scan.breather;
     for (let i = 0; i < entries.length; i++) {
       const e = entries[i];
@@ -186,15 +192,19 @@ export class FsVault implements VaultPort {
 
   /**
    * Reads and parses every listed note, resolving each slice's links as it goes (the resolver
-   * already knows every file). Small notes are read synchronously (see readListedSync), in ~20 ms
+   * already knows every file). Small notes are read synchronously (see readListedSync), in ~10 ms
    * slices between which other work runs (a server answering, the search index loading).
    */
-  /** See VaultPort.deferMetadata: the hint is taken until the notes are being read, and waited for at most 20 s. */
+  /**
+   * See VaultPort.deferMetadata: hints are taken until the notes are being read; each is waited for
+   * at most 20 s, and the notes are read once every one has resolved.
+   */
   deferMetadata(until: Promise<unknown>): void {
     if (this.readingNotes) return;
     let timer: NodeJS.Timeout | undefined;
     const cap = new Promise<void>((r) => (timer = setTimeout(r, DEFER_METADATA_MAX_MS).unref()));
-    this.metadataAfter = Promise.race([until.catch(() => undefined), cap]).finally(() => clearTimeout(timer));
+    const hint = Promise.race([until.catch(() => undefined), cap]).finally(() => clearTimeout(timer));
+    this.metadataAfter = this.metadataAfter ? Promise.all([this.metadataAfter, hint]) : hint;
   }
 
   private async readNotes(): Promise<void> {
@@ -225,7 +235,7 @@ export class FsVault implements VaultPort {
       const f = files.get(vp);
       if (f) {
         try {
-          const abs = paths.abs(paths.diskOf(vp));
+          const abs = paths.absListed(paths.diskOf(vp));
           links.setMeta(vp, f.size <= SYNC_READ_MAX ? readFileSync(abs, "utf8") : decoder.decode(await fsp.readFile(abs)));
           batch.push(vp);
         } catch (e) {
@@ -240,7 +250,8 @@ export class FsVault implements VaultPort {
         linkMs += performance.now() - t;
         batch = [];
       }
-      await this.scan.breather.breathe();
+      const b = this.scan.breather.breathe();
+      if (b) await b;
     }
     this.log(
       "debug",
@@ -342,7 +353,7 @@ export class FsVault implements VaultPort {
   private readListedSync(path: string, sig: string, encoding?: "utf8"): Buffer | string | null {
     let fd: number | undefined;
     try {
-      fd = openSync(this.paths.abs(this.paths.diskOf(path)), fsConstants.O_RDONLY | NOFOLLOW!);
+      fd = openSync(this.paths.absListed(this.paths.diskOf(path)), fsConstants.O_RDONLY | NOFOLLOW!);
       const st = fstatSync(fd);
       // Grown past the limit since it was listed: the asynchronous read (it does not block for long).
       if (!st.isFile() || String(st.ino) !== sig.slice(sig.lastIndexOf(":") + 1) || st.size > SYNC_READ_MAX) return null;
