@@ -90,6 +90,8 @@ class KeywordSearchService implements SearchService {
   private readonly firstPassDone = deferred();
   /** See visibleNotes. */
   private visibleCount: { n: number; at: number } | null = null;
+  /** The vault is open (its notes' metadata read): see decodeListsStep. */
+  private vaultOpen = false;
   /** The vault's notes are being compared with the index (see reconcile). */
   private reconciling = false;
   private stopping = false;
@@ -239,6 +241,14 @@ class KeywordSearchService implements SearchService {
     this.timings.loadMs = this.clock.sched.now() - t0;
     this.state = loaded ? "queryable" : "building";
     this.unsubscribe = this.deps.port.onChange((ev) => this.onEvent(ev));
+    // Background work that only makes later searches faster waits for the open vault.
+    void this.deps.port.ready().then(
+      () => {
+        this.vaultOpen = true;
+        this.kick();
+      },
+      () => undefined,
+    );
     this.reconcilePending = true;
     this.kick();
     this.emitProgress(true);
@@ -320,9 +330,12 @@ class KeywordSearchService implements SearchService {
     return true;
   }
 
-  /** Posting lists loaded from disk are decoded on first use; the rest here, in slices. */
+  /**
+   * Posting lists loaded from disk are decoded on first use; the rest here, in slices, once the
+   * vault is open: until then its notes' metadata (which every other tool waits for) comes first.
+   */
   private async decodeListsStep(): Promise<boolean> {
-    if (!this.index.hasEncodedLists) return false;
+    if (!this.vaultOpen || !this.index.hasEncodedLists) return false;
     this.index.decodeSomeLists(this.clock.used);
     await this.maybeYield();
     return true;
@@ -331,7 +344,7 @@ class KeywordSearchService implements SearchService {
   private async indexNextNote(): Promise<boolean> {
     if (this.queue.size === 0) return false;
     if (!this.metadataReady) {
-      // The saved index does not cover the vault: the rest needs the notes' metadata.
+      // Chunking a note needs its metadata (headings, frontmatter).
       this.firstPassDone.resolve();
       await this.deps.port.ready();
       this.metadataReady = true;
@@ -369,8 +382,9 @@ class KeywordSearchService implements SearchService {
     return true;
   }
 
-  /** A restored segment's texts, decoded whole (one segment per step). */
+  /** A restored segment's texts, decoded whole (one segment per step), once the vault is open (see decodeListsStep). */
   private async loadTextsStep(): Promise<boolean> {
+    if (!this.vaultOpen) return false;
     const lt = this.unloadedTexts.pop();
     if (!lt) return false;
     lt.loadAll();
@@ -486,6 +500,8 @@ class KeywordSearchService implements SearchService {
       this.uncovered = missing;
       if (missing.size === 0) this.markCovered();
       else this.log("debug", `Search index: ${missing.size} of ${notes} notes to index before it covers the vault.`);
+      // Covered, or notes to index, which needs their metadata: either way the vault may read it now.
+      this.firstPassDone.resolve();
     }
   }
 

@@ -125,10 +125,10 @@ export interface SearchService {
   /** Resolves when `ready` (true), or false when `timeoutMs` passed or `signal` aborted first. */
   whenReady(timeoutMs: number, signal?: AbortSignal): Promise<boolean>;
   /**
-   * Resolves once the start no longer needs the event loop more than other work does: the index
-   * covers the vault (`ready`), or it must index notes and so waits for their metadata, or it
-   * failed or stopped. A host reads the vault's metadata after it (see `VaultPort.deferMetadata`),
-   * so that a saved index answers first.
+   * Resolves once the start no longer needs the event loop more than other work does: the first
+   * reconciliation is done (the index covers the vault, or it has notes to index, which needs
+   * their metadata), or it failed or stopped. A host reads the vault's metadata after it (see
+   * `VaultPort.deferMetadata`), so that a saved index answers first.
    */
   firstPass?(): Promise<void>;
   search(req: SearchRequest): SearchResponse;

@@ -110,12 +110,12 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime & { se
   });
   // The server listens while the vault is still being opened (FsVault lists and reads it in the
   // background): tool calls wait for `opening` (search answers from its index meanwhile, saying so).
-  // A rename a crash cut short is finished once the vault is open, before any tool call or write is
-  // served (and said so in the log, in `stats` and in the activity log). Failing to read the journal
-  // only warns.
   // A saved search index answers first: the vault reads its notes' metadata (seconds at 100k notes)
   // once the index covers the vault (or needs that metadata to go on).
   if (services.search.firstPass) opts.port.deferMetadata?.(services.search.firstPass());
+  // A rename a crash cut short is finished once the vault is open, before any tool call or write is
+  // served (and said so in the log, in `stats` and in the activity log). Failing to read the journal
+  // only warns.
   const recovery = services.writer.recoverInterruptedRenames();
   const opening = Promise.all([opts.port.ready(), recovery]);
   opening.catch(() => undefined);
