@@ -22,8 +22,8 @@ export class AccessPolicy {
 
   isHidden(path: string): boolean {
     if (path === "") return false;
-    const segs = path.split("/");
-    if (segs.some((s) => s.startsWith("."))) return true;
+    // A dot-segment anywhere (without splitting: this runs for every file of a listing).
+    if (path.startsWith(".") || path.includes("/.")) return true;
     if (isUnder(path, this.opts.configDir)) return true;
     for (const f of this.opts.hiddenFolders ?? []) if (f && isUnder(path, f)) return true;
     return this.isExcluded(path);

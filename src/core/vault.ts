@@ -112,12 +112,33 @@ export interface VaultPort {
   onChange(listener: (event: VaultEvent) => void): () => void;
   /** Resolves when files are listed and metadata is available. */
   ready(): Promise<void>;
+  /**
+   * Resolves when every file is listed (`listFiles`, `stat`, `isFolder` answer for the whole vault)
+   * while notes' metadata and links may still be being read (`ready` waits for those too). Absent:
+   * the same as `ready` (see `whenListed`).
+   */
+  listed?(): Promise<void>;
+  /**
+   * A hint while opening: read notes' metadata only once `until` resolves (the listing goes on at
+   * once), because the host has more urgent work (a saved search index to load). The port may
+   * bound the wait; without this method, it is ignored.
+   */
+  deferMetadata?(until: Promise<unknown>): void;
+  /** While opening: notes whose metadata is read, of the notes listed. */
+  openingProgress?(): { read: number; total: number };
   /** Stops watching and frees resources. */
   close(): Promise<void>;
 }
 
+/** The port's `listed()`, or `ready()` where it has none. */
+export function whenListed(port: VaultPort): Promise<void> {
+  return port.listed ? port.listed() : port.ready();
+}
+
 export function isNotePath(path: string): boolean {
-  return path.toLowerCase().endsWith(".md");
+  // ".md" in any case, without lower-casing the whole path (this runs for every file of a listing).
+  const n = path.length;
+  return n >= 3 && path.charCodeAt(n - 3) === 46 && (path.charCodeAt(n - 2) | 32) === 109 && (path.charCodeAt(n - 1) | 32) === 100;
 }
 
 export function basenameOf(path: string): string {

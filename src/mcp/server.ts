@@ -1,6 +1,6 @@
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { ListToolsRequestSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { isVaultError } from "../core/errors";
+import { isVaultError, VaultError } from "../core/errors";
 import type { CoreServices } from "../core/services";
 import { registerPrompts } from "./prompts";
 import { listedTool } from "./listing";
@@ -18,6 +18,12 @@ export interface ServerInfo {
   log?: (level: "debug" | "info" | "warn" | "error", message: string) => void;
   /** Time limit of one read tool call in ms (default `DEFAULT_TOOL_TIMEOUT_MS`; 0 = none). */
   toolTimeoutMs?: number;
+  /**
+   * Resolves once the vault is open (listed, every note's metadata read) and renames a crash cut
+   * short are finished. The server answers before that (initialize, tools/list); a tool call waits
+   * for it, unless its tool says it answers while the vault opens (`whileOpening`).
+   */
+  opening?: Promise<unknown>;
 }
 
 /** How long one read tool call may take before it is answered with a timeout error. */
@@ -138,6 +144,7 @@ function useOwnArgumentCheck(server: McpServer, defs: ReadonlyMap<string, ToolDe
 /** Runs a handler; never rejects: failures become `isError` results. */
 async function runHandler(def: ToolDef, args: Record<string, unknown>, ctx: ToolContext, info: ServerInfo): Promise<CallToolResult> {
   try {
+    if (info.opening && !def.whileOpening) await untilOpen(info.opening, def.access === "write" ? Infinity : ctx.deadline, ctx);
     const result = await def.handler(args, ctx);
     return {
       content: [{ type: "text", text: result.text ?? JSON.stringify(result.structured) }],
@@ -150,6 +157,26 @@ async function runHandler(def: ToolDef, args: Record<string, unknown>, ctx: Tool
     info.log?.("error", `tool ${def.name} failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
     return errorResult(`Internal error in ${def.name}: ${message}. Nothing was changed by the failed step; try again, and report it if it persists.`);
   }
+}
+
+/**
+ * Waits for the vault to open, at most until the call's deadline (a write waits to the end); past it, an `unavailable` error
+ * that says how far opening has come (a read call is not held to its time limit in silence).
+ */
+async function untilOpen(opening: Promise<unknown>, deadline: number, ctx: ToolContext): Promise<void> {
+  let done = false;
+  const open = opening.then(
+    () => void (done = true),
+    () => void (done = true),
+  );
+  if (deadline === Infinity) return open;
+  let timer: TimerHandle | undefined;
+  await Promise.race([open, new Promise<void>((r) => (timer = setTimer(r, Math.max(0, deadline - Date.now()))))]);
+  clearTimer(timer);
+  if (done) return;
+  const p = ctx.services.port.openingProgress?.();
+  const how = p && p.total > 0 ? ` (${p.read} of ${p.total} notes read)` : p ? " (listing its files)" : "";
+  throw new VaultError("unavailable", `The vault is still being opened${how}; call again in a few seconds. search already answers (saying when its index is still loading).`);
 }
 
 function errorResult(text: string): CallToolResult {

@@ -53,6 +53,11 @@ export interface ToolDef<I extends z.ZodRawShape = z.ZodRawShape, O extends z.Zo
   meta?: Record<string, unknown>;
   /** Tools that need semantic search (or a git-backed vault) are registered only when it is on. */
   needs?: "semantic" | "git";
+  /**
+   * The tool answers while the vault is still being opened (see `ServerInfo.opening`); it must then
+   * say so itself when its answer may be incomplete. Other tools wait until the vault is open.
+   */
+  whileOpening?: boolean;
   handler(args: z.infer<z.ZodObject<I>>, ctx: ToolContext): Promise<ToolResult<z.infer<z.ZodObject<O>>>>;
 }
 

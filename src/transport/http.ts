@@ -17,7 +17,8 @@ export interface HttpServerOptions {
   /** Exact origins (scheme://host[:port]) allowed to call; none by default. */
   allowedOrigins: readonly string[];
   /** A new MCP server for each client session. */
-  createServer: () => McpServer;
+  /** A new session's server (it may wait for what initialize answers with, e.g. the vault's instructions). */
+  createServer: () => McpServer | Promise<McpServer>;
   /** Where a user finds the token, for the 401 message. */
   tokenHint: string;
   log?: (level: "debug" | "info" | "warn" | "error", message: string) => void;
@@ -316,7 +317,7 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
         }
         endSession(victim, `the cap of ${maxSessions} sessions was reached`);
       }
-      const server = opts.createServer();
+      const server = await opts.createServer();
       const sdk: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
         sessionIdGenerator: () => randomUUID(),
         // Each response as one JSON body rather than a one-event SSE stream: no tool sends

@@ -8,7 +8,7 @@ import { isUnder } from "../paths";
 import { hashText } from "../hash";
 import { errText } from "../strings";
 import { clearTimer, setTimer, type TimerHandle } from "../timers";
-import { isNotePath, type VaultEvent } from "../vault";
+import { basenameOf, isNotePath, parentOf, whenListed, type VaultEvent } from "../vault";
 import { chunkNote } from "./chunk";
 import { readNoteForIndex } from "./note-reader";
 import { SCHEMA_VERSION, segmentFileName } from "./db";
@@ -50,6 +50,13 @@ const PREFETCH = 8;
 const MAX_RETRY_MS = 5 * 60_000;
 /** The warm-up's reader: no note (see `warmUp`). */
 const noRead: NoteTextReader = () => Promise.resolve(null);
+
+function deferred(): { promise: Promise<void>; resolve: () => void } {
+  let resolve!: () => void;
+  const promise = new Promise<void>((r) => (resolve = r));
+  return { promise, resolve };
+}
+
 export function createSearchService(deps: SearchServiceDeps): SearchService {
   return new KeywordSearchService(deps);
 }
@@ -77,7 +84,19 @@ class KeywordSearchService implements SearchService {
   private lastError: string | null = null;
   private queue = new Set<string>();
   private reconcilePending = false;
-  private readyAwaited = false;
+  private listedAwaited = false;
+  /** The vault's notes' metadata is read (a note is chunked by its headings and frontmatter). */
+  private metadataReady = false;
+  /** The note being indexed now (out of the queue, not in the index yet). */
+  private indexing: string | null = null;
+  /** See firstPass. */
+  private readonly firstPassDone = deferred();
+  /** See visibleNotes. */
+  private visibleCount: { n: number; at: number } | null = null;
+  /** The vault is open (its notes' metadata read): see decodeListsStep. */
+  private vaultOpen = false;
+  /** The vault's notes are being compared with the index (see reconcile). */
+  private reconciling = false;
   private stopping = false;
   private persistRequested = false;
   private debounceTimer: TimerHandle | null = null;
@@ -148,6 +167,7 @@ class KeywordSearchService implements SearchService {
           this.logStack(e);
         } else this.log("debug", `Search indexing failed again (${this.runFailures} times in a row): ${msg}`);
         this.runError = msg;
+        this.firstPassDone.resolve();
         if (this.state === "building") this.state = "failed";
         this.readyWaiters.notify();
       },
@@ -182,6 +202,10 @@ class KeywordSearchService implements SearchService {
   }
 
   async start(): Promise<void> {
+    // The vault's listing first: the first reconciliation needs it anyway, and both are work for the
+    // same event loop (listing 100k files and loading their index side by side took as long as one
+    // after the other, and made the listing, which clients wait for at initialize, twice as slow).
+    await whenListed(this.deps.port);
     const t0 = this.clock.sched.now();
     let loaded = false;
     try {
@@ -195,11 +219,13 @@ class KeywordSearchService implements SearchService {
     }
     // A loaded index is searched as soon as `start()` returns: compile the search path first.
     if (loaded && this.index.docs.size > 0) {
+      const tw = this.clock.sched.now();
       try {
         await this.warmUp();
       } catch (e) {
         this.log("warn", `Search warm-up failed: ${errText(e)}`);
       }
+      this.log("debug", `Search warm-up: ${Math.round(this.clock.sched.now() - tw)} ms.`);
     }
     if (!loaded) {
       this.index.clear();
@@ -212,6 +238,14 @@ class KeywordSearchService implements SearchService {
     this.timings.loadMs = this.clock.sched.now() - t0;
     this.state = loaded ? "queryable" : "building";
     this.unsubscribe = this.deps.port.onChange((ev) => this.onEvent(ev));
+    // Background work that only makes later searches faster waits for the open vault.
+    void this.deps.port.ready().then(
+      () => {
+        this.vaultOpen = true;
+        this.kick();
+      },
+      () => undefined,
+    );
     this.reconcilePending = true;
     this.kick();
     this.emitProgress(true);
@@ -272,7 +306,13 @@ class KeywordSearchService implements SearchService {
   private async reconcileStep(): Promise<boolean> {
     if (!this.reconcilePending) return false;
     this.reconcilePending = false;
-    await this.reconcile();
+    this.reconciling = true;
+    try {
+      await this.reconcile();
+    } finally {
+      this.reconciling = false;
+    }
+    this.idle.notify();
     return true;
   }
 
@@ -287,19 +327,31 @@ class KeywordSearchService implements SearchService {
     return true;
   }
 
-  /** Posting lists loaded from disk are decoded on first use; the rest here, in slices. */
+  /**
+   * Posting lists loaded from disk are decoded on first use; the rest here, in slices, once the
+   * vault is open: until then its notes' metadata (which every other tool waits for) comes first.
+   */
   private async decodeListsStep(): Promise<boolean> {
-    if (!this.index.hasEncodedLists) return false;
+    if (!this.vaultOpen || !this.index.hasEncodedLists) return false;
     this.index.decodeSomeLists(this.clock.used);
     await this.maybeYield();
     return true;
   }
 
   private async indexNextNote(): Promise<boolean> {
+    if (this.queue.size === 0) return false;
+    if (!this.metadataReady) {
+      // Chunking a note needs its metadata (headings, frontmatter).
+      this.firstPassDone.resolve();
+      await this.deps.port.ready();
+      this.metadataReady = true;
+      this.clock.restart();
+    }
     const next = this.queue.values().next();
     if (next.done) return false;
     this.prefetch(); // the next notes (this one included) are read while this one is indexed
     this.queue.delete(next.value);
+    this.indexing = next.value;
     try {
       await this.processPath(next.value);
       this.noteCovered(next.value);
@@ -312,7 +364,11 @@ class KeywordSearchService implements SearchService {
       const st = this.deps.port.stat(next.value);
       if (st) this.skip(next.value, st.mtime, st.size, `could not be indexed: ${errText(e)}`);
       this.noteCovered(next.value);
+    } finally {
+      this.indexing = null;
     }
+    // The last pending note: a client waiting for fresh answers need not wait for background work.
+    if (this.queue.size === 0) this.idle.notify();
     await this.maybeYield();
     return true;
   }
@@ -387,38 +443,53 @@ class KeywordSearchService implements SearchService {
   }
 
   private async reconcile(): Promise<void> {
-    if (!this.readyAwaited) {
-      await this.deps.port.ready();
-      this.readyAwaited = true;
+    if (!this.listedAwaited) {
+      // The listing (paths, sizes, times) is all the comparison needs: notes' metadata may still be
+      // being read (indexing a note waits for it, see indexNextNote).
+      await whenListed(this.deps.port);
+      this.listedAwaited = true;
       this.clock.restart();
     }
-    const files = this.deps.port.listFiles();
-    const seen = new Set<string>();
+    const t0 = this.clock.sched.now();
+    const port = this.deps.port;
+    const policy = this.deps.policy;
+    const files = port.listFiles();
+    /** A note the index should hold: listed, a note, visible. */
+    const wanted = (p: string): boolean => port.stat(p) !== null && isNotePath(p) && !policy.isHidden(p);
+    let notes = 0;
     let i = 0;
     for (const f of files) {
       if (++i % 64 === 0) await this.maybeYield(); // it yields only when the slice is used up
-      if (!isNotePath(f.path) || this.deps.policy.isHidden(f.path)) continue;
-      seen.add(f.path);
+      if (!isNotePath(f.path) || policy.isHidden(f.path)) continue;
+      notes++;
       const doc = this.index.docs.get(f.path);
       if (doc && doc.mtime === f.mtime && doc.size === f.size) continue;
       const sk = this.skipped.get(f.path);
       if (!doc && sk && sk.mtime === f.mtime && sk.size === f.size) continue;
       this.queue.add(f.path);
     }
-    for (const p of this.index.docs.keys()) if (!seen.has(p)) this.queue.add(p);
-    for (const p of this.skipped.keys()) if (!seen.has(p)) this.queue.add(p);
-    this.buildTotal = seen.size;
-    this.growLayout(seen.size);
-    this.log("debug", `Search reconcile: ${seen.size} notes, ${this.queue.size} to (re)index.`);
+    // Indexed or skipped notes that are gone (or hidden now): removed. A map lookup each, rather
+    // than a set of every note seen (100k strings at 100k notes).
+    for (const p of this.index.docs.keys()) {
+      if (++i % 64 === 0) await this.maybeYield();
+      if (!wanted(p)) this.queue.add(p);
+    }
+    for (const p of this.skipped.keys()) if (!wanted(p)) this.queue.add(p);
+    this.buildTotal = notes;
+    this.growLayout(notes);
+    this.log("debug", `Search reconcile: ${notes} notes, ${this.queue.size} to (re)index.`);
+    this.log("debug", `Search reconcile took ${Math.round(this.clock.sched.now() - t0)} ms.`);
     if (!this.reconciled) {
       this.reconciled = true;
       // What the index lacks: until these are indexed an answer may miss notes (a note only changed
       // since the save is still found by its older text: that is ordinary pending work).
       const missing = new Set<string>();
-      for (const p of this.queue) if (seen.has(p) && !this.index.docs.has(p) && !this.skipped.has(p)) missing.add(p);
+      for (const p of this.queue) if (!this.index.docs.has(p) && !this.skipped.has(p) && wanted(p)) missing.add(p);
       this.uncovered = missing;
       if (missing.size === 0) this.markCovered();
-      else this.log("debug", `Search index: ${missing.size} of ${seen.size} notes to index before it covers the vault.`);
+      else this.log("debug", `Search index: ${missing.size} of ${notes} notes to index before it covers the vault.`);
+      // Covered, or notes to index, which needs their metadata: either way the vault may read it now.
+      this.firstPassDone.resolve();
     }
   }
 
@@ -441,6 +512,7 @@ class KeywordSearchService implements SearchService {
   }
 
   private markCovered(): void {
+    this.firstPassDone.resolve();
     this.covered = true;
     this.uncovered = null;
     this.log("debug", `Search index covers the vault (${this.index.docs.size} notes).`);
@@ -585,6 +657,10 @@ class KeywordSearchService implements SearchService {
     return this.covered;
   }
 
+  firstPass(): Promise<void> {
+    return this.firstPassDone.promise;
+  }
+
   whenReady(timeoutMs: number, signal?: AbortSignal): Promise<boolean> {
     // Nothing will make it ready once stopping or failed: answer at once.
     return this.readyWaiters.wait(timeoutMs, () => !this.covered && !this.stopping && this.state !== "failed", signal).then(() => this.covered);
@@ -659,9 +735,16 @@ class KeywordSearchService implements SearchService {
   }
 
   /** The vault's notes a client may see (before the first reconciliation has counted them). */
+  /**
+   * Visible notes in the vault's listing, counted again at most every 2 s: a search while the index
+   * loads reports it, and counting walks every file (tens of ms at 100k notes).
+   */
   private visibleNotes(): number {
+    const now = this.clock.sched.now();
+    if (this.visibleCount && now - this.visibleCount.at < 2000) return this.visibleCount.n;
     let n = 0;
     for (const f of this.deps.port.listFiles()) if (isNotePath(f.path) && !this.deps.policy.isHidden(f.path)) n++;
+    this.visibleCount = { n, at: now };
     return n;
   }
 
@@ -672,12 +755,26 @@ class KeywordSearchService implements SearchService {
   }
 
   hasPendingWork(): boolean {
-    // Loading the saved index is pending work too: the worker starts after it.
-    return (!this.loaded && !this.stopping) || this.queue.size > 0 || this.worker.busy || this.reconcilePending || this.lostSegments.length > 0 || this.debounceTimer !== null;
+    // Loading the saved index is pending work too: the worker starts after it. The worker's other
+    // background work (decoding posting lists, loading texts, warming up, compacting, saving)
+    // changes no answer: it is not pending work.
+    return (
+      (!this.loaded && !this.stopping) ||
+      this.queue.size > 0 ||
+      this.indexing !== null ||
+      this.reconcilePending ||
+      this.reconciling ||
+      this.lostSegments.length > 0 ||
+      this.debounceTimer !== null
+    );
   }
 
   waitForIdle(timeoutMs: number): Promise<boolean> {
-    return this.idle.wait(timeoutMs, () => this.hasPendingWork());
+    return this.idle.wait(timeoutMs, () => this.hasPendingWork() || this.worker.busy);
+  }
+
+  waitForPending(timeoutMs: number, signal?: AbortSignal): Promise<boolean> {
+    return this.idle.wait(timeoutMs, () => this.hasPendingWork(), signal);
   }
 
   reindex(): void {
@@ -698,6 +795,7 @@ class KeywordSearchService implements SearchService {
 
   async close(): Promise<void> {
     this.stopping = true;
+    this.firstPassDone.resolve();
     this.prefetched.clear();
     this.unsubscribe?.();
     this.unsubscribe = null;

@@ -131,6 +131,13 @@ export interface SearchService {
   /** Resolves when `ready` (true), or false when `timeoutMs` passed or `signal` aborted first. */
   whenReady(timeoutMs: number, signal?: AbortSignal): Promise<boolean>;
   /**
+   * Resolves once the start no longer needs the event loop more than other work does: the first
+   * reconciliation is done (the index covers the vault, or it has notes to index, which needs
+   * their metadata), or it failed or stopped. A host reads the vault's metadata after it (see
+   * `VaultPort.deferMetadata`), so that a saved index answers first.
+   */
+  firstPass?(): Promise<void>;
+  /**
    * The answer: ranked from the index, then each hit's sections cut from its note as read now (the
    * index holds no texts), the hits' notes read at once. Throws (rejects) `invalid_argument` for a query too large.
    */
@@ -144,8 +151,13 @@ export interface SearchService {
   status(): IndexStatus;
   /** Queued events, a reconciliation or a build in progress. */
   hasPendingWork(): boolean;
-  /** True when idle before the timeout. */
+  /** True when idle (no pending work, and no background work either) before the timeout. */
   waitForIdle(timeoutMs: number): Promise<boolean>;
+  /**
+   * True when no work is pending (`hasPendingWork` false) before the timeout: background work that
+   * changes no answer (decoding, warming up, saving) is not waited for. Absent: `waitForIdle`.
+   */
+  waitForPending?(timeoutMs: number, signal?: AbortSignal): Promise<boolean>;
   /** Queues a full reconciliation and returns at once. */
   reindex(): void;
   onProgress(cb: (s: IndexStatus) => void): () => void;

@@ -3,7 +3,7 @@ import { serverInstructions } from "../../core/services/instructions";
 import { createMcpServer, type ToolProfile } from "../../mcp/server";
 import { allTools } from "../../mcp/tools";
 import { AddressInUseError, startHttpServer } from "../../transport/http";
-import type { VaultPort } from "../../core/vault";
+import { whenListed, type VaultPort } from "../../core/vault";
 import type { GitRunner } from "../../core/git/runner";
 import { detectGitRepo, type GitOptions } from "../../core/git/service";
 
@@ -48,6 +48,11 @@ export interface Runtime {
   readonly listenPort: number;
   /** MCP sessions open now. */
   readonly sessionCount: number;
+  /**
+   * Renames a crash cut short are finished (at once when the journal holds none; else once the
+   * vault is open). The server listens before: tool calls wait for it.
+   */
+  readonly recovered: Promise<void>;
   /** Stops the HTTP server (port free again), closes sessions and background work. */
   close(): Promise<void>;
 }
@@ -103,11 +108,20 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime & { se
     ...opts,
     ...(detection ? { git: { detection, options: opts.gitOptions ?? { commitChanges: false, pushAfterCommit: false } } } : {}),
   });
-  await opts.port.ready();
-  // A rename a crash cut short is finished before any client is served (and said so in the log, in
-  // `stats` and in the activity log). Failing to read the journal only warns.
-  await services.writer.recoverInterruptedRenames();
-  const instructions = await serverInstructions(opts.port, services.policy, opts.writeMode);
+  // The server listens while the vault is still being opened (FsVault lists and reads it in the
+  // background): tool calls wait for `opening` (search answers from its index meanwhile, saying so).
+  // A saved search index answers first: the vault reads its notes' metadata (seconds at 100k notes)
+  // once the index covers the vault (or needs that metadata to go on).
+  if (services.search.firstPass) opts.port.deferMetadata?.(services.search.firstPass());
+  // A rename a crash cut short is finished once the vault is open, before any tool call or write is
+  // served (and said so in the log, in `stats` and in the activity log). Failing to read the journal
+  // only warns.
+  const recovery = services.writer.recoverInterruptedRenames();
+  const opening = Promise.all([opts.port.ready(), recovery]);
+  opening.catch(() => undefined);
+  // The instructions name the vault's root AGENTS.md/CLAUDE.md: known once the files are listed.
+  const instructions = whenListed(opts.port).then(() => serverInstructions(opts.port, services.policy, opts.writeMode));
+  instructions.catch(() => undefined);
   const tries = opts.listenPort === 0 ? 0 : Math.max(0, opts.portFallback ?? DEFAULT_PORT_FALLBACK);
   let http;
   try {
@@ -120,8 +134,8 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime & { se
           ? "copy the token from Obsidian → Settings → Vault MCP."
           : "the headless server printed the token when it started (or pass your own with --token).",
       transfer: services.transfer,
-      createServer: () =>
-        createMcpServer(services, allTools, { name: `vault-mcp (${opts.port.name})`, version: opts.version, instructions, log, tools: opts.tools, toolTimeoutMs: opts.toolTimeoutMs }),
+      createServer: async () =>
+        createMcpServer(services, allTools, { name: `vault-mcp (${opts.port.name})`, version: opts.version, instructions: await instructions, log, tools: opts.tools, toolTimeoutMs: opts.toolTimeoutMs, opening }),
       log,
       sessionIdleMs: opts.sessionIdleMs,
       maxSessions: opts.maxSessions,
@@ -142,6 +156,10 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime & { se
       return running.sessionCount;
     },
     services,
+    recovered: recovery.then(
+      () => undefined,
+      () => undefined,
+    ),
     close: async () => {
       await http.close();
       await services.close();

@@ -62,12 +62,16 @@ async function run(args: ReturnType<typeof parseArgs>): Promise<void> {
   };
   process.on("exit", releaseLocks);
   const crash = crashPointFromEnv(process.env, (m) => log("warn", m));
-  const vault = await FsVault.open(root, { configDir, watch: true, log, ...(crash ? { crash } : {}) }).catch((e: unknown) => {
+  // The folder is checked now; it is listed and its notes read in the background while the server
+  // already listens (tool calls wait for it: see startRuntime).
+  const vault = await FsVault.begin(root, { configDir, watch: true, log, ...(crash ? { crash } : {}) }).catch((e: unknown) => {
     releaseLocks();
     throw e;
   });
-  // No other server can be writing here now: the temp files a killed write left are ours to remove.
-  await vault.removeLeftoverTemps();
+  // No other server can be writing here now: the temp files a killed write left (the listing notes
+  // them) are ours to remove. Our own writes use new names, so this cannot race with them.
+  const leftoversRemoved = vault.listed().then(() => vault.removeLeftoverTemps());
+  leftoversRemoved.catch(() => undefined);
   const leftovers = removeStateLeftovers(stateDir);
   if (leftovers) log("info", `Removed ${leftovers} temp file${leftovers === 1 ? "" : "s"} of an interrupted save from the state folder.`);
   // State kept inside the vault (the plugin's data folder): its caches stay out of the owner's git commits.
@@ -83,6 +87,22 @@ async function run(args: ReturnType<typeof parseArgs>): Promise<void> {
     }
   }
   const token = args.token ?? (args.tokenFile ? readToken(args.tokenFile) : storedToken(stateDir));
+
+  // Stop cleanly on a signal, from now on: the server listens before its start-up is over (the
+  // search index loading), and a signal that arrives before a listener exists kills the process
+  // with no clean-up. Whoever reads the banner may signal at once.
+  let running: { close(): Promise<void> } | undefined;
+  let stopping = false;
+  const stop = async () => {
+    if (stopping) return;
+    stopping = true;
+    await running?.close();
+    await vault.close();
+    releaseLocks();
+    process.exit(0);
+  };
+  process.on("SIGINT", () => void stop());
+  process.on("SIGTERM", () => void stop());
 
   let runtime;
   try {
@@ -135,21 +155,13 @@ async function run(args: ReturnType<typeof parseArgs>): Promise<void> {
   const semantic = runtime.services.semantic;
   if (semantic) reportEmbeddings(semantic, (line) => process.stderr.write(`[vault-mcp] ${line}\n`));
 
-  // Stop cleanly on a signal. Registered before the banner: whoever reads the banner may signal at
-  // once, and a signal that arrives before a listener exists kills the process with no clean-up.
-  const running = runtime;
-  let stopping = false;
-  const stop = async () => {
-    if (stopping) return;
-    stopping = true;
-    await running.close();
-    await vault.close();
-    releaseLocks();
-    process.exit(0);
-  };
-  process.on("SIGINT", () => void stop());
-  process.on("SIGTERM", () => void stop());
-
+  running = runtime;
+  if (stopping) return;
+  // The banner says where to connect: after the listing (its leftovers removed) and after a rename
+  // a crash cut short is finished (none: at once), so whoever waits for it finds both done.
+  await leftoversRemoved.catch(() => undefined);
+  await runtime.recovered;
+  if (stopping) return;
   const out = process.stdout;
   out.write(`Vault MCP ${VERSION} serving "${vault.name}"${args.vault ? "" : " (the bundled example vault)"}${args.write ? " with write mode ON" : " read-only"}\n`);
   out.write(`\nEndpoint: ${runtime.url}\nToken:    ${token}\n`);

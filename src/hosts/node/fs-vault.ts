@@ -48,6 +48,9 @@ const decoder = new TextDecoder("utf-8", { ignoreBOM: true });
 /** `O_NOFOLLOW` where the platform has it (not on Windows, where every read takes the realpath check). */
 const NOFOLLOW: number | undefined = (fsConstants as { O_NOFOLLOW?: number }).O_NOFOLLOW;
 
+/** The longest a `deferMetadata` hint holds back reading notes. */
+const DEFER_METADATA_MAX_MS = 20_000;
+
 /** Listed files up to this size are read synchronously (a read of 256 KB takes well under a millisecond). */
 const SYNC_READ_MAX = 256 * 1024;
 
@@ -77,7 +80,16 @@ export class FsVault implements VaultPort {
   private filters: string[] = [];
   private readonly listeners = new Set<(event: VaultEvent) => void>();
   private watcher: VaultWatcher | null = null;
+  private listedPromise: Promise<void> = Promise.resolve();
   private readyPromise: Promise<void> = Promise.resolve();
+  /** Listed notes whose metadata is not read yet (while opening). */
+  private unread: string[] = [];
+  private notesRead = 0;
+  private notesListed = 0;
+  /** See deferMetadata. */
+  private metadataAfter: Promise<unknown> | null = null;
+  private readingNotes = false;
+  private listMs = 0;
   private closed = false;
   /** Our temp files the first listing found (disk-relative). */
   private leftovers: string[] = [];
@@ -97,15 +109,31 @@ export class FsVault implements VaultPort {
     this.scan = { paths: this.paths, breather: new Breather(), log: this.log };
   }
 
+  /** Opens the vault and waits until it is listed and every note's metadata is read (see `begin`). */
   static async open(root: string, opts: FsVaultOptions = {}): Promise<FsVault> {
-    const v = new FsVault(root, opts);
-    v.readyPromise = v.init();
-    await v.readyPromise;
+    const v = await FsVault.begin(root, opts);
+    await v.ready();
     return v;
   }
 
-  private async init(): Promise<void> {
-    const { files, folders, links } = this.state;
+  /**
+   * Checks the folder and starts opening it in the background: resolves as soon as the folder is
+   * known to be a vault (a missing folder or a file rejects here). The listing (`listed()`: every
+   * file's path, size and times) and then every note's metadata and links (`ready()`) follow, in
+   * slices, so a server can listen meanwhile. Either rejects only on an unexpected failure.
+   */
+  static async begin(root: string, opts: FsVaultOptions = {}): Promise<FsVault> {
+    const v = new FsVault(root, opts);
+    await v.checkRoot();
+    v.listedPromise = v.list();
+    v.readyPromise = v.listedPromise.then(() => v.readNotes());
+    // Whoever waits reports it; unawaited, a failure must not end the process.
+    v.listedPromise.catch(() => undefined);
+    v.readyPromise.catch((e: unknown) => v.log("error", `Opening the vault failed: ${(e as Error).message}`));
+    return v;
+  }
+
+  private async checkRoot(): Promise<void> {
     const paths = this.paths;
     let st: Stats;
     try {
@@ -115,50 +143,126 @@ export class FsVault implements VaultPort {
     }
     if (!st.isDirectory()) throw new VaultError("invalid_argument", `"${this.name}" is not a folder. Pass the path of the vault folder.`);
     await paths.resolveRoot();
-    const started = Date.now();
     await this.loadFilters();
+  }
+
+  /** The first listing: every file and folder (notes' metadata comes after, see `readNotes`). */
+  private async list(): Promise<void> {
+    const { files, folders } = this.state;
+    const paths = this.paths;
+    const started = performance.now();
     const entries: ScanEntry[] = [];
+    // Plain files go into the listing as they are found (nothing reads it before `listed()`).
+    const onFile = (vp: string, dp: string, st: Stats) => {
+      this.state.listFile(vp, st);
+      if (isNotePath(vp)) this.unread.push(vp);
+      paths.setDisk(vp, dp);
+    };
     // The first listing also notes our temp files a killed write left (see removeLeftoverTemps).
-    await scanTree({ ...this.scan, leftovers: this.leftovers }, "", "", paths.rootReal, [paths.rootReal], entries, limiter(64));
-    const notes: string[] = [];
-    for (const e of entries) {
+    await scanTree({ ...this.scan, leftovers: this.leftovers, onFile }, "", "", paths.rootReal, [paths.rootReal], entries, limiter(64));
+    const breather = this.scan.breather;
+    for (let i = 0; i < entries.length; i++) {
+      const e = entries[i];
       if (e.kind === "folder") folders.add(e.vp);
       else {
         this.state.listFile(e.vp, e.st!);
-        if (isNotePath(e.vp)) notes.push(e.vp);
+        if (isNotePath(e.vp)) this.unread.push(e.vp);
       }
       paths.setDisk(e.vp, e.dp);
+      if ((i & 255) === 255) await breather.breathe();
     }
-    const scanned = Date.now();
-    // Small notes are read synchronously (see readListedSync), in slices between which other work runs.
-    for (const vp of notes) {
-      try {
-        const abs = paths.abs(paths.diskOf(vp));
-        const small = (files.get(vp)?.size ?? Infinity) <= SYNC_READ_MAX;
-        links.setMeta(vp, small ? readFileSync(abs, "utf8") : decoder.decode(await fsp.readFile(abs)));
-      } catch (e) {
-        this.log("warn", `Could not read "${vp}": ${(e as Error).message}`);
-      }
-      await this.scan.breather.breathe();
-    }
-    const parsed = Date.now();
-    links.resolveAll(files.keys());
-    const done = Date.now();
-    this.log(
-      "debug",
-      `Opened ${files.size} files (${notes.length} notes) in ${folders.size} folders in ${done - started} ms ` +
-        `(listing ${scanned - started} ms, reading and parsing ${parsed - scanned} ms, resolving links ${done - parsed} ms).`,
-    );
-    if (this.opts.watch !== false) {
+    this.listMs = performance.now() - started;
+    this.notesListed = this.unread.length;
+    if (this.opts.watch !== false && !this.closed) {
+      // Changes from now on are noticed; they are applied once every note is read (see readNotes).
       this.watcher = new VaultWatcher(paths.rootAbs, {
         debounceMs: this.opts.debounceMs ?? 150,
         log: this.log,
-        onChanges: (changed, rescan) => this.reconcileBatch(changed, rescan),
+        onChanges: async (changed, rescan) => {
+          await this.readyPromise.catch(() => undefined);
+          await this.reconcileBatch(changed, rescan);
+        },
       });
       const dirs = [...folders].map((f) => paths.diskOf(f));
       if (!this.configDir.includes("/")) dirs.push(this.configDir);
       this.watcher.start(dirs);
     }
+    this.log("debug", `Listed ${files.size} files (${this.unread.length} notes) in ${folders.size} folders in ${Math.round(this.listMs)} ms.`);
+  }
+
+  /**
+   * Reads and parses every listed note, resolving each slice's links as it goes (the resolver
+   * already knows every file). Small notes are read synchronously (see readListedSync), in ~10 ms
+   * slices between which other work runs (a server answering, the search index loading).
+   */
+  /**
+   * See VaultPort.deferMetadata: hints are taken until the notes are being read; each is waited for
+   * at most 20 s, and the notes are read once every one has resolved.
+   */
+  deferMetadata(until: Promise<unknown>): void {
+    if (this.readingNotes) return;
+    let timer: NodeJS.Timeout | undefined;
+    const cap = new Promise<void>((r) => (timer = setTimeout(r, DEFER_METADATA_MAX_MS).unref()));
+    const hint = Promise.race([until.catch(() => undefined), cap]).finally(() => clearTimeout(timer));
+    this.metadataAfter = this.metadataAfter ? Promise.all([this.metadataAfter, hint]) : hint;
+  }
+
+  private async readNotes(): Promise<void> {
+    if (this.metadataAfter) {
+      const t = performance.now();
+      await this.metadataAfter;
+      this.log("debug", `Reading notes' metadata after ${Math.round(performance.now() - t)} ms for the search index.`);
+    }
+    this.readingNotes = true;
+    const { files, links } = this.state;
+    const paths = this.paths;
+    const started = performance.now();
+    const notes = this.unread;
+    this.unread = [];
+    let batch: string[] = [];
+    // The link resolver knows every file before any note's links are resolved (not while listing:
+    // whoever waits for the listing alone, search, need not wait for this too).
+    let linkMs = 0;
+    let n = 0;
+    for (const f of files.keys()) {
+      links.addFile(f);
+      if ((++n & 255) === 0) await this.scan.breather.breathe();
+    }
+    linkMs += performance.now() - started;
+    for (let i = 0; i < notes.length; i++) {
+      if (this.closed) return;
+      const vp = notes[i];
+      const f = files.get(vp);
+      if (f) {
+        try {
+          const abs = paths.absListed(paths.diskOf(vp));
+          links.setMeta(vp, f.size <= SYNC_READ_MAX ? readFileSync(abs, "utf8") : decoder.decode(await fsp.readFile(abs)));
+          batch.push(vp);
+        } catch (e) {
+          this.log("warn", `Could not read "${vp}": ${(e as Error).message}`);
+        }
+      }
+      this.notesRead = i + 1;
+      // Links resolved before each breath: a slice's notes at once, never the whole vault in one go.
+      if (batch.length >= 64 || i === notes.length - 1) {
+        const t = performance.now();
+        links.relink(batch);
+        linkMs += performance.now() - t;
+        batch = [];
+      }
+      const b = this.scan.breather.breathe();
+      if (b) await b;
+    }
+    this.log(
+      "debug",
+      `Opened ${files.size} files (${notes.length} notes) in ${this.state.folders.size} folders in ${Math.round(this.listMs + performance.now() - started)} ms ` +
+        `(listing ${Math.round(this.listMs)} ms, reading and parsing ${Math.round(performance.now() - started - linkMs)} ms, resolving links ${Math.round(linkMs)} ms).`,
+    );
+  }
+
+  /** How far opening has come: notes read of the notes listed (the total is 0 until the listing is done). */
+  openingProgress(): { read: number; total: number } {
+    return { read: this.notesRead, total: this.notesListed };
   }
 
   // ---------------------------------------------------------------- reading
@@ -249,7 +353,7 @@ export class FsVault implements VaultPort {
   private readListedSync(path: string, sig: string, encoding?: "utf8"): Buffer | string | null {
     let fd: number | undefined;
     try {
-      fd = openSync(this.paths.abs(this.paths.diskOf(path)), fsConstants.O_RDONLY | NOFOLLOW!);
+      fd = openSync(this.paths.absListed(this.paths.diskOf(path)), fsConstants.O_RDONLY | NOFOLLOW!);
       const st = fstatSync(fd);
       // Grown past the limit since it was listed: the asynchronous read (it does not block for long).
       if (!st.isFile() || String(st.ino) !== sig.slice(sig.lastIndexOf(":") + 1) || st.size > SYNC_READ_MAX) return null;
@@ -298,6 +402,12 @@ export class FsVault implements VaultPort {
     return () => this.listeners.delete(listener);
   }
 
+  /** Every file is listed (paths, sizes, times); notes' metadata may still be being read. */
+  listed(): Promise<void> {
+    return this.listedPromise;
+  }
+
+  /** Listed, and every note's metadata and links are known. */
   ready(): Promise<void> {
     return this.readyPromise;
   }

@@ -32,6 +32,14 @@ export class VaultPaths {
     return nodePath.join(this.rootAbs, dp);
   }
 
+  /**
+   * `abs` for a path the listing itself found (no empty, `.` or `..` segment: dot-entries are never
+   * listed), by concatenation: `path.join` normalises, ~2 µs a call, 0.2 s for every note of 100k.
+   */
+  absListed(dp: string): string {
+    return this.rootAbs.endsWith(nodePath.sep) ? this.rootAbs + dp : this.rootAbs + nodePath.sep + dp;
+  }
+
   inside(real: string): boolean {
     return real === this.rootReal || real.startsWith(this.rootReal.endsWith(nodePath.sep) ? this.rootReal : this.rootReal + nodePath.sep);
   }

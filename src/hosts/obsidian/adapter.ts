@@ -315,6 +315,11 @@ export class ObsidianVault implements VaultPort {
     return () => this.listeners.delete(listener);
   }
 
+  /** Obsidian has listed the vault's files before the layout is ready, when the server starts. */
+  listed(): Promise<void> {
+    return Promise.resolve();
+  }
+
   ready(): Promise<void> {
     const resolved = (this.app.metadataCache as unknown as MetadataCacheWithResolved).resolved;
     // `resolved` is internal; when it is missing we cannot know, so we do not wait (metadata may fill in later).

@@ -5,6 +5,7 @@ import type { IndexStatus, SearchRequest, SearchService } from "../../core/searc
 import { hybridSearch, semanticSearch, type RankedResponse } from "../../core/search/hybrid";
 import { describeEmbeddings, embeddingsMeta, trimStop, type SemanticService } from "../../core/search/vector/semantic-service";
 import { errText } from "../../core/strings";
+import { whenListed } from "../../core/vault";
 import type { CoreServices } from "../../core/services";
 import { defineTool, READ_ONLY, type ToolContext, type ToolDef } from "../tool";
 
@@ -40,7 +41,7 @@ async function freshness(search: SearchService, wait: boolean, ctx: Pick<ToolCon
   if (search.ready && !wait) return { loading: null, stale: search.hasPendingWork() };
   const until = waitUntil(ctx.deadline);
   if (!search.ready && until > Date.now()) await search.whenReady(until - Date.now(), ctx.signal);
-  if (wait && search.ready && search.hasPendingWork() && until > Date.now() && !ctx.signal?.aborted) await search.waitForIdle(until - Date.now());
+  if (wait && search.ready && search.hasPendingWork() && until > Date.now() && !ctx.signal?.aborted) await (search.waitForPending ? search.waitForPending(until - Date.now(), ctx.signal) : search.waitForIdle(until - Date.now()));
   return { loading: loadingOf(search), stale: !search.ready || search.hasPendingWork() };
 }
 
@@ -118,6 +119,7 @@ export const searchTool = defineTool({
   annotations: READ_ONLY,
   access: "read",
   example: { query: "garden layout", limit: 10 },
+  whileOpening: true,
   handler: async (args, { services, deadline, signal }) => {
     if (args.mode !== "keyword" && !services.searchModes().includes(args.mode)) {
       throw new VaultError(
@@ -131,7 +133,10 @@ export const searchTool = defineTool({
     const query = args.query.trim();
     if (!query) throw new VaultError("invalid_argument", 'The query is empty; give words to look for, e.g. "sync settings".');
     const search = searchOf(services);
-    await services.port.ready();
+    // Keyword search answers while the vault is still being opened (from its index, saying when the
+    // index does not cover the vault yet): it needs the listing only. The other modes wait.
+    if (args.mode === "keyword") await whenListed(services.port);
+    else await services.port.ready();
     const folder = services.vault.resolveFolder(args.folder);
     const status = search.status();
     if (status.state === "failed") {
