@@ -214,8 +214,8 @@ describe("the built plugin: settings, confirmations, tools, activity, progress",
     first.forget();
     const dir = path.join(root, ".obsidian/plugins/vault-mcp");
     const saved = fs.readdirSync(dir).filter((f) => f.startsWith("search-index"));
-    // The main file and two files per segment (300 notes: one segment).
-    expect(saved.sort()).toEqual(["search-index-00-text.sqlite", "search-index-00.sqlite", "search-index.sqlite"]);
+    // The main file and one file per segment (300 notes: one segment).
+    expect(saved.sort()).toEqual(["search-index-00.sqlite", "search-index.sqlite"]);
     const stamps = new Map(saved.map((f) => [f, fs.statSync(path.join(dir, f)).mtimeMs]));
     const second = await loadPlugin(root);
     await until(() => second.status() === `MCP: listening on :${port}`, "the server to listen on the second start", 60000);
