@@ -20,7 +20,7 @@ import { constants as perfConstants, monitorEventLoopDelay, performance, Perform
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import sqlWasm from "sql.js/dist/sql-wasm.wasm";
-import { benchGraph, type GraphBenchResult } from "../src/core/graph/bench";
+import { benchGraph, type GraphBenchResult } from "./graph";
 import { benchSemantic, type SemanticBenchResult } from "./semantic";
 import { benchGit, generateRepo, GIT_TARGETS, gitTable, type GitBenchResult } from "./git";
 import { createLookupService } from "../src/core/lookup";

@@ -500,11 +500,11 @@ describe("segmented keyword index", () => {
     const vocabulary = new Set<string>();
     for (let i = 0; i < 3200; i++) for (const t of tokenize(`n${i} unique${i} tag${i % 50} common words for all odd even notes and a few more here seven other`)) vocabulary.add(t);
     const counts = (index: InvertedIndex) => [...vocabulary].map((t) => index.lookup(t)?.n ?? 0);
-    // Every term's posting list (chunk, tf pairs) and the queries' answers.
+    // Every term's posting list (chunk ids, then tf codes) and the queries' answers.
     const run = (index: InvertedIndex) => ({
       lists: [...vocabulary].map((t) => {
         const l = index.lookup(t);
-        return l ? [t, ...l.data.subarray(0, l.n * 2)] : [t];
+        return l ? [t, ...l.ids.subarray(0, l.n), ...l.tfs.subarray(0, l.n)] : [t];
       }),
       answers: queries.map((q) => index.search(parseQuery(q), req(q, { limit: 5000 }), "en").res),
     });

@@ -10,7 +10,7 @@ import { HistoryIndex } from "./history";
 import { parsePathList, parseStatus, statusEntryKind, type RepoChange, type RepoCommit } from "./parse";
 import { GitMissingError, GIT_NETWORK_TIMEOUT_MS, type GitRunner } from "./runner";
 import { commitOwnChange, entriesOf, hashContent, hashFile, headAndIndexBlobs, PendingCommits, type ChangeBlobs, type PendingCommit } from "./own-commit";
-import { syncWithRemote, type SyncRequest, type SyncResult } from "./sync";
+import { syncWithRemote, type SyncHost, type SyncRequest, type SyncResult } from "./sync";
 
 /** A commit as the tools show it (a folder's or the vault's history, recent changes). */
 export interface HistoryCommit {
@@ -172,7 +172,7 @@ export async function detectGitRepo(runner: GitRunner): Promise<GitDetection> {
 }
 
 /** Git-backed vaults: history, diffs, recent changes, a commit per change, sync with the remote. */
-export class GitService implements ChangeCommitter {
+export class GitService implements ChangeCommitter, SyncHost {
   readonly history: HistoryIndex;
   private lastPushError: string | undefined;
   private readonly listeners = new Set<(e: { pushError?: string; committed?: string }) => void>();

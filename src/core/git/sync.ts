@@ -1,11 +1,30 @@
 import { VaultError } from "../errors";
 import { joinVaultPath } from "../paths";
+import type { AccessPolicy } from "../policy";
 import type { VaultPort } from "../vault";
 import { basenameOf, extensionOf, parentOf } from "../vault";
-import { cleanGitMessage } from "./git";
+import { cleanGitMessage, type Git } from "./git";
 import { parsePathList, parseStatus } from "./parse";
 import { GIT_NETWORK_TIMEOUT_MS } from "./runner";
-import type { GitService } from "./service";
+
+/**
+ * What a sync needs of the git service (`GitService` is one): declared here so that this module
+ * does not import the service, which imports it.
+ */
+export interface SyncHost {
+  readonly git: Git;
+  readonly policy: AccessPolicy;
+  currentBranch(): Promise<string | null>;
+  upstream(): Promise<{ remote: string; branch: string; configured: boolean } | null>;
+  /** A repository path as a vault path, or null when it is outside the vault. */
+  fromRepo(repoPath: string): string | null;
+  toRepo(vaultPath: string): string;
+  /** A repository path a client may see (in the vault and not hidden), as a vault path; else null. */
+  visible(repoPath: string): string | null;
+  identityArgs(): string[];
+  commitsRewritten(map: ReadonlyMap<string, string>): Promise<void>;
+  pushSucceeded(): void;
+}
 
 export interface SyncRequest {
   direction?: "pull" | "push" | "both";
@@ -59,7 +78,7 @@ const MAX_FILES = 100;
  * the remote's beside it as `Note (conflict 2026-11-24 from origin).md`), then push. Every outcome is
  * a status with a sentence, never git's raw output; nothing of either side is lost.
  */
-export async function syncWithRemote(svc: GitService, port: VaultPort, req: SyncRequest, now: Date): Promise<SyncResult> {
+export async function syncWithRemote(svc: SyncHost, port: VaultPort, req: SyncRequest, now: Date): Promise<SyncResult> {
   const direction = req.direction ?? "both";
   const dry = req.dry_run ?? false;
   const git = svc.git;
@@ -236,7 +255,7 @@ function describe(r: SyncResult, remote: string): string {
   }
 }
 
-async function run(svc: GitService, args: string[]): Promise<{ ok: true } | { ok: false; why: string }> {
+async function run(svc: SyncHost, args: string[]): Promise<{ ok: true } | { ok: false; why: string }> {
   const r = await svc.git.change(args);
   return r.code === 0 ? { ok: true } : { ok: false, why: cleanGitMessage(r.stderr || r.stdout) || `git ${args[0]} failed` };
 }
@@ -245,7 +264,7 @@ async function run(svc: GitService, args: string[]): Promise<{ ok: true } | { ok
  * Merges the remote, taking the local side of every file changed on both sides (its remote side
  * is saved beside it by the caller), and commits the merge.
  */
-async function mergeKeepingOurs(svc: GitService, head: string | null, upSha: string, conflicts: string[], remoteName: string, copies: SyncConflict[]): Promise<{ ok: true } | { ok: false; why: string }> {
+async function mergeKeepingOurs(svc: SyncHost, head: string | null, upSha: string, conflicts: string[], remoteName: string, copies: SyncConflict[]): Promise<{ ok: true } | { ok: false; why: string }> {
   const git = svc.git;
   const m = await git.change([...svc.identityArgs(), "merge", "--no-ff", "--no-commit", "-X", "ours", upSha]);
   if (m.code !== 0 && !/CONFLICT|Automatic merge failed/i.test(m.stdout + m.stderr)) return { ok: false, why: cleanGitMessage(m.stderr || m.stdout) };
@@ -278,7 +297,7 @@ async function mergeKeepingOurs(svc: GitService, head: string | null, upSha: str
 }
 
 /** A file's mode and blob in a commit (repository path), or null. */
-async function treeEntry(svc: GitService, rev: string, repoPath: string): Promise<{ mode: string; sha: string } | null> {
+async function treeEntry(svc: SyncHost, rev: string, repoPath: string): Promise<{ mode: string; sha: string } | null> {
   const r = await svc.git.raw(["ls-tree", "-z", "--full-tree", rev, "--", repoPath], { env: { GIT_OPTIONAL_LOCKS: "0" } });
   const m = /^(\d{6}) blob ([0-9a-f]+)\t/.exec(r.stdout);
   return r.code === 0 && m ? { mode: m[1], sha: m[2] } : null;
@@ -288,7 +307,7 @@ async function treeEntry(svc: GitService, rev: string, repoPath: string): Promis
  * The owner's staged changes as `update-index --index-info` lines (mode, blob, repository path),
  * or "" when nothing is staged.
  */
-async function stagedEntries(svc: GitService): Promise<string> {
+async function stagedEntries(svc: SyncHost): Promise<string> {
   const out = await svc.git.out(["diff-index", "--cached", "--raw", "-z", "--no-renames", "HEAD", "--"]);
   const parts = out.split("\0");
   let lines = "";
@@ -304,7 +323,7 @@ async function stagedEntries(svc: GitService): Promise<string> {
  * Old sha → new sha of the commits a rebase rewrote: matched by author, author time and message
  * (a rebase keeps all three). Commits the rebase dropped (already upstream) have no entry.
  */
-async function rewrittenShas(svc: GitService, oldRange: string, newRange: string): Promise<Map<string, string>> {
+async function rewrittenShas(svc: SyncHost, oldRange: string, newRange: string): Promise<Map<string, string>> {
   const list = async (range: string) => {
     const out = await svc.git.out(["log", "-z", "--format=%H%x1f%an%x1f%ae%x1f%at%x1f%B", range, "--"]);
     return out
@@ -327,7 +346,7 @@ async function rewrittenShas(svc: GitService, oldRange: string, newRange: string
 }
 
 /** Puts a file's working-tree copy back to HEAD's (or removes it when HEAD does not have it). */
-async function resetToHead(svc: GitService, head: string | null, repoPath: string): Promise<void> {
+async function resetToHead(svc: SyncHost, head: string | null, repoPath: string): Promise<void> {
   const spec = svc.fromRepo(repoPath);
   if (spec === null) return;
   if (head && (await revParse(svc, `${head}:${repoPath}`))) await svc.git.change(["checkout", "-q", head, "--", spec]);
@@ -335,7 +354,7 @@ async function resetToHead(svc: GitService, head: string | null, repoPath: strin
 }
 
 /** Writes (or removes, for null) a vault file's bytes, whatever the port currently knows about it. */
-async function putFile(port: VaultPort, svc: GitService, path: string, bytes: Uint8Array | null): Promise<void> {
+async function putFile(port: VaultPort, svc: SyncHost, path: string, bytes: Uint8Array | null): Promise<void> {
   if (bytes === null) {
     if (port.stat(path)) await port.trash(path);
     else await svc.git.raw(["clean", "-f", "-q", "--", path]);
@@ -348,31 +367,31 @@ async function putFile(port: VaultPort, svc: GitService, path: string, bytes: Ui
   }
 }
 
-async function revParse(svc: GitService, rev: string): Promise<string | null> {
+async function revParse(svc: SyncHost, rev: string): Promise<string | null> {
   const r = await svc.git.raw(["rev-parse", "-q", "--verify", rev], { env: { GIT_OPTIONAL_LOCKS: "0" } });
   return r.code === 0 ? r.stdout.trim() || null : null;
 }
 
-async function countCommits(svc: GitService, range: string): Promise<number> {
+async function countCommits(svc: SyncHost, range: string): Promise<number> {
   const out = await svc.git.out(["rev-list", "--count", range, "--"]);
   return Number(out.trim()) || 0;
 }
 
-async function diffNames(svc: GitService, a: string, b: string): Promise<string[]> {
+async function diffNames(svc: SyncHost, a: string, b: string): Promise<string[]> {
   return parsePathList(await svc.git.out(["diff", "--name-only", "--no-renames", "-z", a, b, "--"]));
 }
 
-async function treeFiles(svc: GitService, rev: string): Promise<string[]> {
+async function treeFiles(svc: SyncHost, rev: string): Promise<string[]> {
   return parsePathList(await svc.git.out(["ls-tree", "-r", "-z", "--name-only", "--full-tree", rev]));
 }
 
 /** The blob id git would give a working-tree file, or null when there is none. */
-async function workingHash(svc: GitService, cwdPath: string): Promise<string | null> {
+async function workingHash(svc: SyncHost, cwdPath: string): Promise<string | null> {
   const r = await svc.git.raw(["hash-object", "--", cwdPath]);
   return r.code === 0 ? r.stdout.trim() || null : null;
 }
 
-async function blob(svc: GitService, rev: string): Promise<Uint8Array | null> {
+async function blob(svc: SyncHost, rev: string): Promise<Uint8Array | null> {
   const r = await svc.git.raw(["cat-file", "blob", rev], { binary: true });
   return r.code === 0 ? (r.stdoutBytes ?? null) : null;
 }

@@ -23,4 +23,3 @@ export { LinkGraph, nameKey } from "./link-graph";
 export { fragmentExists, linkHeadingKey } from "./fragments";
 export { MemoryVault } from "../memory-vault";
 export type { GraphLink, GraphOptions, GraphScheduler } from "./types";
-export { benchGraph, type GraphBenchResult, type LatencyStats } from "./bench";

@@ -2,6 +2,7 @@
  * The keyword index's byte codec: a growable byte buffer that writes varints and UTF-8, a varint
  * reader, the postings decoder, and zigzag for signed deltas. Owns bytes only: no index structures.
  */
+import { TF_EXACT, tfCode } from "./postings";
 
 /** A growable byte buffer for varints. */
 export class ByteWriter {
@@ -109,12 +110,13 @@ export class VarintReader {
 }
 
 /**
- * Decodes `n` postings (zigzag chunk-id delta, tf; varints) from `src` at `pos` into `data` at `o`.
+ * Decodes `n` postings (zigzag chunk-id delta, tf; varints) from `src` at `pos` into `ids` and `tfs`
+ * (the tf's one-byte code, see `tfCode`) at `o`.
  * Returns the position after them, or -1 when the bytes run out, a varint is longer than 28 bits (no
  * chunk id or tf is that large) or a posting names a chunk that `owner` does not tag with `tag`.
  * One tight loop: every posting loaded from disk is decoded here, when its list is first used.
  */
-export function decodePostings(src: Uint8Array, pos: number, n: number, data: Int32Array, o: number, owner: Uint8Array, tag: number): number {
+export function decodePostings(src: Uint8Array, pos: number, n: number, ids: Int32Array, tfs: Uint8Array, o: number, owner: Uint8Array, tag: number): number {
   const end = src.length;
   let id = 0;
   for (let i = 0; i < n; i++) {
@@ -136,8 +138,8 @@ export function decodePostings(src: Uint8Array, pos: number, n: number, data: In
       x = src[pos++];
       v |= (x & 0x7f) << shift;
     }
-    data[o++] = id;
-    data[o++] = v;
+    ids[o] = id;
+    tfs[o++] = v <= TF_EXACT ? v : tfCode(v);
   }
   return pos;
 }

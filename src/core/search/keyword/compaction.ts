@@ -1,68 +1,72 @@
 /**
- * Compaction: the posting lists laid out again in one exact buffer without dead postings (those of
+ * Compaction: the posting lists laid out again in exact buffers without dead postings (those of
  * removed or replaced notes), list by list, in steps. Owns only when that is worth doing and the
  * copying; the service decides when it runs.
  */
-import type { InvertedIndex } from "./inverted-index";
-import { EMPTY_INTS } from "./postings";
+import type { IndexState } from "./index-state";
+import { EMPTY_BYTES, EMPTY_INTS } from "./postings";
 
 /** Where a compaction under way stands (start with `{ seg: 0, k: 0 }`). */
 export interface CompactionState {
   seg: number;
   k: number;
-  buf?: Int32Array;
+  ids?: Int32Array;
+  tfs?: Uint8Array;
   off?: number;
 }
 
 /** Dead postings are a quarter of the postings or more. (The service also compacts after indexing many notes, for the space grown lists left behind.) */
-export function needsCompaction(ix: Pick<InvertedIndex, "deadPostings" | "totalPostings">): boolean {
+export function needsCompaction(ix: Pick<IndexState, "deadPostings" | "totalPostings">): boolean {
   return ix.deadPostings > 50_000 && ix.deadPostings > ix.totalPostings * 0.25;
 }
 
 /**
- * Lays the posting lists out again in one exact buffer, without dead postings, list by list until
+ * Lays the posting lists out again in one exact pair of buffers (ids, tf codes), without dead postings, list by list until
  * `deadline()`; false when done. The index must not change between steps (the service runs it inside
  * its exclusive worker); every list is valid (old or new storage) after every step.
  */
-export function compactSome(ix: InvertedIndex, state: CompactionState, deadline: () => boolean): boolean {
+export function compactSome(ix: IndexState, state: CompactionState, deadline: () => boolean): boolean {
   ix.flushPostings();
   const alive = ix.alive;
-  if (!state.buf) {
+  if (!state.ids || !state.tfs) {
     let total = 0;
-    for (let g = 0; g < ix.lists.length; g++) total += ix.listN(g) * 2;
-    state.buf = new Int32Array(total);
+    for (let g = 0; g < ix.lists.length; g++) total += ix.listN(g);
+    state.ids = new Int32Array(total);
+    state.tfs = new Uint8Array(total);
     state.off = 0;
   }
-  const buf = state.buf;
+  const ids = state.ids;
+  const tfs = state.tfs;
   let o = state.off ?? 0;
   let checked = o;
   while (state.k < ix.lists.length) {
     const l = ix.listAt(state.k++);
     if (l) {
-      const d = l.data;
+      const li = l.ids;
+      const lt = l.tfs;
       const start = o;
       for (let i = 0; i < l.n; i++) {
-        const id = d[2 * i];
+        const id = li[i];
         if (alive[id]) {
-          buf[o++] = id;
-          buf[o++] = d[2 * i + 1];
+          ids[o] = id;
+          tfs[o++] = lt[i];
         }
       }
-      const w = (o - start) / 2;
-      if (w) l.placeIn(buf, start, o - start);
-      else l.data = EMPTY_INTS;
+      const w = o - start;
+      if (w) l.placeIn(ids, tfs, start, w);
+      else l.setStorage(EMPTY_INTS, EMPTY_BYTES);
       ix.totalPostings -= l.n - w;
       l.n = w;
     }
-    // Every 256 lists or 64k copied ints (the common terms' lists are long).
-    if (((state.k & 255) === 0 || o - checked > 65536) && deadline()) {
+    // Every 256 lists or 32k copied postings (the common terms' lists are long).
+    if (((state.k & 255) === 0 || o - checked > 32768) && deadline()) {
       state.off = o;
       return true;
     }
-    if (o - checked > 65536) checked = o;
+    if (o - checked > 32768) checked = o;
   }
   ix.deadPostings = 0;
   ix.pool.reset();
-  ix.restored = null; // every restored list is an object now, laid out in `buf`
+  ix.restored = null; // every restored list is an object now, laid out in `ids`/`tfs`
   return false;
 }

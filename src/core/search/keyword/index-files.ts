@@ -153,6 +153,8 @@ export class KeywordIndexFiles {
           return v;
         };
         index.restoreSegment(k, { docs: get("docs"), nums: get("nums"), terms: get("terms"), postings: get("postings"), seq: get("seq") });
+        // Nothing of the segment's file is kept beyond what its notes use.
+        blobs.clear();
         lt.decode += now() - t;
       } catch (e) {
         // Its notes are not in the index: the reconciliation indexes them again.

@@ -2,7 +2,8 @@
  * The in-memory inverted index: one term dictionary, posting lists in typed arrays, per-chunk arrays,
  * the notes (`DocEntry`) in slots, tombstoned deletes. Owns adding, removing and looking up; ranking
  * (score.ts), the postings log (postings-log.ts), compaction, saving (persist.ts) and loading
- * (restore.ts) live beside it and work on its fields, which only they and this class change.
+ * (restore.ts) live beside it and work on its fields (as `IndexState`, index-state.ts), which only
+ * they and this class change.
  * Notes belong to segments (by path hash) only for persistence.
  */
 import { detach } from "../../strings";
@@ -12,8 +13,9 @@ import { DocBuilder } from "./builder";
 import { ChunkReader } from "./chunk-reader";
 import { compactSome, needsCompaction, type CompactionState } from "./compaction";
 import { CHUNK_NUMS, LEN, LINE_A, LINE_B, MAX_SEGMENTS, SEQ_A, SEQ_B, type DocEntry } from "./doc";
+import type { IndexState, RestoredLists } from "./index-state";
 import { dictBytes, segmentWriter, type RestoredBlobs, type SegmentWriter } from "./persist";
-import { IntPool, PostingList } from "./postings";
+import { PostingList, PostingPool } from "./postings";
 import { PostingsLog } from "./postings-log";
 import { SegmentLoader } from "./restore";
 import { Scorer } from "./score";
@@ -22,20 +24,7 @@ import type { KeywordAnswer } from "./sections";
 /** A prefix expands to at most this many terms (the most frequent). */
 const PREFIX_EXPANSION_CAP = 64;
 
-/**
- * After loading: where the restored lists lie in one buffer (term g: n[g] postings at off[g];
- * encoded[g] while not decoded yet). A restored list becomes a PostingList object on first use
- * (`listAt`): making all ~30k of them while loading (10k notes) took ~30 ms of a fresh process and
- * added 2.4 MB that every scavenge copied.
- */
-export interface RestoredLists {
-  buf: Int32Array;
-  off: Int32Array;
-  n: Int32Array;
-  encoded: Uint8Array;
-}
-
-export class InvertedIndex {
+export class InvertedIndex implements IndexState {
   dict = new TermDict();
   lists: (PostingList | undefined)[] = [];
   /** How many segments the notes are spread over (see `segmentCountFor`); set by loading or `relayout`. */
@@ -54,7 +43,7 @@ export class InvertedIndex {
   totalPostings = 0;
   deadPostings = 0;
   /** The slabs grown lists take their space from. */
-  pool = new IntPool();
+  pool = new PostingPool();
 
   docs = new Map<string, DocEntry>();
   slots: (DocEntry | null)[] = [];
@@ -94,7 +83,7 @@ export class InvertedIndex {
     this.totalLen = 0;
     this.totalPostings = 0;
     this.deadPostings = 0;
-    this.pool = new IntPool();
+    this.pool = new PostingPool();
     this.docs.clear();
     this.slots = [];
     this.noteLen = new Float64Array(64);
@@ -153,7 +142,7 @@ export class InvertedIndex {
     const r = this.restored;
     if (!r || g >= r.n.length || !r.n[g]) return undefined;
     const m = new PostingList();
-    m.placeIn(r.buf, r.off[g], r.n[g] * 2);
+    m.placeIn(r.ids, r.tfs, r.off[g], r.n[g]);
     m.n = r.n[g];
     m.term = g;
     if (r.encoded[g]) m.pending = this.fillRestored;

@@ -8,7 +8,8 @@
 import type { TermDict } from "../tokenize";
 import { ByteWriter, zig } from "./codec";
 import { CHUNK_NUMS, docEdge, LEN, LINE_A, LINE_B, MAX_SEGMENTS, SEQ_A, SEQ_B, type DocEntry } from "./doc";
-import type { InvertedIndex } from "./inverted-index";
+import type { IndexState } from "./index-state";
+import { TF_OF } from "./postings";
 
 /** The persisted form of one segment (its notes; postings hold term ids of the main file's dictionary). */
 export interface SegmentBlobs {
@@ -18,7 +19,7 @@ export interface SegmentBlobs {
   nums: Uint8Array;
   /** Varints, per term present: term id delta, its posting count and their bytes in `postings` (lets loading lay out every list, and decode each one on first use). */
   terms: Uint8Array;
-  /** Varints, the postings of the terms in `terms` order: (zigzag chunk id delta, tf). */
+  /** Varints, the postings of the terms in `terms` order: (zigzag chunk id delta, weighted tf as coded in memory, see `TF_OF`). */
   postings: Uint8Array;
   seq: Uint8Array;
 }
@@ -51,7 +52,7 @@ export interface SegmentWriter {
  * posting lists splits live postings by segment. The index must not change between steps (the
  * service runs it inside its exclusive worker). Clears the segments' dirty flags.
  */
-export function segmentWriter(ix: InvertedIndex, segs: number[]): SegmentWriter {
+export function segmentWriter(ix: IndexState, segs: number[]): SegmentWriter {
   ix.flushPostings();
   const seqW = new ByteWriter(256 * 1024);
   const numW = new ByteWriter(64 * 1024);
@@ -88,9 +89,10 @@ export function segmentWriter(ix: InvertedIndex, segs: number[]): SegmentWriter 
         const l = ix.listAt(g);
         if (l && l.n) {
           counts.fill(0);
-          const d = l.data;
+          const ids = l.ids;
+          const tfs = l.tfs;
           for (let i = 0; i < l.n; i++) {
-            const id = d[2 * i];
+            const id = ids[i];
             if (alive[id] && want[chunkSeg[id]]) counts[chunkSeg[id]]++;
           }
           for (const k of segs) {
@@ -99,12 +101,12 @@ export function segmentWriter(ix: InvertedIndex, segs: number[]): SegmentWriter 
             startLen[k] = posts.get(k)!.n;
           }
           for (let i = 0; i < l.n; i++) {
-            const id = d[2 * i];
+            const id = ids[i];
             const k = chunkSeg[id];
             if (!alive[id] || !want[k]) continue;
             const w = posts.get(k)!;
             w.varint(zig(id - prevId[k]));
-            w.varint(d[2 * i + 1]);
+            w.varint(TF_OF[tfs[i]]);
             prevId[k] = id;
           }
           // The term header: term id delta, posting count, and their encoded bytes.

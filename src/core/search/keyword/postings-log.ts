@@ -3,7 +3,7 @@
  * into the posting lists in batches, whole or in steps. Owns the log and a merge under way; it must
  * not decide when to merge (the index's readers and the worker do) nor touch anything but the lists.
  */
-import type { IntPool, PostingList } from "./postings";
+import { tfCode, type PostingList, type PostingPool } from "./postings";
 
 /**
  * The log is due for a merge into the lists when it holds this many postings (the indexing worker
@@ -15,7 +15,7 @@ const LOG_MERGE_AT = 1 << 15;
 /** What the log merges into: the index's lists (made on demand), their slab pool and its term count. */
 export interface LogTarget {
   listFor(g: number): PostingList;
-  readonly pool: IntPool;
+  readonly pool: PostingPool;
   readonly termCount: number;
 }
 
@@ -28,9 +28,11 @@ export class PostingsLog {
   private log = new Int32Array(3 * 4096);
   private logN = 0;
   private logOffsets = new Int32Array(0);
-  private logSorted = new Int32Array(0);
+  /** The log sorted by term: chunk ids and tf codes. */
+  private sortedIds = new Int32Array(0);
+  private sortedTfs = new Uint8Array(0);
   /**
-   * A merge under way: the terms whose runs of `logSorted` are still to be copied into their lists (in
+   * A merge under way: the terms whose runs of `sortedIds`/`sortedTfs` are still to be copied into their lists (in
    * order; `logOffsets[g]` is the end of g's run), from `mergeI` on, the next run starting at `mergeStart`.
    * New postings go to the log meanwhile; every full merge finishes this one first, so each list still
    * gets its postings in chunk order.
@@ -88,7 +90,8 @@ export class PostingsLog {
     }
     if (release && this.log.length > 3 * 4096) {
       this.log = new Int32Array(3 * 4096);
-      this.logSorted = new Int32Array(0);
+      this.sortedIds = new Int32Array(0);
+      this.sortedTfs = new Uint8Array(0);
     }
   }
 
@@ -105,7 +108,7 @@ export class PostingsLog {
     return this.copyRuns(due);
   }
 
-  /** Counting-sorts the log by term into `logSorted` (chunk, tf pairs) and empties it; `copyRuns` places the runs. */
+  /** Counting-sorts the log by term into `sortedIds`/`sortedTfs` (chunk ids, tf codes) and empties it; `copyRuns` places the runs. */
   private sortLog(): void {
     const n = this.logN;
     const log = this.log;
@@ -117,20 +120,25 @@ export class PostingsLog {
       const g = log[3 * i];
       if (off[g]++ === 0) touched.push(g);
     }
-    // Counts → start offsets (in postings) of each touched term's run in `sorted`.
+    // Counts → start offsets (in postings) of each touched term's run in the sorted arrays.
     let at = 0;
     for (const g of touched) {
       const c = off[g];
       off[g] = at;
       at += c;
     }
-    if (this.logSorted.length < n * 2) this.logSorted = new Int32Array(Math.max(n * 2, this.logSorted.length * 2));
-    const sorted = this.logSorted;
+    if (this.sortedIds.length < n) {
+      const cap = Math.max(n, this.sortedIds.length * 2);
+      this.sortedIds = new Int32Array(cap);
+      this.sortedTfs = new Uint8Array(cap);
+    }
+    const ids = this.sortedIds;
+    const tfs = this.sortedTfs;
     for (let i = 0; i < n; i++) {
       const g = log[3 * i];
-      const k = off[g]++ * 2;
-      sorted[k] = log[3 * i + 1];
-      sorted[k + 1] = log[3 * i + 2];
+      const k = off[g]++;
+      ids[k] = log[3 * i + 1];
+      tfs[k] = tfCode(log[3 * i + 2]);
     }
     // off[g] is now the end of g's run; runs are in `touched` order.
     this.logN = 0;
@@ -144,7 +152,8 @@ export class PostingsLog {
     const touched = this.mergeTouched;
     if (!touched) return true;
     const off = this.logOffsets;
-    const sorted = this.logSorted;
+    const ids = this.sortedIds;
+    const tfs = this.sortedTfs;
     const pool = this.target.pool;
     let start = this.mergeStart;
     for (let i = this.mergeI; i < touched.length; i++) {
@@ -157,9 +166,17 @@ export class PostingsLog {
       const end = off[g];
       const l = this.target.listFor(g);
       l.reserve(end - start, pool);
-      const d = l.data;
-      if (end - start > 16) d.set(sorted.subarray(start * 2, end * 2), l.n * 2);
-      else for (let k = start * 2, o = l.n * 2; k < end * 2; k++, o++) d[o] = sorted[k];
+      const li = l.ids;
+      const lt = l.tfs;
+      if (end - start > 16) {
+        li.set(ids.subarray(start, end), l.n);
+        lt.set(tfs.subarray(start, end), l.n);
+      } else {
+        for (let k = start, o = l.n; k < end; k++, o++) {
+          li[o] = ids[k];
+          lt[o] = tfs[k];
+        }
+      }
       l.n += end - start;
       off[g] = 0;
       start = end;

@@ -7,7 +7,7 @@
 import { TermDict } from "../tokenize";
 import { decodePostings, unzig, VarintReader } from "./codec";
 import { CHUNK_NUMS, LEN, LINE_A, LINE_B, SEQ_A, SEQ_B, span, type DocEntry } from "./doc";
-import type { InvertedIndex } from "./inverted-index";
+import type { IndexState } from "./index-state";
 import type { PersistedDoc, RestoredBlobs } from "./persist";
 
 /** Chunk ids above this are taken for corruption when loading (the segment is indexed again). */
@@ -48,7 +48,7 @@ export class SegmentLoader {
   /** Loading: chunk id → 1 + the segment that holds it (0: none). */
   private owner = new Uint8Array(0);
 
-  constructor(private readonly ix: InvertedIndex) {}
+  constructor(private readonly ix: IndexState) {}
 
   /** Forgets a load under way (the index was cleared). */
   reset(): void {
@@ -172,7 +172,7 @@ export class SegmentLoader {
   }
 
   /**
-   * Loading, step 2: lays out the posting lists (one buffer, sized from the term headers) and
+   * Loading, step 2: lays out the posting lists (one pair of buffers, sized from the term headers) and
    * registers every segment's notes. The postings stay encoded: a list is decoded the first time it
    * is used, or by `decodeSomeLists`. Decoding 2.5M postings was the longest part of loading (10k
    * notes), and a first answer needs only the query's lists. A segment whose postings turn out
@@ -180,14 +180,15 @@ export class SegmentLoader {
    * stays as dead postings). `yieldNow` yields when the slice is used up; `nextTask` always does.
    */
   async finishRestore(yieldNow: () => Promise<void>, nextTask: () => Promise<void> = yieldNow): Promise<void> {
-    // The buffer (~20 MB at 10k notes) is a task of its own: allocating that much outside V8's heap
+    // The buffers (~12 MB at 10k notes) are a task of their own: allocating that much outside V8's heap
     // makes V8 collect the young generation at once (12–25 ms in a fresh process, with every note
     // just loaded still young), and that task then holds nothing else.
     await nextTask();
     const counts = this.loadCounts;
     let total = 0;
     for (let g = 0; g < counts.length; g++) total += counts[g];
-    const buf = new Int32Array(total * 2);
+    const ids = new Int32Array(total);
+    const tfs = new Uint8Array(total);
     await nextTask();
     const offs = new Int32Array(counts.length);
     const encoded = new Uint8Array(counts.length);
@@ -199,11 +200,11 @@ export class SegmentLoader {
       if (!counts[g]) continue;
       offs[g] = off;
       encoded[g] = 1;
-      off += counts[g] * 2;
+      off += counts[g];
       lists++;
     }
     this.ix.totalPostings += total;
-    this.ix.restored = lists ? { buf, off: offs, n: counts, encoded } : null;
+    this.ix.restored = lists ? { ids, tfs, off: offs, n: counts, encoded } : null;
     this.lazy = lists
       ? { segs: this.pending.map(({ k, b, gs, ns, offs }) => ({ k, src: b.postings, gs, ns, offs, failed: false })), owner: this.owner, left: lists, next: 0 }
       : null;
@@ -227,20 +228,20 @@ export class SegmentLoader {
     const r = this.ix.restored;
     if (!lz || !r || !r.encoded[g]) return;
     r.encoded[g] = 0;
-    const buf = r.buf;
+    const ids = r.ids;
     let at = r.off[g];
     for (const s of lz.segs) {
       const t = findSorted(s.gs, g);
       if (t < 0) continue;
       const n = s.ns[t];
-      if (!s.failed && decodePostings(s.src, s.offs[t], n, buf, at, lz.owner, s.k + 1) !== s.offs[t + 1]) {
+      if (!s.failed && decodePostings(s.src, s.offs[t], n, ids, r.tfs, at, lz.owner, s.k + 1) !== s.offs[t + 1]) {
         s.failed = true;
         this.ix.dirty[s.k] = 1;
         this.ix.onSegmentLost?.(s.k);
       }
       // A failed segment's part stays (or becomes) chunk 0, which is never alive.
-      if (s.failed) buf.fill(0, at, at + 2 * n);
-      at += 2 * n;
+      if (s.failed) ids.fill(0, at, at + n);
+      at += n;
     }
     if (--lz.left === 0) this.lazy = null;
   }

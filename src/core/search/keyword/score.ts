@@ -11,8 +11,8 @@ import { isUnder } from "../../paths";
 import { basenameOf, parentOf } from "../../vault";
 import type { ParsedQuery, QueryItem, SearchHit, SearchLanguage, SearchRequest, SearchResponse, SearchSection } from "../types";
 import { LINE_A, LINE_B, span, type DocEntry } from "./doc";
-import type { InvertedIndex } from "./inverted-index";
-import type { PostingList } from "./postings";
+import type { IndexState } from "./index-state";
+import { TF_OF, type PostingList } from "./postings";
 import type { KeywordAnswer, PendingSection } from "./sections";
 import { positiveTermSet, WantedIds } from "./snippet";
 
@@ -88,7 +88,7 @@ export class Scorer {
   /** Per term id: the bits of the clauses it is in while title boosts are computed, else 0. */
   private titleMark = new Int32Array(0);
 
-  private ensureScratch(ix: InvertedIndex): void {
+  private ensureScratch(ix: IndexState): void {
     if (this.acc.length < ix.alive.length) {
       this.acc = new Float64Array(ix.alive.length);
       this.cnt = new Int32Array(ix.alive.length);
@@ -108,7 +108,7 @@ export class Scorer {
   }
 
   /** True when chunk `id`'s body holds the term ids of `needle` in a row. */
-  private hasSequence(ix: InvertedIndex, id: number, needle: Int32Array): boolean {
+  private hasSequence(ix: IndexState, id: number, needle: Int32Array): boolean {
     const doc = ix.slots[ix.chunkDoc[id]];
     return doc ? ix.reader.hasSequence(doc, ix.chunkOrd[id], needle) : false;
   }
@@ -117,7 +117,7 @@ export class Scorer {
    * The search's answer (its sections' contents still to be cut from the notes: `pending`) and its
    * notes' paths; `withHits` false: the paths only (no sections).
    */
-  run(ix: InvertedIndex, pq: ParsedQuery, req: SearchRequest, language: SearchLanguage, withHits: boolean): { answer: KeywordAnswer; paths: string[] } {
+  run(ix: IndexState, pq: ParsedQuery, req: SearchRequest, language: SearchLanguage, withHits: boolean): { answer: KeywordAnswer; paths: string[] } {
     ix.flushPostings();
     const clauses = pq.clauses.slice(0, 31);
     if (clauses.length === 0 || ix.liveChunks === 0) return { answer: { res: { hits: [], total_files: 0, relaxed: false }, pending: [], want: null }, paths: [] };
@@ -151,7 +151,8 @@ export class Scorer {
     };
     const dfOf = (l: PostingList): number => {
       let df = 0;
-      for (let i = 0; i < l.n; i++) if (alive[l.data[2 * i]]) df++;
+      const ids = l.ids;
+      for (let i = 0; i < l.n; i++) if (alive[ids[i]]) df++;
       return df;
     };
     const idfMemo = new Map<TermGroup, number>();
@@ -183,15 +184,16 @@ export class Scorer {
       const idf = idfOf(g);
       if (idf === 0) return;
       for (let k = 0; k < g.ls.length; k++) {
-        const d = g.ls[k].data;
+        const ids = g.ls[k].ids;
+        const tfs = g.ls[k].tfs;
         const n = g.ls[k].n;
         const wk = g.w[k];
         for (let i = 0; i < n; i++) {
-          const id = d[2 * i];
+          const id = ids[i];
           if (!alive[id] || (only && !only.has(id))) continue;
           const slot = chunkDoc[id];
           if (need && (docMask[slot] & need) !== need) continue;
-          const tf = d[2 * i + 1];
+          const tf = TF_OF[tfs[i]];
           const s = (wk * idf * tf * (K1 + 1)) / (tf + K1 * (1 - B + (B * chunkLen[id]) / avg));
           if (acc[id] === 0) touched.push(id);
           acc[id] += s;
@@ -224,10 +226,10 @@ export class Scorer {
       ls.sort((a, b) => a.n - b.n);
       const seen: number[] = [];
       for (let k = 0; k < ls.length; k++) {
-        const d = ls[k].data;
+        const ids = ls[k].ids;
         const n = ls[k].n;
         for (let i = 0; i < n; i++) {
-          const id = d[2 * i];
+          const id = ids[i];
           if (!alive[id] || cnt[id] !== k) continue;
           if (k === 0) seen.push(id);
           cnt[id] = k + 1;
@@ -253,8 +255,9 @@ export class Scorer {
       const seen: number[] = [];
       for (const t of new Set(terms)) {
         for (const l of listsOf(t)) {
+          const ids = l.ids;
           for (let i = 0; i < l.n; i++) {
-            const id = l.data[2 * i];
+            const id = ids[i];
             if (!alive[id]) continue;
             if (cnt[id] === 0) seen.push(id);
             cnt[id]++;
@@ -350,7 +353,12 @@ export class Scorer {
       };
       const m = itemChunks(it);
       if (m === null) {
-        for (const g of termGroups(it)) for (const l of g.ls) for (let i = 0; i < l.n; i++) if (alive[l.data[2 * i]]) mark(l.data[2 * i]);
+        for (const g of termGroups(it)) {
+          for (const l of g.ls) {
+            const ids = l.ids;
+            for (let i = 0; i < l.n; i++) if (alive[ids[i]]) mark(ids[i]);
+          }
+        }
       } else for (const id of m.chunks) mark(id);
     }
 

@@ -1,10 +1,10 @@
-import type { AccessPolicy } from "../policy";
-import { isNotePath, type VaultPort } from "../vault";
-import type { MentionSearch } from "./mentions";
-import { createGraphService, type GraphService } from "./service";
-import type { GraphScheduler } from "./types";
-import { mulberry32 } from "../random";
-import { setTimer } from "../timers";
+import type { AccessPolicy } from "../src/core/policy";
+import { isNotePath, type VaultPort } from "../src/core/vault";
+import type { MentionSearch } from "../src/core/graph/mentions";
+import { createGraphService, type GraphService } from "../src/core/graph/service";
+import type { GraphScheduler } from "../src/core/graph/types";
+import { mulberry32 } from "../src/core/random";
+import { setTimer } from "../src/core/timers";
 
 export interface LatencyStats {
   n: number;
@@ -74,7 +74,6 @@ export async function benchGraph(
     .sort();
   const r = mulberry32(opts.seed ?? 11);
   const pick = () => notes[Math.floor(r() * notes.length)];
-  // eslint-disable-next-line no-restricted-syntax -- keyed by the bench's own query names
   const times: Record<string, number[]> = {};
   const clock = opts.clock ?? (() => performance.now());
   const time = async (name: string, fn: () => Promise<unknown>) => {
@@ -101,7 +100,6 @@ export async function benchGraph(
   }
   const status = graph.status();
   graph.close();
-  // eslint-disable-next-line no-restricted-syntax -- keyed by the bench's own query names
   const queries: Record<string, LatencyStats> = {};
   for (const [k, v] of Object.entries(times)) queries[k] = stats(v);
   return { notes: status.notes, links: status.links, build_ms: Math.round(buildMs), build_max_block_ms: Math.round(maxBlock * 10) / 10, queries };

@@ -1,0 +1,76 @@
+/**
+ * The keyword index's state as the modules beside it see it: ranking (score.ts), compaction, saving
+ * (persist.ts) and loading (restore.ts) work on these fields, which only they and `InvertedIndex`
+ * (inverted-index.ts, the one implementation and the facade that calls them) change. Declared apart
+ * so that those modules do not import inverted-index.ts, which imports them.
+ */
+import type { TermDict } from "../tokenize";
+import type { ChunkReader } from "./chunk-reader";
+import type { DocEntry } from "./doc";
+import type { PostingList, PostingPool } from "./postings";
+
+/**
+ * After loading: where the restored lists lie in one pair of buffers (term g: n[g] postings at
+ * off[g] of `ids` and `tfs`; encoded[g] while not decoded yet). A restored list becomes a
+ * PostingList object on first use (`listAt`): making all ~30k of them while loading (10k notes)
+ * took ~30 ms of a fresh process and added 2.4 MB that every scavenge copied.
+ */
+export interface RestoredLists {
+  ids: Int32Array;
+  tfs: Uint8Array;
+  off: Int32Array;
+  n: Int32Array;
+  encoded: Uint8Array;
+}
+
+export interface IndexState {
+  dict: TermDict;
+  /** Per term id: its posting list (a restored one is made an object on first use, see `listAt`). */
+  lists: (PostingList | undefined)[];
+  /** How many segments the notes are spread over (see `segmentCountFor`). */
+  segCount: number;
+  /** Segments changed since they were last saved (the first `segCount` are used). */
+  dirty: Uint8Array;
+  // Per chunk id: its note's slot, length, place in its note, segment, and whether it is alive.
+  chunkDoc: Int32Array;
+  chunkLen: Float32Array;
+  chunkOrd: Int32Array;
+  chunkSeg: Uint8Array;
+  alive: Uint8Array;
+  nextId: number;
+  liveChunks: number;
+  totalLen: number;
+  totalPostings: number;
+  deadPostings: number;
+  /** The slabs grown lists take their space from. */
+  pool: PostingPool;
+  docs: Map<string, DocEntry>;
+  slots: (DocEntry | null)[];
+  freeSlots: number[];
+  /** Per slot: its note's length in terms (the whole-note BM25's length; set by `setNoteLen`). */
+  noteLen: Float64Array;
+  /** Per segment: the term sequences its restored notes share (see `restoredPaths`). */
+  restoredSeq: (Uint8Array | undefined)[];
+  /** Set by loading (restore.ts): the restored lists not made objects yet. */
+  restored: RestoredLists | null;
+  /** Called when a restored segment's postings turn out inconsistent (its notes must be indexed again). */
+  onSegmentLost: ((k: number) => void) | null;
+  readonly reader: ChunkReader;
+
+  /** Forgets everything. */
+  clear(): void;
+  /** Records `doc`'s length (`noteLen`) once its chunks' lengths are in `chunkLen`. */
+  setNoteLen(doc: DocEntry): void;
+  /** Makes the per-chunk arrays hold chunk id `id`. */
+  ensureChunkCap(id: number): void;
+  /** Term g's list, made an object first if it was restored from disk and not used since. */
+  listAt(g: number): PostingList | undefined;
+  /** Term g's posting count (without making a restored list an object). */
+  listN(g: number): number;
+  /** The list of a term, if any posting was ever added. */
+  lookup(t: string): PostingList | undefined;
+  /** Terms starting with `prefix`, most frequent first (capped). */
+  expandPrefix(prefix: string): string[];
+  /** Merges the postings log into the lists (every reader of the lists calls this first). */
+  flushPostings(release?: boolean): void;
+}
