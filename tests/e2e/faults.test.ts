@@ -113,8 +113,8 @@ describe("faults", () => {
     const c0 = await s0.connect();
     expect(await found(c0, "marker7z")).toEqual(["Notes/N7.md"]);
     // The index is saved in the background (debounced): wait for its files.
-    // (120 notes: the main file and one segment's two files.)
-    await eventually(async () => expect(indexFiles().length).toBe(3), 30_000);
+    // (120 notes: the main file and one segment's file.)
+    await eventually(async () => expect(indexFiles().length).toBe(2), 30_000);
     await s0.stop();
     const saved = new Map(indexFiles().map((f) => [f, readFileSync(path.join(stateDir, f))]));
 
