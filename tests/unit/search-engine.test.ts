@@ -117,6 +117,30 @@ describe("segmented keyword index", () => {
     await again.svc.close();
   });
 
+  test("the largest layout, 256 segments, reloads whole: the last segment's postings are checked as the others'", async () => {
+    const files = manyNotes(600);
+    const vault = new MemoryVault(files);
+    const store = new MemoryStateStore();
+    const ONE = { options: { notesPerSegment: 1 } };
+    const first = await started(vault, store, ONE);
+    await saved(store, first.svc);
+    await first.svc.close();
+    expect([...store.files.keys()].filter((k) => k !== FILE).length).toBe(256);
+    expect(Object.keys(files).some((p) => segmentOfIn(p, 256) === 255)).toBe(true);
+    const reads = countReads(vault);
+    const again = await started(vault, store, ONE);
+    // Every list decoded (segment 255's too) and nothing indexed again.
+    expect(await paths(again.svc, "shared text")).toHaveLength(10);
+    expect(await again.svc.waitForIdle(10_000)).toBe(true);
+    expect(again.logs.filter((l) => /inconsistent|unusable|rebuild/i.test(l))).toEqual([]);
+    expect(again.svc.status().documents_indexed).toBe(600);
+    const last = Object.keys(files).find((p) => segmentOfIn(p, 256) === 255)!;
+    const word = last.replace(/^N\/n(\d+)\.md$/, "word$1");
+    reads.n = 0;
+    expect(await paths(again.svc, word)).toEqual([last]);
+    await again.svc.close();
+  });
+
   test("the saved layout grows with the vault: one segment for a small vault, more once it grows, old files removed", async () => {
     const segFiles = (store: MemoryStateStore) => [...store.files.keys()].filter((k) => k !== FILE).sort();
     const vault = new MemoryVault({ "A.md": "apples", "B.md": "bananas" });

@@ -116,7 +116,7 @@ export class VarintReader {
  * chunk id or tf is that large) or a posting names a chunk that `owner` does not tag with `tag`.
  * One tight loop: every posting loaded from disk is decoded here, when its list is first used.
  */
-export function decodePostings(src: Uint8Array, pos: number, n: number, ids: Int32Array, tfs: Uint8Array, o: number, owner: Uint8Array, tag: number): number {
+export function decodePostings(src: Uint8Array, pos: number, n: number, ids: Int32Array, tfs: Uint8Array, o: number, owner: Uint16Array, tag: number): number {
   const end = src.length;
   let id = 0;
   for (let i = 0; i < n; i++) {

@@ -42,11 +42,11 @@ export class SegmentLoader {
    * `PostingList.pending`) or by `decodeSomeLists` in the background. `owner` tags each chunk id with
    * its segment (k + 1) to check every posting; `left` counts the lists not decoded yet.
    */
-  private lazy: { segs: { k: number; src: Uint8Array; gs: Int32Array; ns: Int32Array; offs: Int32Array; failed: boolean }[]; owner: Uint8Array; left: number; next: number } | null = null;
+  private lazy: { segs: { k: number; src: Uint8Array; gs: Int32Array; ns: Int32Array; offs: Int32Array; failed: boolean }[]; owner: Uint16Array; left: number; next: number } | null = null;
   private pendingPaths = new Set<string>();
   private loadCounts = new Int32Array(0);
   /** Loading: chunk id → 1 + the segment that holds it (0: none). */
-  private owner = new Uint8Array(0);
+  private owner = new Uint16Array(0);
 
   constructor(private readonly ix: IndexState) {}
 
@@ -55,7 +55,7 @@ export class SegmentLoader {
     this.pending = [];
     this.pendingPaths = new Set();
     this.loadCounts = new Int32Array(0);
-    this.owner = new Uint8Array(0);
+    this.owner = new Uint16Array(0);
     this.lazy = null;
   }
 
@@ -109,7 +109,7 @@ export class SegmentLoader {
           id += unzig(r.next());
           if (id <= 0 || id > MAX_CHUNK_ID) throw new Error("bad chunk id");
           if (id >= this.owner.length) {
-            const o = new Uint8Array(Math.max(id + 1, this.owner.length * 2, 1024));
+            const o = new Uint16Array(Math.max(id + 1, this.owner.length * 2, 1024));
             o.set(this.owner);
             this.owner = o;
           }
@@ -219,7 +219,7 @@ export class SegmentLoader {
     this.pending = [];
     this.pendingPaths = new Set();
     this.loadCounts = new Int32Array(0);
-    this.owner = new Uint8Array(0);
+    this.owner = new Uint16Array(0);
   }
 
   /** Decodes term g's restored postings from every segment that has the term, in segment order. */
