@@ -8,7 +8,7 @@ import { isUnder } from "../paths";
 import { hashText } from "../hash";
 import { errText } from "../strings";
 import { clearTimer, setTimer, type TimerHandle } from "../timers";
-import { basenameOf, isNotePath, parentOf, whenListed, type VaultEvent } from "../vault";
+import { isNotePath, whenListed, type VaultEvent } from "../vault";
 import { chunkNote } from "./chunk";
 import { readNoteForIndex } from "./note-reader";
 import { SCHEMA_VERSION, segmentFileName } from "./db";
