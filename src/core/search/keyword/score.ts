@@ -46,13 +46,10 @@ const FORM_WEIGHT = 0.1;
 /**
  * A note whose section holds the query's words close together scores up to this much more: times
  * the share of the query's clauses the closest run holds, and fully when that run spans at most
- * PROXIMITY_SPAN tokens per clause (less in proportion when longer). Only the words as typed count
- * (not their other forms), in the body and in the title. Measured (known-item MRR@10): 1.2x, forms
- * counted: hub 0.968 -> 0.975; 1.5x, forms not counted here nor in the title boost: help-en 0.977 ->
- * 0.983, help-ja 0.977 -> 0.985, ko 0.983 -> 0.985, zh 0.967 -> 0.972, hub 0.975 -> 0.978 (1.8x: hub
- * 0.972); a stricter measure (1 only when side by side) cost help-en 0.006.
+ * PROXIMITY_SPAN tokens per clause (less in proportion when longer). Measured: hub 0.968 -> 0.975
+ * MRR@10; a stricter measure (1 only when side by side) cost help-en 0.006.
  */
-const PROXIMITY_BOOST = 0.5;
+const PROXIMITY_BOOST = 0.2;
 const PROXIMITY_SPAN = 6;
 /** Proximity is computed for about this many of the best candidates, in at most this many sections each. */
 const PROXIMITY_POOL = 30;
@@ -70,8 +67,6 @@ export class Scorer {
   // Scratch space.
   private acc = new Float64Array(1024);
   private cnt = new Int32Array(1024);
-  /** Per chunk: the bits of the clauses whose word as typed (or prefix, or phrase) it holds. */
-  private chunkBits = new Int32Array(1024);
   private docMask = new Uint32Array(64);
   private docBest = new Float64Array(64);
   private docExcluded = new Uint8Array(64);
@@ -92,7 +87,6 @@ export class Scorer {
     if (this.acc.length < ix.alive.length) {
       this.acc = new Float64Array(ix.alive.length);
       this.cnt = new Int32Array(ix.alive.length);
-      this.chunkBits = new Int32Array(ix.alive.length);
     }
     if (this.docMask.length < ix.slots.length) {
       const cap = Math.max(64, ix.slots.length * 2);
@@ -125,7 +119,6 @@ export class Scorer {
     const N = ix.liveChunks;
     const avg = ix.totalLen / N;
     const acc = this.acc;
-    const chunkBits = this.chunkBits;
     const docMask = this.docMask;
     const touched: number[] = [];
     const docsTouched: number[] = [];
@@ -197,7 +190,6 @@ export class Scorer {
           const s = (wk * idf * tf * (K1 + 1)) / (tf + K1 * (1 - B + (B * chunkLen[id]) / avg));
           if (acc[id] === 0) touched.push(id);
           acc[id] += s;
-          if (wk === 1) chunkBits[id] |= bit;
           if (docMask[slot] === 0) docsTouched.push(slot);
           docMask[slot] |= bit;
           if (noteTf[slot] === 0) termSlots.push(slot);
@@ -328,10 +320,7 @@ export class Scorer {
       }
     };
     const reset = () => {
-      for (const id of touched) {
-        acc[id] = 0;
-        chunkBits[id] = 0;
-      }
+      for (const id of touched) acc[id] = 0;
       for (const s of docsTouched) {
         docMask[s] = 0;
         this.docBest[s] = 0;
@@ -428,9 +417,7 @@ export class Scorer {
           marked.push(id);
         };
         for (const it of c) {
-          // Only a word as typed (or a prefix's terms): its other forms weigh in its BM25, not here
-          // (a note holding "local" does not hold "locally" near the query's other words).
-          if (it.kind === "term") for (const g of termGroups(it)) g.ids.forEach((id, k) => g.w[k] === 1 && mark(id));
+          if (it.kind === "term") for (const g of termGroups(it)) for (const id of g.ids) mark(id);
           else for (const t of it.terms) {
             const id = ix.dict.map.get(t);
             if (id !== undefined) mark(id);
@@ -452,11 +439,9 @@ export class Scorer {
         titleF[s] = 1;
       }
     }
-    // With terms only, a chunk's clause bits (`chunkBits`, the clauses whose word as typed it holds)
-    // bound what proximity can find in it; a phrase's chunks are only those holding it in a row.
-    const termsOnly = clauses.every((c) => c.every((it) => it.kind === "term"));
-    /** Pending note `s`'s sections to measure, its title's share, and the most proximity can give it. */
-    const prepare = (s: number): { doc: DocEntry; ids: number[]; p: number; most: number } => {
+    /** Measures pending note `s`: its score becomes (before proximity × proximity's factor) × the title's. */
+    const measure = (s: number): void => {
+      todo[s] = 0;
       const marks = this.clauseMark;
       const doc = ix.slots[s]!;
       const ids = doc.chunkIds.filter((id) => acc[id] > 0);
@@ -468,28 +453,9 @@ export class Scorer {
         if (c >= 0) inTitle |= 1 << c;
       }
       const tc = popcount(inTitle);
-      const p = tc >= 2 ? tc / clauses.length : 0;
-      let most = p;
-      if (!termsOnly) most = 1;
-      else
-        for (const id of ids) {
-          const n = popcount(chunkBits[id]);
-          if (n >= 2) most = Math.max(most, n / clauses.length);
-        }
-      return { doc, ids, p, most };
-    };
-    /** Measures pending note `s`: its score becomes (before proximity × proximity's factor) × the title's. */
-    const measure = (s: number, prep = prepare(s)): void => {
-      todo[s] = 0;
-      const { doc, ids } = prep;
-      let p = prep.p;
+      let p = tc >= 2 ? tc / clauses.length : 0;
       for (const id of ids) {
-        // A section holding fewer clauses than the share found so far cannot raise it.
-        if (termsOnly) {
-          const n = popcount(chunkBits[id]);
-          if (n < 2 || n / clauses.length <= p) continue;
-        }
-        const r = ix.reader.closestRun(doc, ix.chunkOrd[id], this.clauseMark);
+        const r = ix.reader.closestRun(doc, ix.chunkOrd[id], marks);
         if (r.covered < 2) continue;
         p = Math.max(p, Math.min(1, (PROXIMITY_SPAN * r.covered) / r.span) * (r.covered / clauses.length));
       }
@@ -518,13 +484,10 @@ export class Scorer {
       };
       let bar = kth();
       for (const s of pending) {
-        // Rounding aside, a measured score is at most (1 + PROXIMITY_BOOST) times the pending one,
-        // and at most (1 + PROXIMITY_BOOST * most) times with what its sections hold.
+        // Rounding aside, a measured score is at most (1 + PROXIMITY_BOOST) times the pending one.
         if (docBest[s] * (1 + PROXIMITY_BOOST) * (1 + 1e-9) < bar) break;
-        const prep = prepare(s);
-        if (docBest[s] * (1 + PROXIMITY_BOOST * prep.most) * (1 + 1e-9) < bar) continue;
         const before = docBest[s];
-        measure(s, prep);
+        measure(s);
         if (docBest[s] !== before) bar = kth();
       }
     };
@@ -566,14 +529,11 @@ export class Scorer {
       want.forEach((c, i) => {
         for (const it of c) {
           if (it.prefix) wantPrefixes.push({ p: it.term, bit: 1 << i });
-          else {
-            // The word as typed: a title holding another form of it ("Local…" for "locally") is not
-            // about the query's word.
-            const x = ix.dict.map.get(it.term);
-            if (x === undefined) continue;
-            if (mark[x] === 0) marked.push(x);
-            mark[x] |= 1 << i;
-          }
+          else
+            for (const x of ix.dict.forms(it.term, language)) {
+              if (mark[x] === 0) marked.push(x);
+              mark[x] |= 1 << i;
+            }
         }
       });
       const maskOf = (x: number): number => {
