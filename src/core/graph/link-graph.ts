@@ -3,6 +3,7 @@ import type { AccessPolicy } from "../policy";
 import { isNotePath, parentOf, type VaultEvent, type VaultPort } from "../vault";
 import { DEFAULT_GRAPH_OPTIONS, type GraphLink, type GraphOptions, type GraphScheduler } from "./types";
 import { yieldToEventLoop } from "../time-slice";
+import { addOne, valuesOf, type OneOrMany } from "../one-or-many";
 import { clearTimer, setTimer, type TimerHandle } from "../timers";
 
 /** Lower-cased last path segment without `.md`: the name a link uses, and the name a file answers to. */
@@ -47,7 +48,7 @@ export class LinkGraph {
   /** Folder → its visible notes (direct children). */
   readonly byFolder = new Map<string, Set<string>>();
   /** nameKey → note ids with a link naming it (a number when one; an array, not a Set, at ~40 B instead of ~370 B). May keep notes whose links changed since: they are only re-read once more. */
-  private readonly byName = new Map<string, number | number[]>();
+  private readonly byName = new Map<string, OneOrMany<number>>();
   /** The last notes' links, made from their metadata (see `links`); cleared when anything changes. */
   private readonly linkCache = new Map<string, GraphLink[]>();
   private readonly dirty = new Set<string>();
@@ -355,9 +356,7 @@ export class LinkGraph {
     const id = this.ids.get(path);
     const sources = id === undefined ? undefined : this.backS[id];
     if (sources) for (const s of sources) this.dirty.add(this.paths[s]);
-    const named = this.byName.get(nameKey(path));
-    if (typeof named === "number") this.dirty.add(this.paths[named]);
-    else if (named) for (const s of named) this.dirty.add(this.paths[s]);
+    for (const s of valuesOf(this.byName.get(nameKey(path)))) this.dirty.add(this.paths[s]);
   }
 
   private scheduleFlush(): void {
@@ -423,7 +422,7 @@ export class LinkGraph {
         if (back) back.push(id);
         else this.backS[t] = [id];
       }
-      if (l.key !== "") this.addName(l.key, id);
+      if (l.key !== "") addOne(this.byName, l.key, id);
     }
     this.outT[id] = ts;
     this.noteCount++;
@@ -437,14 +436,6 @@ export class LinkGraph {
     let peers = this.byFolder.get(folder);
     if (!peers) this.byFolder.set(folder, (peers = new Set()));
     peers.add(path);
-  }
-
-  private addName(key: string, id: number): void {
-    const named = this.byName.get(key);
-    if (named === undefined) this.byName.set(key, id);
-    else if (typeof named === "number") {
-      if (named !== id) this.byName.set(key, [named, id]);
-    } else if (!named.includes(id)) named.push(id);
   }
 
   private removeSource(path: string): void {

@@ -14,6 +14,7 @@
 import type { NoteMetadata } from "../metadata";
 import { splitLinkpath } from "../metadata";
 import { dict } from "../dict";
+import { addOne, removeOne, type OneOrMany } from "../one-or-many";
 
 export class LinkResolver {
   private readonly files = new Set<string>();
@@ -23,7 +24,7 @@ export class LinkResolver {
    * strings a note took were ~8 MB. A bucket may hold other names (a collision, or `a.md` beside
    * `a.md.md`): `named` keeps only the files a name can refer to.
    */
-  private readonly byName = new Map<number, string | string[]>();
+  private readonly byName = new Map<number, OneOrMany<string>>();
 
   constructor(paths?: Iterable<string>) {
     if (paths) for (const p of paths) this.add(p);
@@ -33,25 +34,12 @@ export class LinkResolver {
     if (this.files.has(path)) return;
     this.files.add(path);
     const key = nameHash(stripMd(lowerName(path)));
-    const e = this.byName.get(key);
-    if (e === undefined) this.byName.set(key, path);
-    else if (typeof e === "string") this.byName.set(key, [e, path]);
-    else e.push(path);
+    addOne(this.byName, key, path, false);
   }
 
   remove(path: string): void {
     if (!this.files.delete(path)) return;
-    const key = nameHash(stripMd(lowerName(path)));
-    const e = this.byName.get(key);
-    if (e === undefined) return;
-    if (typeof e === "string") {
-      if (e === path) this.byName.delete(key);
-      return;
-    }
-    const i = e.indexOf(path);
-    if (i >= 0) e.splice(i, 1);
-    if (e.length === 1) this.byName.set(key, e[0]);
-    else if (e.length === 0) this.byName.delete(key);
+    removeOne(this.byName, nameHash(stripMd(lowerName(path))), path);
   }
 
   /** Files a lower-cased name (`note`, `note.md`, `image.png`) can refer to: by their name, or notes by their basename. */

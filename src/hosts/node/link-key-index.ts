@@ -11,6 +11,7 @@
  */
 import { joinRelative, folderOf } from "../../core/links/resolver";
 import { splitLinkpath } from "../../core/metadata";
+import { addOne, removeOne, valuesOf, type OneOrMany } from "../../core/one-or-many";
 
 /**
  * Keys are 26-bit hashes and note numbers stay below 2^27 (numbers are not reused: each file added
@@ -27,7 +28,7 @@ export class LinkKeyIndex {
   /** Notes whose pairs in `base` no longer count. */
   private readonly stale = new Set<number>();
   /** Pairs added after the first `build`: key → note(s). */
-  private readonly overlay = new Map<number, number | number[]>();
+  private readonly overlay = new Map<number, OneOrMany<number>>();
   private built = false;
 
   /** Indexes a note's link keys (from `keysOfLinks`). */
@@ -44,31 +45,14 @@ export class LinkKeyIndex {
       }
       return;
     }
-    for (const k of keys) {
-      const e = this.overlay.get(k);
-      if (e === undefined) this.overlay.set(k, note);
-      else if (typeof e === "number") {
-        if (e !== note) this.overlay.set(k, [e, note]);
-      } else if (!e.includes(note)) e.push(note);
-    }
+    for (const k of keys) addOne(this.overlay, k, note);
   }
 
   /** Forgets a note's pairs (`keys`: the same it was added with). */
   remove(note: number, keys: Iterable<number>): void {
     if (!this.built) this.build();
     this.stale.add(note);
-    for (const k of keys) {
-      const e = this.overlay.get(k);
-      if (e === undefined) continue;
-      if (typeof e === "number") {
-        if (e === note) this.overlay.delete(k);
-        continue;
-      }
-      const i = e.indexOf(note);
-      if (i >= 0) e.splice(i, 1);
-      if (e.length === 1) this.overlay.set(k, e[0]);
-      else if (e.length === 0) this.overlay.delete(k);
-    }
+    for (const k of keys) removeOne(this.overlay, k, note);
   }
 
   /** The notes indexed under `key`, added to `out`. */
@@ -81,9 +65,7 @@ export class LinkKeyIndex {
       const note = b[i] - lo;
       if (!this.stale.has(note)) out(note);
     }
-    const e = this.overlay.get(key);
-    if (typeof e === "number") out(e);
-    else if (e) for (const n of e) out(n);
+    for (const n of valuesOf(this.overlay.get(key))) out(n);
   }
 
   /** Sorts what opening added into the compact array (later additions stay in the overlay). */
