@@ -1,6 +1,7 @@
 import { LOG_FORMAT, LogStreamParser, type RepoChange, type RepoCommit } from "./parse";
 import { GitCommandError, type Git } from "./git";
 import { SLICE_MS, TimeSlice } from "../time-slice";
+import { lowerBound } from "../sorted";
 
 /**
  * The repository's history in memory: every commit reachable from HEAD with the paths it changed
@@ -130,7 +131,7 @@ export class HistoryIndex {
     for (;;) {
       const list = this.byPath.get(name) ?? [];
       let next: { name: string; bound: number } | null = null;
-      for (let k = upperIndex(list, bound) - 1; k >= 0; k--) {
+      for (let k = lowerBound(list, bound) - 1; k >= 0; k--) {
         const pos = list[k];
         const c = this.commits[pos];
         const change = c.changes.find((ch) => ch.path === name) ?? c.changes.find((ch) => ch.from === name);
@@ -155,16 +156,4 @@ export class HistoryIndex {
       if (slice.due()) await slice.next();
     }
   }
-}
-
-/** Index of the first element ≥ bound in an ascending list. */
-function upperIndex(list: number[], bound: number): number {
-  let lo = 0;
-  let hi = list.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (list[mid] < bound) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
 }

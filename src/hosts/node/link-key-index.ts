@@ -12,6 +12,7 @@
 import { joinRelative, folderOf } from "../../core/links/resolver";
 import { splitLinkpath } from "../../core/metadata";
 import { addOne, removeOne, valuesOf, type OneOrMany } from "../../core/one-or-many";
+import { lowerBound } from "../../core/sorted";
 
 /**
  * Keys are 26-bit hashes and note numbers stay below 2^27 (numbers are not reused: each file added
@@ -88,17 +89,6 @@ export class LinkKeyIndex {
     this.overlay.clear();
     this.built = true;
   }
-}
-
-function lowerBound(a: Float64Array, v: number): number {
-  let lo = 0;
-  let hi = a.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (a[mid] < v) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
 }
 
 /** FNV-1a over UTF-16 code units, reduced to 26 bits. */
