@@ -1,5 +1,5 @@
 import { describe, expect, test } from "@jest/globals";
-import { TF_OF, tfCode } from "../../src/core/search/keyword/postings";
+import { PostingList, PostingPool, TF_OF, tfCode } from "../../src/core/search/keyword/postings";
 
 describe("posting tf codes", () => {
   test("weighted tfs up to 191 are kept exactly; above, every code stands for itself and the scale rises to 65535", () => {
@@ -16,5 +16,44 @@ describe("posting tf codes", () => {
     }
     expect(tfCode(0xffff)).toBe(255);
     expect(tfCode(1 << 27)).toBe(255);
+  });
+});
+
+describe("posting pool", () => {
+  test("the room it gives never overlaps: ids and tf codes of every list, across slabs and own buffers, keep what was written", () => {
+    const pool = new PostingPool();
+    const lists: PostingList[] = [];
+    // Sizes that cross the first slabs' ends and the own-buffer size (2M postings).
+    const sizes = [5, 1 << 17, (1 << 18) - 3, 1 << 20, 300, (1 << 21) + 1, 7];
+    sizes.forEach((n, k) => {
+      const l = new PostingList();
+      l.reserve(n, pool);
+      for (let i = 0; i < n; i++) {
+        l.ids[i] = i * 7 + k;
+        l.tfs[i] = (i + k) & 255;
+      }
+      l.n = n;
+      lists.push(l);
+    });
+    // Grow the first list past several doublings: its postings move, the others stay.
+    const first = lists[0];
+    for (let r = 0; r < 20; r++) {
+      first.reserve(first.n + 1, pool);
+      first.ids[first.n] = first.n * 7;
+      first.tfs[first.n] = first.n & 255;
+      first.n++;
+    }
+    sizes[0] = first.n;
+    lists.forEach((l, k) => {
+      expect(l.ids.length).toBeGreaterThanOrEqual(l.n);
+      expect(l.tfs.length).toBe(l.ids.length);
+      let bad = 0;
+      for (let i = 0; i < sizes[k]; i++) if (l.ids[i] !== i * 7 + k || l.tfs[i] !== ((i + k) & 255)) bad++;
+      expect(bad).toBe(0);
+    });
+    pool.reset();
+    const [ids, tfs] = pool.take(10);
+    expect(ids.length).toBe(10);
+    expect(tfs.length).toBe(10);
   });
 });

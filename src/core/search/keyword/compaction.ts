@@ -4,7 +4,7 @@
  * copying; the service decides when it runs.
  */
 import type { IndexState } from "./index-state";
-import { EMPTY_BYTES, EMPTY_INTS } from "./postings";
+import { EMPTY_BYTES, EMPTY_INTS, postingBuffer } from "./postings";
 
 /** Where a compaction under way stands (start with `{ seg: 0, k: 0 }`). */
 export interface CompactionState {
@@ -31,8 +31,7 @@ export function compactSome(ix: IndexState, state: CompactionState, deadline: ()
   if (!state.ids || !state.tfs) {
     let total = 0;
     for (let g = 0; g < ix.lists.length; g++) total += ix.listN(g);
-    state.ids = new Int32Array(total);
-    state.tfs = new Uint8Array(total);
+    [state.ids, state.tfs] = postingBuffer(total);
     state.off = 0;
   }
   const ids = state.ids;

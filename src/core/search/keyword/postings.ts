@@ -97,8 +97,7 @@ export class PostingList {
     const ids = this.ids;
     if (need <= ids.length) return;
     const cap = Math.max(need, 4, ids.length * 2);
-    const i2 = pool.ints(cap);
-    const t2 = pool.bytes(cap);
+    const [i2, t2] = pool.take(cap);
     i2.set(ids.subarray(0, this.n));
     t2.set(this.tfs.subarray(0, this.n));
     this.setStorage(i2, t2);
@@ -107,46 +106,60 @@ export class PostingList {
 
 export const EMPTY_INTS = new Int32Array(0);
 export const EMPTY_BYTES = new Uint8Array(0);
-/** Elements per pool slab (1M: 4 MB of ids, 1 MB of tf codes). */
-const POOL_SLAB = 1 << 20;
+/**
+ * Postings per pool slab: 8M, in one 40 MB buffer (ids, then tf codes). Slabs are this large for the
+ * process's memory, not for speed: glibc serves a buffer above 32 MB by mmap always and gives it back
+ * when it is freed, while freeing a smaller mmap'd buffer raises its threshold to that size, after
+ * which buffers below it come from its heap, which then fragments as slabs are freed (compaction
+ * frees them all). With 1M-posting slabs (4 MB + 1 MB) a 100k-note vault's cold build left the
+ * process at 820 MB RSS for 470 MB of heap and buffers; with these, 634 MB. Pages of a slab not yet
+ * used are not resident. The first two slabs are smaller (256k and 2M postings), so that a small
+ * vault does not take 40 MB.
+ */
+const SLAB = 1 << 23;
+/** A list growing to more than this takes a buffer of its own (at least a slab's size, for the same reason). */
+const OWN_BUFFER = SLAB >> 2;
 
-/** Carves views out of large slabs of one typed-array kind. */
-class Slabs<T extends Int32Array | Uint8Array> {
-  private slab: T;
-  private used = 0;
-  constructor(private readonly make: (n: number) => T) {
-    this.slab = make(0);
-  }
-  alloc(n: number): T {
-    if (n >= POOL_SLAB >> 4) return this.make(n);
-    if (this.used + n > this.slab.length) {
-      this.slab = this.make(POOL_SLAB);
-      this.used = 0;
-    }
-    const v = this.slab.subarray(this.used, this.used + n) as T;
-    this.used += n;
-    return v;
-  }
+/**
+ * Room for `cap` postings in one buffer: ids from byte 0, tf codes after them. One buffer rather than
+ * two, so that both are above glibc's threshold together (see SLAB).
+ */
+export function postingBuffer(cap: number): [Int32Array, Uint8Array] {
+  const buf = new ArrayBuffer(cap * 5);
+  return [new Int32Array(buf, 0, cap), new Uint8Array(buf, cap * 4, cap)];
 }
 
 /**
  * Space for growing posting lists, carved out of large slabs: a list that grows gets views into the
- * current slabs instead of ArrayBuffers of its own. ~30k small buffers, re-allocated as they doubled,
+ * current slab instead of ArrayBuffers of its own. ~30k small buffers, re-allocated as they doubled,
  * cost more than the postings themselves (allocation, and garbage collections for external memory).
  * Space a list leaves behind when it grows is reclaimed by compaction, which lays every list out again
  * in exact buffers.
  */
 export class PostingPool {
-  private idSlabs = new Slabs((n) => new Int32Array(n));
-  private tfSlabs = new Slabs((n) => new Uint8Array(n));
-  ints(n: number): Int32Array {
-    return this.idSlabs.alloc(n);
-  }
-  bytes(n: number): Uint8Array {
-    return this.tfSlabs.alloc(n);
+  private ids: Int32Array = EMPTY_INTS;
+  private tfs: Uint8Array = EMPTY_BYTES;
+  private used = 0;
+  private slabs = 0;
+  /** Room for `n` postings: ids and tf codes. */
+  take(n: number): [Int32Array, Uint8Array] {
+    if (n > OWN_BUFFER) {
+      const [ids, tfs] = postingBuffer(Math.max(n, SLAB));
+      return [ids.subarray(0, n), tfs.subarray(0, n)];
+    }
+    if (this.used + n > this.ids.length) {
+      [this.ids, this.tfs] = postingBuffer(Math.max(n, this.slabs === 0 ? 1 << 18 : this.slabs === 1 ? 1 << 21 : SLAB));
+      this.slabs++;
+      this.used = 0;
+    }
+    const at = this.used;
+    this.used += n;
+    return [this.ids.subarray(at, at + n), this.tfs.subarray(at, at + n)];
   }
   reset(): void {
-    this.idSlabs = new Slabs((n) => new Int32Array(n));
-    this.tfSlabs = new Slabs((n) => new Uint8Array(n));
+    this.ids = EMPTY_INTS;
+    this.tfs = EMPTY_BYTES;
+    this.used = 0;
+    this.slabs = 0;
   }
 }

@@ -9,6 +9,7 @@ import { decodePostings, unzig, VarintReader } from "./codec";
 import { CHUNK_NUMS, LEN, LINE_A, LINE_B, SEQ_A, SEQ_B, span, type DocEntry } from "./doc";
 import type { IndexState } from "./index-state";
 import type { PersistedDoc, RestoredBlobs } from "./persist";
+import { postingBuffer } from "./postings";
 
 /** Chunk ids above this are taken for corruption when loading (the segment is indexed again). */
 const MAX_CHUNK_ID = 1 << 26;
@@ -187,8 +188,7 @@ export class SegmentLoader {
     const counts = this.loadCounts;
     let total = 0;
     for (let g = 0; g < counts.length; g++) total += counts[g];
-    const ids = new Int32Array(total);
-    const tfs = new Uint8Array(total);
+    const [ids, tfs] = postingBuffer(total);
     await nextTask();
     const offs = new Int32Array(counts.length);
     const encoded = new Uint8Array(counts.length);
