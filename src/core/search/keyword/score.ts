@@ -47,10 +47,12 @@ const FORM_WEIGHT = 0.1;
  * A note whose section holds the query's words close together scores up to this much more: times
  * the share of the query's clauses the closest run holds, and fully when that run spans at most
  * PROXIMITY_SPAN tokens per clause (less in proportion when longer). Measured: hub 0.968 -> 0.975
- * MRR@10; a stricter measure (1 only when side by side) cost help-en 0.006.
+ * MRR@10; a stricter measure (1 only when side by side) cost help-en 0.006. 0.2 -> 0.35 with a span
+ * of 6 -> 8: known-item help-en 0.977 -> 0.979, help-ja 0.977 -> 0.983, zh 0.967 -> 0.972, ko and hub
+ * equal, hand-written help-en 0.888 -> 0.910 (0.5: hub 0.972; a span of 4: help-en 0.975).
  */
-const PROXIMITY_BOOST = 0.2;
-const PROXIMITY_SPAN = 6;
+const PROXIMITY_BOOST = 0.35;
+const PROXIMITY_SPAN = 8;
 /** Proximity is computed for about this many of the best candidates, in at most this many sections each. */
 const PROXIMITY_POOL = 30;
 const PROXIMITY_SECTIONS = 3;
