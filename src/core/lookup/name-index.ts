@@ -291,6 +291,8 @@ export class NameIndex {
     this.tf = tf.slice(0, np);
     this.overlay.clear();
     this.overlayPostings = 0;
+    // The name arrays grew by half at a time while the names came in: give back the slack.
+    if (this.alive.length > this.count + (this.count >> 3) + 64) this.resize(this.count + (this.count >> 4) + 64);
   }
 
   /** Drops removed names from the name arrays; returns old id → new id (-1: removed). */
@@ -356,11 +358,14 @@ export class NameIndex {
   }
 
   private grow(n: number): void {
-    if (n <= this.alive.length) return;
-    const cap = Math.max(64, n, Math.ceil(this.alive.length * 1.5));
+    if (n > this.alive.length) this.resize(Math.max(64, n, Math.ceil(this.alive.length * 1.5)));
+  }
+
+  /** Gives the per-name arrays room for `cap` names (at least `count`). */
+  private resize(cap: number): void {
     const grown = <T extends Uint8Array | Uint16Array | Int32Array | Float64Array>(a: T, make: (n: number) => T): T => {
       const b = make(cap);
-      b.set(a);
+      b.set(a.subarray(0, Math.min(a.length, cap)));
       return b;
     };
     this.fieldLen = [grown(this.fieldLen[0], (c) => new Uint8Array(c)), grown(this.fieldLen[1], (c) => new Uint8Array(c))];
