@@ -148,6 +148,38 @@ describe("NameIndex", () => {
     expect(ix.search("keeper", 5, visible)[0].matched_alias).toBe("Keeper");
   });
 
+  test("notes whose title has no word: found by alias or folder, removed by path", () => {
+    const ix = indexOf({ "!!!.md": ["Exclaim"], "Misc/---.md": [], "Misc/Real.md": [] });
+    for (const merged of [false, true]) {
+      if (merged) ix.merge();
+      expect(ix.size).toBe(3);
+      expect(ix.has("!!!.md") && ix.has("Misc/---.md") && ix.has("Misc/Real.md")).toBe(true);
+      expect([...ix.notePaths()].sort()).toEqual(["!!!.md", "Misc/---.md", "Misc/Real.md"]);
+      expect(ix.search("exclaim", 5, visible)[0]).toMatchObject({ path: "!!!.md", matched_alias: "Exclaim" });
+      expect(paths(ix.search("misc", 5, visible))).toContain("Misc/---.md");
+    }
+    ix.remove("!!!.md");
+    ix.remove("Misc/---.md");
+    expect(ix.has("!!!.md") || ix.has("Misc/---.md")).toBe(false);
+    expect(ix.search("exclaim", 5, visible)).toEqual([]);
+    expect(paths(ix.search("misc", 5, visible))).toEqual(["Misc/Real.md"]);
+    ix.merge();
+    expect(ix.size).toBe(1);
+    expect(ix.has("Misc/Real.md")).toBe(true);
+  });
+
+  test("many notes with the same title: each is removed by its own path", () => {
+    const ix = new NameIndex();
+    for (let i = 0; i < 300; i++) ix.add(`F${i}/README.md`, i % 3 ? [] : ["Read me"], true);
+    ix.merge();
+    for (let i = 0; i < 300; i += 2) ix.remove(`F${i}/README.md`);
+    expect(ix.size).toBe(150);
+    const left = paths(ix.search("readme", 300, visible));
+    expect(left).toHaveLength(150);
+    expect(left.every((p) => Number(p.slice(1, p.indexOf("/"))) % 2 === 1)).toBe(true);
+    expect(ix.search("read me", 300, visible).every((h) => Number(h.path.slice(1, h.path.indexOf("/"))) % 2 === 1)).toBe(true);
+  });
+
   test("names that are Object.prototype's properties are ordinary words", () => {
     const names = ["constructor", "__proto__", "toString", "hasOwnProperty", "valueOf", "prototype"];
     const notes: Record<string, string[]> = {};

@@ -121,7 +121,7 @@ export class NoteFinder {
     let sliceStart = Date.now();
     for (const p of paths) {
       if (this.index !== index) return index; // closed or invalidated meanwhile
-      this.add(index, p);
+      this.add(index, p, true);
       index.maybeMerge(true);
       if (Date.now() - sliceStart >= BUILD_SLICE_MS) {
         await yieldToEventLoop();
@@ -132,7 +132,7 @@ export class NoteFinder {
     return index;
   }
 
-  private add(index: NameIndex, path: string): void {
-    index.add(path, frontmatterAliases(this.port.getMetadata(path)?.frontmatter));
+  private add(index: NameIndex, path: string, isNew = false): void {
+    index.add(path, frontmatterAliases(this.port.getMetadata(path)?.frontmatter), isNew);
   }
 }

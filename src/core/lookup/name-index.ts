@@ -137,8 +137,13 @@ export class NameIndex {
   /** Bit 1: an alias; bit 2: the note is at the vault's root. */
   private flags = new Uint8Array(0);
   private readonly lenSum = [0, 0];
-  /** A note's first name id (its title's; its aliases follow). */
-  private readonly byPath = new Map<string, number>();
+  /** Indexed notes (live title names). */
+  private notes = 0;
+  /**
+   * Title name ids of the notes whose title has no word (e.g. `!!!.md`); every other note is found
+   * by its path through the postings of its title's rarest word (no Map of 100k paths: 3.5 MB).
+   */
+  private readonly wordless = new Map<string, number>();
 
   // Base: sorted words and their postings.
   private words = "";
@@ -164,17 +169,18 @@ export class NameIndex {
   /** One-entry cache of the last folder's token counts (a build lists notes folder by folder). */
   private lastFolder: { folder: string; counts: Map<string, number> } | null = null;
 
+  /** Notes indexed. */
   get size(): number {
-    return this.byPath.size;
+    return this.notes;
   }
 
   has(path: string): boolean {
-    return this.byPath.has(path);
+    return this.titleId(path) >= 0;
   }
 
   /** The indexed note paths. */
-  notePaths(): IterableIterator<string> {
-    return this.byPath.keys();
+  *notePaths(): IterableIterator<string> {
+    for (let id = 0; id < this.count; id++) if (this.alive[id] && !(this.flags[id] & ALIAS)) yield this.paths[id]!;
   }
 
   /** Words in the base and in the overlay, postings in both (for tests and measurements). */
@@ -189,19 +195,24 @@ export class NameIndex {
     };
   }
 
-  /** Indexes a note: its title (with its folder) and each alias. Replaces what was indexed for `path`. */
-  add(path: string, aliases: readonly string[]): void {
-    this.remove(path);
+  /**
+   * Indexes a note: its title (with its folder) and each alias. Replaces what was indexed for
+   * `path`, unless `isNew` (the caller knows it is not indexed: the first build).
+   */
+  add(path: string, aliases: readonly string[], isNew = false): void {
+    if (!isNew) this.remove(path);
     const first = this.count;
-    this.addName(path, basenameOf(path), parentOf(path), undefined);
+    if (this.addName(path, basenameOf(path), parentOf(path), undefined) === 0) this.wordless.set(path, first);
     for (const alias of aliases) this.addName(path, alias, "", alias);
-    this.byPath.set(path, first);
+    this.notes++;
   }
 
   remove(path: string): void {
-    const first = this.byPath.get(path);
-    if (first === undefined) return;
-    this.byPath.delete(path);
+    const first = this.titleId(path);
+    if (first < 0) return;
+    this.wordless.delete(path);
+    this.notes--;
+    // The note's aliases follow its title.
     for (let id = first; id < this.count && this.alive[id] && this.paths[id] === path; id++) {
       this.alive[id] = 0;
       this.live--;
@@ -316,14 +327,38 @@ export class NameIndex {
     const aliases = [...this.aliases];
     this.aliases.clear();
     for (const [id, alias] of aliases) if (remap[id] >= 0) this.aliases.set(remap[id], alias);
-    for (const [path, first] of this.byPath) this.byPath.set(path, remap[first]);
+    for (const [path, first] of this.wordless) this.wordless.set(path, remap[first]);
     this.count = n;
     this.dead = 0;
     this.stamp.fill(0);
     return remap;
   }
 
-  private addName(path: string, name: string, folder: string, alias: string | undefined): void {
+  /** The id of the live title name of note `path`, or -1. */
+  private titleId(path: string): number {
+    const words = termCounts(basenameOf(path));
+    if (words.size === 0) return this.wordless.get(path) ?? -1;
+    // The title's rarest word has the fewest postings to look through.
+    let bestBase = -1;
+    let bestOverlay: number[] | undefined;
+    let fewest = Infinity;
+    for (const w of words.keys()) {
+      const bi = this.wordStart.length > 1 ? this.findWord(w) : -1;
+      const ov = this.overlay.get(w);
+      const n = (bi >= 0 ? this.postStart[bi + 1] - this.postStart[bi] : 0) + (ov ? ov.length / 2 : 0);
+      if (n < fewest) [fewest, bestBase, bestOverlay] = [n, bi, ov];
+    }
+    const isTitle = (p: number): boolean => {
+      const id = p >> 1;
+      return (p & 1) === 0 && this.alive[id] === 1 && !(this.flags[id] & ALIAS) && this.paths[id] === path;
+    };
+    if (bestBase >= 0) for (let k = this.postStart[bestBase]; k < this.postStart[bestBase + 1]; k++) if (isTitle(this.post[k])) return this.post[k] >> 1;
+    if (bestOverlay) for (let k = 0; k < bestOverlay.length; k += 2) if (isTitle(bestOverlay[k])) return bestOverlay[k] >> 1;
+    return -1;
+  }
+
+  /** Adds one name; returns the number of distinct words in it. */
+  private addName(path: string, name: string, folder: string, alias: string | undefined): number {
     const id = this.count++;
     this.grow(this.count);
     this.paths[id] = path;
@@ -348,6 +383,7 @@ export class NameIndex {
     this.live++;
     for (const [t, n] of nameCounts) this.addPosting(t, id * 2, n);
     for (const [t, n] of folderCounts) this.addPosting(t, id * 2 + 1, n);
+    return nameCounts.size;
   }
 
   private addPosting(word: string, posting: number, tf: number): void {
