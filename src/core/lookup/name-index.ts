@@ -4,7 +4,7 @@
  * over two fields, the name ×3 and the folder ×1; prefix and fuzzy expansions weighted down by
  * their distance; the score times the number of query words matched) and reranks the best names
  * the same way (exact and whole-prefix names first, AND over OR, short names over long), but it
- * keeps its words in typed arrays instead of a tree of Maps: at 100k notes 77 MB → ~10 MB.
+ * keeps its words in typed arrays instead of a tree of Maps: at 100k notes 77 MB → 8.3 MB.
  *
  * Layout:
  * - names: one id per title or alias, in parallel typed arrays (field lengths, alive flag) and one
