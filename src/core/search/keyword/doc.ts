@@ -3,6 +3,8 @@
  * and which persistence segment a note belongs to. Owns these shapes and their accessors; it neither
  * changes the index nor reads files.
  */
+import { detach } from "../../strings";
+
 /**
  * Notes are spread over segments by a hash of their path, for persistence only: each segment is
  * saved as one small file of its own (its notes, postings and term sequences), so saving after an
@@ -132,7 +134,8 @@ export function frontmatterOf(doc: Pick<DocEntry, "fm">): Record<string, unknown
 /** A frontmatter as a note keeps it (see `DocEntry.fm`). */
 export function packFrontmatter(fm: Record<string, unknown>): string | Record<string, unknown> {
   if (!jsonExact(fm)) return fm;
-  for (const _k in fm) return JSON.stringify(fm);
+  // Flat (`detach`): JSON.stringify gives a concatenation of many strings.
+  for (const _k in fm) return detach(JSON.stringify(fm));
   return "";
 }
 
