@@ -11,7 +11,7 @@ import { parseQuery, tokenize, type SearchService } from "../../src/core/search"
 import { readBlobs, segmentFileName, writeBlobs } from "../../src/core/search/db";
 import { chunkNote } from "../../src/core/search/chunk";
 import { InvertedIndex } from "../../src/core/search/keyword/inverted-index";
-import { segmentOf as segmentOfIn } from "../../src/core/search/keyword/doc";
+import { headingOf, segmentOf as segmentOfIn } from "../../src/core/search/keyword/doc";
 
 /** The saved layout these tests use: ~10 notes a segment, so their 200–300 notes make 32 segments. */
 const TEN = { options: { notesPerSegment: 10 } };
@@ -469,7 +469,7 @@ describe("segmented keyword index", () => {
     await new Promise((r) => setTimeout(r, 100));
     gc();
     const retained = process.memoryUsage().heapUsed - before;
-    expect(index.docs.get("big7.md")?.headings[0]).toBe("A heading long enough to be sliced 7");
+    expect(headingOf(index.docs.get("big7.md")!, 0)).toBe("A heading long enough to be sliced 7");
     // 40 notes of 1 MB: ~40 MB of heap if their texts were kept (the index's own copy of each
     // chunk's text is UTF-8 bytes, outside the heap).
     expect(retained).toBeLessThan(8 * 1024 * 1024);

@@ -25,9 +25,11 @@ import { readKeyValueTable, SqliteFileError, writeKeyValueTable } from "./sqlite
  * each note keeps its title's and aliases' term ids (`ti`), so no search tokenizes titles. v9: no
  * chunk texts (no `-NN-text.sqlite` files, no text lengths in the chunk numbers): a hit's snippet is
  * cut from its note, read when it is found (keyword/sections.ts); an index saved before is rebuilt
- * once and its text files removed.
+ * once and its text files removed. v10: a note's frontmatter is saved as its JSON text (`f`), its
+ * chunks' headings as one string (`hd`, joined by "\n", see DocEntry.headings), and its chunks
+ * have consecutive ids (checked when loading).
  */
-export const SCHEMA_VERSION = 9;
+export const SCHEMA_VERSION = 10;
 
 /**
  * The table of every index file: `name TEXT, data BLOB` (files saved before our own writer, by

@@ -34,7 +34,7 @@ export class DocBuilder {
   lens: number[] = [];
   seq = new ByteWriter(64 * 1024);
   seqOff: number[] = [0];
-  /** The note's title term ids (see DocEntry.titleIds), from its first chunk. */
+  /** The note's title term ids (see DocEntry.titles), from its first chunk. */
   titleIds: number[] = [];
   private tf = new Float64Array(1024);
   private touched = new Int32Array(1024);

@@ -3,6 +3,8 @@
  * and which persistence segment a note belongs to. Owns these shapes and their accessors; it neither
  * changes the index nor reads files.
  */
+import { detach } from "../../strings";
+
 /**
  * Notes are spread over segments by a hash of their path, for persistence only: each segment is
  * saved as one small file of its own (its notes, postings and term sequences), so saving after an
@@ -34,6 +36,12 @@ export function segmentOf(path: string, count: number): number {
   return (h >>> 0) % count;
 }
 
+/**
+ * One note of the index. Kept small: at 100k notes these entries were ~130 MB of heap while each
+ * held arrays of its own (chunk ids, headings, title ids, tags), its term sequences and chunk numbers
+ * in typed arrays of its own (two backing stores a note), its frontmatter as an object and its hash
+ * as a concatenated string; see `NoteSlabs` (inverted-index.ts) for where a note's numbers live.
+ */
 export interface DocEntry {
   slot: number;
   seg: number;
@@ -41,27 +49,120 @@ export interface DocEntry {
   path: string;
   mtime: number;
   size: number;
+  /** `hashText` of the note as indexed (a flat string: as `hashText` returns it, five strings). */
   hash: string;
-  frontmatter: Record<string, unknown>;
-  /** Lower-case tags without `#` (frontmatter and inline). */
-  tags: string[];
-  chunkIds: number[];
-  /** Per chunk: its heading path. */
-  headings: string[];
-  /** The chunks' body term ids (varints, in token order), each chunk at its [SEQ_A, SEQ_B). */
+  /**
+   * Its frontmatter as JSON text ("" when it has none, or an empty one), parsed when a filter or a
+   * hit needs it (`frontmatterOf`); the object itself when JSON would not give it back exactly (a
+   * rare `.inf` or `.nan`). As objects, the notes' frontmatter was ~11 MB at 100k notes.
+   */
+  fm: string | Record<string, unknown>;
+  /** Lower-case tags without `#` (frontmatter and inline); each tag one string the index shares (see `internTags`). */
+  tags: readonly string[];
+  /** Its chunks' ids are `chunk0`, `chunk0 + 1`, … (`chunks` of them): a note's chunks get consecutive ids. */
+  chunk0: number;
+  chunks: number;
+  /**
+   * Its chunks' heading paths: one string, joined by "\n" (see `headingOf`); an array when a
+   * heading holds a line break (a setext heading's lines). One string a note instead of an array
+   * and a string per chunk.
+   */
+  headings: string | readonly string[];
+  /** The chunks' body term ids (varints, in token order), each chunk at its [SEQ_A, SEQ_B); shared with other notes. */
   seq: Uint8Array;
   /**
-   * Chunk i's numbers at spans[spanAt + i * CHUNK_NUMS + LEN, LINE_A, …]. A note restored from disk
-   * shares one array with its segment's notes (four small arrays per note were ~40k long-lived
-   * objects at 10k notes, which every scavenge copied while loading).
+   * Chunk i's numbers at spans[spanAt + i * CHUNK_NUMS + LEN, LINE_A, …], then its `titles` title
+   * term ids. Shared with other notes: a segment's notes restored from disk share one array, notes
+   * indexed since share slabs (a typed array of its own a note was ~200 bytes of heap each).
    */
   spans: Int32Array;
   spanAt: number;
   /**
-   * Term ids of the title's and aliases' tokens, in order, stop words left out: the title boost
-   * compares them with the query's terms (saved with the note, so no search tokenizes titles).
+   * How many term ids of the title's and aliases' tokens (in order, stop words left out) follow its
+   * chunks' numbers in `spans` (`titleId`): the title boost compares them with the query's terms
+   * (saved with the note, so no search tokenizes titles).
    */
-  titleIds: number[];
+  titles: number;
+}
+
+/** Chunk i's id. */
+export function chunkId(doc: DocEntry, i: number): number {
+  return doc.chunk0 + i;
+}
+
+/** Title term id j (0 ≤ j < doc.titles) of `doc`. */
+export function titleId(doc: DocEntry, j: number): number {
+  return doc.spans[doc.spanAt + doc.chunks * CHUNK_NUMS + j];
+}
+
+/** Chunk o's heading path. */
+export function headingOf(doc: DocEntry, o: number): string {
+  const h = doc.headings;
+  if (typeof h !== "string") return h[o] ?? "";
+  if (doc.chunks === 1) return h;
+  let s = 0;
+  for (let i = 0; i < o; i++) {
+    const j = h.indexOf("\n", s);
+    if (j < 0) return "";
+    s = j + 1;
+  }
+  const e = h.indexOf("\n", s);
+  return e < 0 ? h.slice(s) : h.slice(s, e);
+}
+
+/** Chunks' heading paths as a note keeps them (see `DocEntry.headings`). */
+export function packHeadings(hs: readonly string[]): string | readonly string[] {
+  if (hs.length === 1) return hs[0];
+  for (const h of hs) if (h.includes("\n")) return hs;
+  return hs.join("\n");
+}
+
+/** Every chunk's heading path of `doc` (for saving it). */
+export function headingsOf(doc: DocEntry): readonly string[] {
+  const h = doc.headings;
+  if (typeof h !== "string") return h;
+  return doc.chunks === 1 ? [h] : h.split("\n");
+}
+
+/** `doc`'s frontmatter, as an object of its own (parsed from its JSON text). */
+export function frontmatterOf(doc: Pick<DocEntry, "fm">): Record<string, unknown> {
+  const f = doc.fm;
+  if (typeof f !== "string") return f;
+  return f === "" ? {} : (JSON.parse(f) as Record<string, unknown>);
+}
+
+/** A frontmatter as a note keeps it (see `DocEntry.fm`). */
+export function packFrontmatter(fm: Record<string, unknown>): string | Record<string, unknown> {
+  if (!jsonExact(fm)) return fm;
+  // Flat (`detach`): JSON.stringify gives a concatenation of many strings.
+  for (const _k in fm) return detach(JSON.stringify(fm));
+  return "";
+}
+
+/** True when `JSON.parse(JSON.stringify(v))` gives back exactly `v` (plain objects and arrays, finite numbers other than -0). */
+export function jsonExact(v: unknown): boolean {
+  switch (typeof v) {
+    case "string":
+    case "boolean":
+      return true;
+    case "number":
+      return Number.isFinite(v) && !Object.is(v, -0);
+    case "object": {
+      if (v === null) return true;
+      if (Array.isArray(v)) {
+        for (let i = 0; i < v.length; i++) if (!(i in v) || !jsonExact(v[i])) return false;
+        return Object.getPrototypeOf(v) === Array.prototype;
+      }
+      if (Object.getPrototypeOf(v) !== Object.prototype) return false;
+      for (const k of Object.keys(v)) {
+        const d = Object.getOwnPropertyDescriptor(v, k);
+        if (!d || !("value" in d) || !jsonExact(d.value)) return false;
+      }
+      return Object.getOwnPropertySymbols(v).length === 0 && Object.keys(v).length === Object.getOwnPropertyNames(v).length;
+    }
+    default:
+      return false;
+  }
 }
 
 /**
@@ -83,7 +184,7 @@ export function span(doc: DocEntry, i: number, field: number): number {
 
 /** Where `doc`'s chunks start (`field` SEQ_A) or end (SEQ_B) in its `seq`. */
 export function docEdge(doc: DocEntry, field: number): number {
-  const n = doc.chunkIds.length;
+  const n = doc.chunks;
   if (n === 0) return 0;
   return span(doc, field === SEQ_A ? 0 : n - 1, field);
 }

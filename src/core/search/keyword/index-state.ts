@@ -63,6 +63,8 @@ export interface IndexState {
   setNoteLen(doc: DocEntry): void;
   /** Makes the per-chunk arrays hold chunk id `id`. */
   ensureChunkCap(id: number): void;
+  /** A note's tags as it keeps them (each tag one string the notes share). */
+  internTags(tags: readonly string[]): readonly string[];
   /** Term g's list, made an object first if it was restored from disk and not used since. */
   listAt(g: number): PostingList | undefined;
   /** Term g's posting count (without making a restored list an object). */

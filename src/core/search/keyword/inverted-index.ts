@@ -12,7 +12,7 @@ import type { Chunk, ParsedQuery, SearchLanguage, SearchRequest } from "../types
 import { DocBuilder } from "./builder";
 import { ChunkReader } from "./chunk-reader";
 import { compactSome, needsCompaction, type CompactionState } from "./compaction";
-import { CHUNK_NUMS, LEN, LINE_A, LINE_B, MAX_SEGMENTS, SEQ_A, SEQ_B, type DocEntry } from "./doc";
+import { CHUNK_NUMS, docEdge, LEN, LINE_A, LINE_B, MAX_SEGMENTS, packFrontmatter, packHeadings, SEQ_A, SEQ_B, type DocEntry } from "./doc";
 import type { IndexState, RestoredLists } from "./index-state";
 import { dictBytes, segmentWriter, type RestoredBlobs, type SegmentWriter } from "./persist";
 import { PostingList, PostingPool } from "./postings";
@@ -23,6 +23,66 @@ import type { KeywordAnswer } from "./sections";
 
 /** A prefix expands to at most this many terms (the most frequent). */
 const PREFIX_EXPANSION_CAP = 64;
+
+/** The size of the slabs indexed notes' term sequences (bytes) and numbers (ints) are written into; a note needing over an eighth of one gets an array of its own. */
+const SEQ_SLAB = 256 * 1024;
+const NUM_SLAB = 32 * 1024;
+
+const NO_TAGS: readonly string[] = [];
+
+/**
+ * Where notes indexed in this process keep their term sequences and numbers (`DocEntry.seq`,
+ * `DocEntry.spans`): one after another in slabs (~500 notes a slab at 100k notes), not two typed
+ * arrays of their own a note (~200 bytes of heap each, and two backing stores). A slab is freed
+ * when none of its notes is left; the bytes of a note removed or indexed again stay in its slab
+ * until then (`dead` counts them).
+ */
+class NoteSlabs {
+  private seqSlab = new Uint8Array(0);
+  private seqUsed = 0;
+  private numSlab = new Int32Array(0);
+  private numUsed = 0;
+  /** Set by `takeSeq`: the array the room is in and where it starts. */
+  seq = this.seqSlab;
+  seqAt = 0;
+  /** Set by `takeNums`. */
+  nums = this.numSlab;
+  numAt = 0;
+  /** Bytes of removed notes still in slabs. */
+  dead = 0;
+
+  /** Room for `n` bytes of term sequence, at `seq[seqAt…]`. */
+  takeSeq(n: number): void {
+    if (n > SEQ_SLAB / 8) {
+      this.seq = new Uint8Array(n);
+      this.seqAt = 0;
+      return;
+    }
+    if (this.seqSlab.length - this.seqUsed < n) {
+      this.seqSlab = new Uint8Array(SEQ_SLAB);
+      this.seqUsed = 0;
+    }
+    this.seq = this.seqSlab;
+    this.seqAt = this.seqUsed;
+    this.seqUsed += n;
+  }
+
+  /** Room for `n` ints, at `nums[numAt…]`. */
+  takeNums(n: number): void {
+    if (n > NUM_SLAB / 8) {
+      this.nums = new Int32Array(n);
+      this.numAt = 0;
+      return;
+    }
+    if (this.numSlab.length - this.numUsed < n) {
+      this.numSlab = new Int32Array(NUM_SLAB);
+      this.numUsed = 0;
+    }
+    this.nums = this.numSlab;
+    this.numAt = this.numUsed;
+    this.numUsed += n;
+  }
+}
 
 export class InvertedIndex implements IndexState {
   dict = new TermDict();
@@ -67,6 +127,10 @@ export class InvertedIndex implements IndexState {
   private readonly scorer = new Scorer();
   private readonly fillRestored = (l: PostingList): void => this.loader.decodeList(l.term);
   private builder: DocBuilder | null = null;
+  private slabs = new NoteSlabs();
+  /** Every tag a note has, one string each, and every set of tags a note has, by its tags joined (see `internTags`). */
+  private tagNames = new Map<string, string>();
+  private tagSets = new Map<string, readonly string[]>();
 
   clear(): void {
     this.dict = new TermDict();
@@ -92,6 +156,38 @@ export class InvertedIndex implements IndexState {
     this.restored = null;
     this.restoredSeq = [];
     this.log.reset();
+    this.slabs = new NoteSlabs();
+    this.tagNames = new Map();
+    this.tagSets = new Map();
+  }
+
+  /**
+   * `tags` as a note keeps them: one array for every note with the same tags, each tag one string
+   * (at 100k notes, an array and strings of its own a note were ~20 MB), none for no tag. Tags no
+   * note has any more stay until `clear`.
+   */
+  internTags(tags: readonly string[]): readonly string[] {
+    if (tags.length === 0) return NO_TAGS;
+    // Keyed by the tags joined with line breaks (a set with a tag holding one is not shared).
+    const key = tags.length === 1 ? tags[0] : tags.some((t) => t.includes("\n")) ? null : tags.join("\n");
+    let out = key === null ? undefined : this.tagSets.get(key);
+    if (out === undefined) {
+      const own = new Array<string>(tags.length);
+      for (let i = 0; i < tags.length; i++) {
+        const t = tags[i];
+        let s = this.tagNames.get(t);
+        if (s === undefined) this.tagNames.set(t, (s = detach(t)));
+        own[i] = s;
+      }
+      out = own;
+      if (key !== null) this.tagSets.set(tags.length === 1 ? own[0] : detach(key), own);
+    }
+    return out;
+  }
+
+  /** Bytes and ints of term sequences and chunk numbers that removed notes left in the slabs (see `NoteSlabs`). */
+  get deadNoteBytes(): number {
+    return this.slabs.dead;
   }
 
   get termCount(): number {
@@ -106,7 +202,7 @@ export class InvertedIndex implements IndexState {
       this.noteLen = b;
     }
     let n = 0;
-    for (const id of doc.chunkIds) n += this.chunkLen[id];
+    for (let id = doc.chunk0, end = doc.chunk0 + doc.chunks; id < end; id++) n += this.chunkLen[id];
     this.noteLen[doc.slot] = Math.max(1, n);
   }
 
@@ -176,33 +272,27 @@ export class InvertedIndex implements IndexState {
    * Adds a document from a builder holding its vectorized chunks (`builder.chunkCount` must equal
    * `chunks.length`); replaces an older version.
    */
-  addDoc(entry: Omit<DocEntry, "slot" | "chunkIds" | "headings" | "seq" | "spans" | "spanAt" | "titleIds">, chunks: Chunk[], b: DocBuilder): DocEntry {
+  addDoc(entry: Pick<DocEntry, "seg" | "path" | "mtime" | "size" | "hash"> & { frontmatter: Record<string, unknown>; tags: readonly string[] }, chunks: Chunk[], b: DocBuilder): DocEntry {
     if (b.dict !== this.dict) throw new Error("the document was vectorized against another term dictionary");
     if (b.chunkCount !== chunks.length) throw new Error("builder and chunks disagree");
     this.removeDoc(entry.path);
     const slot = this.freeSlots.pop() ?? this.slots.length;
-    // Arrays of their final length (grown by push, each would keep room for ~2× its chunks).
     const n = chunks.length;
-    // Every field written out, in the order registerDocs uses: built by spreading `entry`, V8 turned
-    // each note's entry into a dictionary (a hash table and a map of its own per note).
-    const doc: DocEntry = {
-      slot,
-      seg: entry.seg,
-      path: entry.path,
-      mtime: entry.mtime,
-      size: entry.size,
-      hash: entry.hash,
-      frontmatter: entry.frontmatter,
-      tags: entry.tags,
-      chunkIds: new Array<number>(n),
-      headings: new Array<string>(n),
-      seq: b.seq.result(),
-      spans: new Int32Array(n * CHUNK_NUMS),
-      spanAt: 0,
-      // The builder makes a new array for each note.
-      titleIds: b.titleIds,
-    };
-    for (let i = 0; i < chunks.length; i++) {
+    const slabs = this.slabs;
+    // The term sequences and numbers into the slabs (see NoteSlabs).
+    const seqLen = b.seq.n;
+    slabs.takeSeq(seqLen);
+    const seq = slabs.seq;
+    const seqAt = slabs.seqAt;
+    seq.set(b.seq.view(), seqAt);
+    const titles = b.titleIds.length;
+    slabs.takeNums(n * CHUNK_NUMS + titles);
+    const cs = slabs.nums;
+    const at = slabs.numAt;
+    for (let j = 0; j < titles; j++) cs[at + n * CHUNK_NUMS + j] = b.titleIds[j];
+    const headings = new Array<string>(n);
+    const chunk0 = this.nextId;
+    for (let i = 0; i < n; i++) {
       const c = chunks[i];
       const id = this.nextId++;
       this.ensureChunkCap(id);
@@ -216,16 +306,33 @@ export class InvertedIndex implements IndexState {
       this.totalLen += len;
       this.totalPostings += b.postOff[i + 1] - b.postOff[i];
       this.log.append(id, b.terms, b.tfs, b.postOff[i], b.postOff[i + 1]);
-      doc.chunkIds[i] = id;
-      doc.headings[i] = detach(c.heading);
-      const sp = i * CHUNK_NUMS;
-      const cs = doc.spans;
+      headings[i] = c.heading;
+      const sp = at + i * CHUNK_NUMS;
       cs[sp + LEN] = len;
       cs[sp + LINE_A] = c.lineStart;
       cs[sp + LINE_B] = c.lineEnd;
-      cs[sp + SEQ_A] = b.seqOff[i];
-      cs[sp + SEQ_B] = b.seqOff[i + 1];
+      cs[sp + SEQ_A] = seqAt + b.seqOff[i];
+      cs[sp + SEQ_B] = seqAt + b.seqOff[i + 1];
     }
+    // Every field written out, in the order registerDocs uses: built by spreading `entry`, V8 turned
+    // each note's entry into a dictionary (a hash table and a map of its own per note).
+    const doc: DocEntry = {
+      slot,
+      seg: entry.seg,
+      path: entry.path,
+      mtime: entry.mtime,
+      size: entry.size,
+      hash: detach(entry.hash),
+      fm: packFrontmatter(entry.frontmatter),
+      tags: this.internTags(entry.tags),
+      chunk0,
+      chunks: n,
+      headings: n === 0 ? "" : detachHeadings(packHeadings(headings)),
+      seq,
+      spans: cs,
+      spanAt: at,
+      titles,
+    };
     this.slots[slot] = doc;
     this.setNoteLen(doc);
     this.docs.set(doc.path, doc);
@@ -260,15 +367,16 @@ export class InvertedIndex implements IndexState {
     this.slots[doc.slot] = null;
     this.freeSlots.push(doc.slot);
     this.dirty[doc.seg] = 1;
-    for (let i = 0; i < doc.chunkIds.length; i++) {
-      const id = doc.chunkIds[i];
+    for (let id = doc.chunk0, end = doc.chunk0 + doc.chunks; id < end; id++) {
       if (!this.alive[id]) continue;
       this.alive[id] = 0;
       this.liveChunks--;
       this.totalLen -= this.chunkLen[id];
     }
     // Posting entries stay until compaction; estimate how many died.
-    this.deadPostings += doc.chunkIds.length * 60;
+    this.deadPostings += doc.chunks * 60;
+    if (doc.seq.length === SEQ_SLAB) this.slabs.dead += docEdge(doc, SEQ_B) - docEdge(doc, SEQ_A);
+    if (doc.spans.length === NUM_SLAB) this.slabs.dead += 4 * (doc.chunks * CHUNK_NUMS + doc.titles);
     return doc;
   }
 
@@ -300,7 +408,7 @@ export class InvertedIndex implements IndexState {
     this.segCount = count;
     for (const d of this.docs.values()) {
       d.seg = segmentOfPath(d.path, count);
-      for (const id of d.chunkIds) this.chunkSeg[id] = d.seg;
+      for (let id = d.chunk0, end = d.chunk0 + d.chunks; id < end; id++) this.chunkSeg[id] = d.seg;
     }
     this.markAllDirty();
   }
@@ -397,4 +505,9 @@ export class InvertedIndex implements IndexState {
     const { answer, paths } = this.scorer.run(this, pq, req, language, false);
     return { paths, total: answer.res.total_files };
   }
+}
+
+/** `packHeadings`' result, keeping no larger string alive (see `detach`). */
+function detachHeadings(h: string | readonly string[]): string | readonly string[] {
+  return typeof h === "string" ? detach(h) : h.map(detach);
 }

@@ -7,7 +7,7 @@
  */
 import type { TermDict } from "../tokenize";
 import { ByteWriter, zig } from "./codec";
-import { CHUNK_NUMS, docEdge, LEN, LINE_A, LINE_B, MAX_SEGMENTS, SEQ_A, SEQ_B, type DocEntry } from "./doc";
+import { CHUNK_NUMS, docEdge, LEN, LINE_A, LINE_B, MAX_SEGMENTS, SEQ_A, SEQ_B, titleId, type DocEntry } from "./doc";
 import type { IndexState } from "./index-state";
 import { TF_OF } from "./postings";
 
@@ -32,11 +32,12 @@ export interface PersistedDoc {
   m: number;
   s: number;
   h: string;
-  fm: Record<string, unknown>;
-  tg: string[];
-  /** Per chunk: its heading path. */
-  hd: string[];
-  /** Title term ids (see DocEntry.titleIds). */
+  /** Its frontmatter as JSON text ("" for none; see DocEntry.fm). */
+  f: string;
+  tg: readonly string[];
+  /** Its chunks' heading paths, as the note keeps them (see DocEntry.headings). */
+  hd: string | readonly string[];
+  /** Title term ids (see DocEntry.titles). */
   ti: number[];
 }
 
@@ -138,11 +139,11 @@ export function segmentWriter(ix: IndexState, segs: number[]): SegmentWriter {
         if (ix.docs.get(d.path) !== d) continue;
         seqW.bytes(d.seq.subarray(docEdge(d, SEQ_A), docEdge(d, SEQ_B)));
         const cs = d.spans;
-        const n = d.chunkIds.length;
+        const n = d.chunks;
         numW.varint(n);
         let prev = 0;
         for (let i = 0; i < n; i++) {
-          const id = d.chunkIds[i];
+          const id = d.chunk0 + i;
           const sp = d.spanAt + i * CHUNK_NUMS;
           numW.varint(zig(id - prev));
           prev = id;
@@ -152,7 +153,9 @@ export function segmentWriter(ix: IndexState, segs: number[]): SegmentWriter {
           numW.varint(cs[sp + SEQ_B] - cs[sp + SEQ_A]);
         }
         if (docsW.n > 1) docsW.byte(0x2c); // ,
-        docsW.text(docJson({ p: d.path, m: d.mtime, s: d.size, h: d.hash, fm: d.frontmatter, tg: d.tags, hd: d.headings, ti: d.titleIds }));
+        const ti = new Array<number>(d.titles);
+        for (let j = 0; j < d.titles; j++) ti[j] = titleId(d, j);
+        docsW.text(JSON.stringify({ p: d.path, m: d.mtime, s: d.size, h: d.hash, f: fmJson(d.fm), tg: d.tags, hd: d.headings, ti } satisfies PersistedDoc));
       }
       docsW.byte(0x5d); // ]
       const post = posts.get(k)!;
@@ -177,12 +180,13 @@ export function dictBytes(dict: TermDict): Uint8Array {
   return w.view();
 }
 
-function docJson(doc: PersistedDoc): string {
+/** A note's frontmatter as saved: its JSON text; "" for one JSON cannot hold. */
+function fmJson(fm: DocEntry["fm"]): string {
+  if (typeof fm === "string") return fm;
   try {
-    return JSON.stringify(doc);
+    const s = JSON.stringify(fm);
+    return s === "{}" ? "" : s;
   } catch {
-    // A frontmatter value JSON cannot hold: save the note's frontmatter as {}.
-    doc.fm = {};
-    return JSON.stringify(doc);
+    return "";
   }
 }

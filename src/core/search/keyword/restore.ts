@@ -14,9 +14,10 @@ import { postingBuffer } from "./postings";
 /** Chunk ids above this are taken for corruption when loading (the segment is indexed again). */
 const MAX_CHUNK_ID = 1 << 26;
 
-/** A persisted note with its chunk ids decoded, and where its chunks' numbers start in its segment's `spans` (loading). */
+/** A persisted note with its first chunk id and chunk count, and where its numbers start in its segment's `spans` (loading). */
 interface RestoredDoc extends PersistedDoc {
-  ids: number[];
+  id0: number;
+  n: number;
   at: number;
 }
 
@@ -89,8 +90,14 @@ export class SegmentLoader {
     const docs = JSON.parse(utf8d.decode(b.docs)) as RestoredDoc[];
     const mine: number[] = [];
     const tag = k + 1;
-    // The segment's chunks' numbers, in order, in one array its notes share (see DocEntry.spans).
+    // The segment's notes' numbers, in order, in one array its notes share (see DocEntry.spans).
     let spans = new Int32Array(Math.max(64, docs.length * 4 * CHUNK_NUMS));
+    const room = (k: number): void => {
+      if (sn + k <= spans.length) return;
+      const grown = new Int32Array(Math.max(sn + k, spans.length * 2));
+      grown.set(spans);
+      spans = grown;
+    };
     let sn = 0;
     const names = this.ix.dict.names.length;
     try {
@@ -99,15 +106,21 @@ export class SegmentLoader {
       for (const d of docs) {
         if (this.ix.docs.has(d.p) || this.pendingPaths.has(d.p)) throw new Error(`note ${d.p} twice`);
         const n = r.next();
-        if (!Array.isArray(d.hd) || d.hd.length !== n) throw new Error("chunk headings do not match");
+        const hd = d.hd;
+        if (typeof hd !== "string" && (!Array.isArray(hd) || hd.length !== n)) throw new Error("chunk headings do not match");
+        if (typeof d.h !== "string" || typeof d.f !== "string" || !Array.isArray(d.tg)) throw new Error("bad note");
         const ti = d.ti;
         if (!Array.isArray(ti)) throw new Error("no title terms");
         for (let i = 0; i < ti.length; i++) if (!(ti[i] >= 0 && ti[i] < names && Number.isInteger(ti[i]))) throw new Error("title term id out of range");
-        d.ids = new Array<number>(n);
+        d.n = n;
         d.at = sn;
         let id = 0;
         for (let i = 0; i < n; i++) {
-          id += unzig(r.next());
+          const step = unzig(r.next());
+          // A note's chunks have consecutive ids (see DocEntry.chunk0).
+          if (i > 0 && step !== 1) throw new Error("chunk ids not consecutive");
+          id += step;
+          if (i === 0) d.id0 = id;
           if (id <= 0 || id > MAX_CHUNK_ID) throw new Error("bad chunk id");
           if (id >= this.owner.length) {
             const o = new Uint16Array(Math.max(id + 1, this.owner.length * 2, 1024));
@@ -117,12 +130,7 @@ export class SegmentLoader {
           if (this.owner[id]) throw new Error("chunk id reused");
           this.owner[id] = tag;
           mine.push(id);
-          d.ids[i] = id;
-          if (sn + CHUNK_NUMS > spans.length) {
-            const grown = new Int32Array(spans.length * 2);
-            grown.set(spans);
-            spans = grown;
-          }
+          room(CHUNK_NUMS);
           const sp = sn;
           spans[sp + LEN] = r.next();
           const a = r.next();
@@ -133,6 +141,10 @@ export class SegmentLoader {
           spans[sp + SEQ_B] = so;
           sn += CHUNK_NUMS;
         }
+        if (n === 0) d.id0 = 1;
+        // Then its title term ids.
+        room(ti.length);
+        for (let i = 0; i < ti.length; i++) spans[sn++] = ti[i];
       }
       if (!r.done()) throw new Error("trailing chunk data");
       if (so !== b.seq.length) throw new Error("segment chunks truncated");
@@ -275,9 +287,12 @@ export class SegmentLoader {
 
   /** Registers restored notes `docs[from, to)` of segment `k`. */
   private registerDocs(k: number, docs: RestoredDoc[], from: number, to: number, b: RestoredBlobs, spans: Int32Array): void {
+    const ix = this.ix;
     for (let j = from; j < to; j++) {
       const d = docs[j];
-      const slot = this.ix.freeSlots.pop() ?? this.ix.slots.length;
+      const slot = ix.freeSlots.pop() ?? ix.slots.length;
+      const hd = d.hd;
+      // In the order addDoc writes them (one map for every note).
       const doc: DocEntry = {
         slot,
         seg: k,
@@ -285,30 +300,31 @@ export class SegmentLoader {
         mtime: d.m,
         size: d.s,
         hash: d.h,
-        frontmatter: d.fm,
-        tags: d.tg,
-        chunkIds: d.ids,
-        headings: d.hd,
+        fm: d.f,
+        tags: ix.internTags(d.tg),
+        chunk0: d.id0,
+        chunks: d.n,
+        headings: typeof hd === "string" ? hd : d.n === 1 ? hd[0] : hd,
         seq: b.seq,
         spans,
         spanAt: d.at,
-        titleIds: d.ti,
+        titles: d.ti.length,
       };
-      this.ix.slots[slot] = doc;
-      this.ix.docs.set(doc.path, doc);
-      for (let i = 0; i < d.ids.length; i++) {
-        const id = d.ids[i];
-        this.ix.ensureChunkCap(id);
-        this.ix.chunkDoc[id] = slot;
-        this.ix.chunkLen[id] = span(doc, i, LEN);
-        this.ix.chunkOrd[id] = i;
-        this.ix.chunkSeg[id] = k;
-        this.ix.alive[id] = 1;
-        this.ix.liveChunks++;
-        this.ix.totalLen += this.ix.chunkLen[id];
-        if (id >= this.ix.nextId) this.ix.nextId = id + 1;
+      ix.slots[slot] = doc;
+      ix.docs.set(doc.path, doc);
+      for (let i = 0; i < d.n; i++) {
+        const id = d.id0 + i;
+        ix.ensureChunkCap(id);
+        ix.chunkDoc[id] = slot;
+        ix.chunkLen[id] = span(doc, i, LEN);
+        ix.chunkOrd[id] = i;
+        ix.chunkSeg[id] = k;
+        ix.alive[id] = 1;
+        ix.liveChunks++;
+        ix.totalLen += ix.chunkLen[id];
+        if (id >= ix.nextId) ix.nextId = id + 1;
       }
-      this.ix.setNoteLen(doc);
+      ix.setNoteLen(doc);
     }
   }
 }

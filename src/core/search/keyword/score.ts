@@ -10,7 +10,7 @@ import { frontmatterTags, type NoteMetadata } from "../../metadata";
 import { isUnder } from "../../paths";
 import { basenameOf, parentOf } from "../../vault";
 import type { ParsedQuery, QueryItem, SearchHit, SearchLanguage, SearchRequest, SearchResponse, SearchSection } from "../types";
-import { LINE_A, LINE_B, span, type DocEntry } from "./doc";
+import { frontmatterOf, headingOf, LINE_A, LINE_B, span, titleId, type DocEntry } from "./doc";
 import type { IndexState } from "./index-state";
 import { TF_OF, type PostingList } from "./postings";
 import type { KeywordAnswer, PendingSection } from "./sections";
@@ -364,7 +364,7 @@ export class Scorer {
       const doc = ix.slots[slot];
       if (!doc) return false;
       if (folder && !isUnder(doc.path, folder)) return false;
-      return !req.filters || matchesFilters(doc, req.filters);
+      return !req.filters || filtersMatch(doc.tags, () => frontmatterOf(doc), req.filters);
     };
     const candidates = (all: boolean): number[] => {
       const out: number[] = [];
@@ -446,12 +446,12 @@ export class Scorer {
       todo[s] = 0;
       const marks = this.clauseMark;
       const doc = ix.slots[s]!;
-      const ids = doc.chunkIds.filter((id) => acc[id] > 0);
+      const ids = scoredChunks(doc, acc);
       if (ids.length > PROXIMITY_SECTIONS) ids.sort((a, b) => acc[b] - acc[a]).length = PROXIMITY_SECTIONS;
       // The title and aliases are a run of their own (not in the body's sequence).
       let inTitle = 0;
-      for (const x of doc.titleIds) {
-        const c = marks[x] - 1;
+      for (let j = 0; j < doc.titles; j++) {
+        const c = marks[titleId(doc, j)] - 1;
         if (c >= 0) inTitle |= 1 << c;
       }
       const tc = popcount(inTitle);
@@ -544,12 +544,13 @@ export class Scorer {
         return m;
       };
       for (const s of boostSet) {
-        const tt = ix.slots[s]!.titleIds;
-        if (tt.length === 0) continue;
+        const doc = ix.slots[s]!;
+        const tn = doc.titles;
+        if (tn === 0) continue;
         let inTitle = 0;
         let inQuery = 0;
-        for (const x of tt) {
-          const m = maskOf(x);
+        for (let j = 0; j < tn; j++) {
+          const m = maskOf(titleId(doc, j));
           inTitle |= m;
           if (m !== 0) inQuery++;
         }
@@ -563,7 +564,7 @@ export class Scorer {
           }
         }
         const cov = w / totalWeight;
-        const precision = inQuery / tt.length;
+        const precision = inQuery / tn;
         let f = 1 + TITLE_BOOST * cov * precision;
         if (hit === wantCount && precision === 1) f += TITLE_EXACT_BOOST;
         docBest[s] *= f;
@@ -603,15 +604,15 @@ export class Scorer {
     const pending: PendingSection[] = [];
     const hits = (withHits ? top : []).map((slot) => {
       const doc = ix.slots[slot]!;
-      const chunkIds = doc.chunkIds.filter((id) => acc[id] > 0).sort((a, b) => acc[b] - acc[a]);
+      const chunkIds = scoredChunks(doc, acc).sort((a, b) => acc[b] - acc[a]);
       const sections: SearchSection[] = [];
       for (const id of chunkIds.slice(0, Math.max(0, req.chunksPerFile))) {
         const o = ix.chunkOrd[id];
-        const section: SearchSection = { heading: doc.headings[o], content: "", score: round(acc[id]), line_start: span(doc, o, LINE_A), line_end: span(doc, o, LINE_B) };
+        const section: SearchSection = { heading: headingOf(doc, o), content: "", score: round(acc[id]), line_start: span(doc, o, LINE_A), line_end: span(doc, o, LINE_B) };
         sections.push(section);
         pending.push({ section, doc, o });
       }
-      const hit: SearchHit = { path: doc.path, title: basenameOf(doc.path), folder: parentOf(doc.path), score: round(docBest[slot]), frontmatter: doc.frontmatter, sections };
+      const hit: SearchHit = { path: doc.path, title: basenameOf(doc.path), folder: parentOf(doc.path), score: round(docBest[slot]), frontmatter: frontmatterOf(doc), sections };
       if (docMask[slot] !== full) hit.missing = missingOf(slot);
       return hit;
     });
@@ -662,6 +663,13 @@ export function kthLargest(a: Float64Array, n: number, k: number): number {
   return a[m];
 }
 
+/** The ids of `doc`'s chunks that scored (in order). */
+function scoredChunks(doc: DocEntry, acc: Float64Array): number[] {
+  const out: number[] = [];
+  for (let id = doc.chunk0, end = doc.chunk0 + doc.chunks; id < end; id++) if (acc[id] > 0) out.push(id);
+  return out;
+}
+
 function round(x: number): number {
   return Math.round(x * 1000) / 1000;
 }
@@ -675,7 +683,6 @@ function popcount(x: number): number {
   return n;
 }
 
-/** Frontmatter filters: lists contain the value, strings equal it (case-insensitive); `tags` include inline and nested tags. */
 /** A note's tags as `filters` compares them: frontmatter and inline, lower case, without `#`. */
 export function filterTags(meta: NoteMetadata | null): string[] {
   const tags = new Set<string>();
@@ -684,18 +691,26 @@ export function filterTags(meta: NoteMetadata | null): string[] {
   return [...tags];
 }
 
-export function matchesFilters(doc: Pick<DocEntry, "tags" | "frontmatter">, filters: Record<string, string | number | boolean>): boolean {
+/** Frontmatter filters: lists contain the value, strings equal it (case-insensitive); `tags` include inline and nested tags. */
+export function matchesFilters(doc: { tags: readonly string[]; frontmatter: Record<string, unknown> }, filters: Record<string, string | number | boolean>): boolean {
+  return filtersMatch(doc.tags, () => doc.frontmatter, filters);
+}
+
+/** `matchesFilters` for a note's `tags` (as `filterTags` gives them) and its frontmatter, asked for only when a filter is not on tags. */
+function filtersMatch(tags: readonly string[], frontmatter: () => Record<string, unknown>, filters: Record<string, string | number | boolean>): boolean {
+  let fm: Record<string, unknown> | null = null;
   for (const [key, raw] of Object.entries(filters)) {
     const want = String(raw).trim().toLowerCase();
     if (key === "tags" || key === "tag") {
       const w = want.replace(/^#/, "");
-      if (!doc.tags.some((t) => t === w || t.startsWith(w + "/"))) return false;
+      if (!tags.some((t) => t === w || t.startsWith(w + "/"))) return false;
       continue;
     }
-    let v = own(doc.frontmatter, key);
+    fm ??= frontmatter();
+    let v = own(fm, key);
     if (v === undefined) {
-      const k = Object.keys(doc.frontmatter).find((x) => x.toLowerCase() === key.toLowerCase());
-      if (k !== undefined) v = doc.frontmatter[k];
+      const k = Object.keys(fm).find((x) => x.toLowerCase() === key.toLowerCase());
+      if (k !== undefined) v = fm[k];
     }
     if (v === undefined || v === null) return false;
     const vals = Array.isArray(v) ? v : [v];

@@ -63,7 +63,7 @@ export async function fillSections(reader: ChunkReader, a: KeywordAnswer, read: 
     const rechunk = (): Chunk[] | null => {
       if (chunks === undefined) {
         chunks = hashText(text) === doc.hash ? chunkNote(doc.path, text, null, { maxWords: opts.chunkWords }) : null;
-        if (chunks && chunks.length !== doc.chunkIds.length) chunks = null;
+        if (chunks && chunks.length !== doc.chunks) chunks = null;
       }
       return chunks;
     };
@@ -83,7 +83,7 @@ export function sectionText(doc: DocEntry, o: number, text: string, rechunk: () 
   const a = span(doc, o, LINE_A);
   const b = span(doc, o, LINE_B);
   if (a === b) {
-    const n = doc.chunkIds.length;
+    const n = doc.chunks;
     const piece = (o > 0 && span(doc, o - 1, LINE_B) === a) || (o + 1 < n && span(doc, o + 1, LINE_A) === a);
     if (piece) {
       const c = rechunk();
