@@ -13,13 +13,16 @@ import { packFiles, SAVED_INDEX_FIXTURE, savedIndexVault } from "./saved-index-f
 async function main(): Promise<void> {
   useHostTimers(nodeTimers);
   const store = new MemoryStateStore();
-  const svc = createSearchService({ port: new MemoryVault(savedIndexVault()), policy: new AccessPolicy({ configDir: ".obsidian" }), store, sqlWasm });
+  const files = savedIndexVault();
+  // 32 segments, the layout of the earlier fixtures (a vault this small would get one now).
+  const notes = Object.keys(files).filter((p) => p.endsWith(".md")).length;
+  const svc = createSearchService({ port: new MemoryVault(files), policy: new AccessPolicy({ configDir: ".obsidian" }), store, sqlWasm, options: { notesPerSegment: Math.ceil(notes / 32) } });
   await svc.start();
   if (!(await svc.waitForIdle(60_000))) throw new Error("the index did not settle");
   await svc.close();
-  const files = [...store.files].sort(([a], [b]) => (a < b ? -1 : 1));
-  writeFileSync(SAVED_INDEX_FIXTURE, gzipSync(packFiles(files), { level: 9 }));
-  console.log(`${SAVED_INDEX_FIXTURE}: ${files.length} files`);
+  const saved = [...store.files].sort(([a], [b]) => (a < b ? -1 : 1));
+  writeFileSync(SAVED_INDEX_FIXTURE, gzipSync(packFiles(saved), { level: 9 }));
+  console.log(`${SAVED_INDEX_FIXTURE}: ${saved.length} files`);
 }
 
 void main();

@@ -1,10 +1,11 @@
 /**
  * An index saved by this format's earlier code loads in this one: `tests/fixtures/saved-index.bin.gz`
  * holds the files saved for a generated vault (written anew by `npm run fixture:saved-index` only when
- * the format changes on purpose: last at index format v9, without chunk texts, issue #32). Loaded, it
- * answers as a fresh build does without reading a note while loading, and this version saves the
- * same rows for the same vault. An index of the previous tokenizer (stemmed words) and one of the
- * previous format (v8, chunk texts in files of their own) are built again once.
+ * the format changes on purpose: last at index format v10, frontmatter saved as JSON text and each
+ * note's headings as one string, issue #32). Loaded, it answers as a fresh build does without reading
+ * a note while loading, and this version saves the same rows for the same vault. An index of the
+ * previous tokenizer (stemmed words) and ones of earlier formats (v8, chunk texts in files of their
+ * own; v9) are built again once.
  */
 import { describe, expect, test } from "@jest/globals";
 import { readFileSync } from "node:fs";
@@ -26,6 +27,8 @@ function fixtureStore(file = SAVED_INDEX_FIXTURE): MemoryStateStore {
 const STEMMED_FIXTURE = SAVED_INDEX_FIXTURE.replace(/saved-index\.bin\.gz$/, "saved-index-tokenizer-v1.bin.gz");
 /** The files index format v8 saved for the same vault: each segment's chunk texts in a `-NN-text.sqlite` file beside it. */
 const TEXTS_FIXTURE = SAVED_INDEX_FIXTURE.replace(/saved-index\.bin\.gz$/, "saved-index-v8-texts.bin.gz");
+/** The files index format v9 saved for the same vault (frontmatter as objects, headings as arrays). */
+const V9_FIXTURE = SAVED_INDEX_FIXTURE.replace(/saved-index\.bin\.gz$/, "saved-index-v9.bin.gz");
 
 /** The generated vault, counting the notes read from it. */
 function countingVault(): { vault: MemoryVault; reads: () => number } {
@@ -98,6 +101,21 @@ describe("an index saved by an earlier version", () => {
     await loaded.svc.close();
     await fresh.svc.close();
     // Saved in the new format: the next start loads it.
+    const again = await startedSearch(new MemoryVault(savedIndexVault()), store);
+    expect(again.logs.filter((l) => /rebuild|format changed/i.test(l))).toEqual([]);
+    await again.svc.close();
+  });
+
+  test("an index of format v9 is built again once, then answers as a fresh build and loads at the next start", async () => {
+    const store = fixtureStore(V9_FIXTURE);
+    const { vault, reads } = countingVault();
+    const loaded = await startedSearch(vault, store);
+    expect(loaded.logs.some((l) => /format changed/.test(l))).toBe(true);
+    expect(reads()).toBeGreaterThanOrEqual(vault.listFiles().filter((f) => f.path.endsWith(".md")).length);
+    const fresh = await startedSearch(new MemoryVault(savedIndexVault()));
+    expect(await answers(loaded.svc)).toEqual(await answers(fresh.svc));
+    await loaded.svc.close();
+    await fresh.svc.close();
     const again = await startedSearch(new MemoryVault(savedIndexVault()), store);
     expect(again.logs.filter((l) => /rebuild|format changed/i.test(l))).toEqual([]);
     await again.svc.close();

@@ -37,6 +37,35 @@ function findSorted(a: Int32Array, v: number): number {
   return -1;
 }
 
+/** A saved index with this many segments or more (~12k notes) keeps its encoded postings in an EncodedArena. */
+const ARENA_SEGMENTS = 32;
+/** An arena chunk: above 32 MB, glibc's largest dynamic mmap threshold (see postings.ts, SLAB). */
+const ARENA_CHUNK = 33 << 20;
+
+/**
+ * The segments' encoded postings, copied one after another into chunks of ARENA_CHUNK bytes, where they
+ * stay until their lists are decoded (in the background, or on first use). Read from a segment's file
+ * they were ~0.3 MB buffers each, allocated between long-lived ones of the notes loaded at the same
+ * time, and freed at the end: the allocator's heap kept their room, ~75 MB at 100k notes. A chunk
+ * this large is a mapping of its own, given back whole when the last list in it is decoded.
+ */
+class EncodedArena {
+  private buf = new Uint8Array(0);
+  private used = 0;
+  copy(src: Uint8Array): Uint8Array {
+    const n = src.length;
+    if (n > ARENA_CHUNK >> 2) return src;
+    if (this.used + n > this.buf.length) {
+      this.buf = new Uint8Array(ARENA_CHUNK);
+      this.used = 0;
+    }
+    const out = this.buf.subarray(this.used, this.used + n);
+    out.set(src);
+    this.used += n;
+    return out;
+  }
+}
+
 export class SegmentLoader {
   private pending: { k: number; docs: RestoredDoc[]; b: RestoredBlobs; spans: Int32Array; gs: Int32Array; ns: Int32Array; offs: Int32Array }[] = [];
   /**
@@ -46,6 +75,8 @@ export class SegmentLoader {
    */
   private lazy: { segs: { k: number; src: Uint8Array; gs: Int32Array; ns: Int32Array; offs: Int32Array; failed: boolean }[]; owner: Uint16Array; left: number; next: number } | null = null;
   private pendingPaths = new Set<string>();
+  /** Where the segments' encoded postings are kept until decoded (a big index only; see EncodedArena). */
+  private arena: EncodedArena | null = null;
   private loadCounts = new Int32Array(0);
   /** Loading: chunk id → 1 + the segment that holds it (0: none). */
   private owner = new Uint16Array(0);
@@ -59,6 +90,7 @@ export class SegmentLoader {
     this.loadCounts = new Int32Array(0);
     this.owner = new Uint16Array(0);
     this.lazy = null;
+    this.arena = null;
   }
 
   /**
@@ -177,6 +209,7 @@ export class SegmentLoader {
       }
       for (let i = 0; i < m; i++) this.loadCounts[gs[i]] += ns[i];
       for (const d of docs) this.pendingPaths.add(d.p);
+      if (this.ix.segCount >= ARENA_SEGMENTS) b.postings = (this.arena ??= new EncodedArena()).copy(b.postings);
       this.pending.push({ k, docs, b, spans: spans.slice(0, sn), gs: gs.slice(0, m), ns: ns.slice(0, m), offs: offs.slice(0, m + 1) });
     } catch (e) {
       for (const id of mine) this.owner[id] = 0;
@@ -232,6 +265,8 @@ export class SegmentLoader {
     this.pendingPaths = new Set();
     this.loadCounts = new Int32Array(0);
     this.owner = new Uint16Array(0);
+    // Its chunks live on while lists still to be decoded point into them.
+    this.arena = null;
   }
 
   /** Decodes term g's restored postings from every segment that has the term, in segment order. */
