@@ -185,7 +185,7 @@ export class FsVault implements VaultPort {
       });
       const dirs = [...folders].map((f) => paths.diskOf(f));
       if (!this.configDir.includes("/")) dirs.push(this.configDir);
-      this.watcher.start(dirs);
+      void this.watcher.start(dirs, () => new Promise((r) => setImmediate(r)));
     }
     this.log("debug", `Listed ${files.size} files (${this.unread.length} notes) in ${folders.size} folders in ${Math.round(this.listMs)} ms.`);
   }

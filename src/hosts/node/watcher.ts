@@ -48,8 +48,12 @@ export class VaultWatcher {
     this.recursive = platform === "darwin" || platform === "win32";
   }
 
-  /** Starts watching the root and (on Linux) the given disk-relative folders. */
-  start(dirs: Iterable<string>): void {
+  /**
+   * Starts watching the root and (on Linux) the given disk-relative folders. Folder by folder, each
+   * watch is a synchronous call (~0.2 ms): with `yieldNow`, it yields every ~8 ms (124 folders at once
+   * blocked the event loop ~40 ms; a vault of thousands of folders far longer).
+   */
+  async start(dirs: Iterable<string>, yieldNow?: () => Promise<void>): Promise<void> {
     if (this.recursive) {
       try {
         this.rootWatcher = watch(this.rootAbs, { recursive: true, persistent: false }, (_ev, name) => {
@@ -63,7 +67,15 @@ export class VaultWatcher {
       }
     }
     this.watchDir("");
-    for (const d of dirs) this.watchDir(d);
+    let since = performance.now();
+    for (const d of dirs) {
+      if (this.closed) return;
+      this.watchDir(d);
+      if (yieldNow && performance.now() - since > 8) {
+        await yieldNow();
+        since = performance.now();
+      }
+    }
   }
 
   /** Watches one folder's direct children (no-op with a recursive root watcher). */
