@@ -124,3 +124,29 @@ export function frontmatterAliases(fm: Record<string, unknown> | undefined): str
   }
   return out;
 }
+
+/** True when `JSON.parse(JSON.stringify(v))` gives back exactly `v` (plain objects and arrays, finite numbers other than -0). */
+export function jsonExact(v: unknown): boolean {
+  switch (typeof v) {
+    case "string":
+    case "boolean":
+      return true;
+    case "number":
+      return Number.isFinite(v) && !Object.is(v, -0);
+    case "object": {
+      if (v === null) return true;
+      if (Array.isArray(v)) {
+        for (let i = 0; i < v.length; i++) if (!(i in v) || !jsonExact(v[i])) return false;
+        return Object.getPrototypeOf(v) === Array.prototype;
+      }
+      if (Object.getPrototypeOf(v) !== Object.prototype) return false;
+      for (const k of Object.keys(v)) {
+        const d = Object.getOwnPropertyDescriptor(v, k);
+        if (!d || !("value" in d) || !jsonExact(d.value)) return false;
+      }
+      return Object.getOwnPropertySymbols(v).length === 0 && Object.keys(v).length === Object.getOwnPropertyNames(v).length;
+    }
+    default:
+      return false;
+  }
+}

@@ -14,7 +14,7 @@
  * give back exactly (a `-0`, an odd object) is kept as the object itself, beside the string.
  */
 import { dict } from "../../core/dict";
-import type { BlockRef, FrontmatterLinkRef, HeadingRef, LinkRef, NoteMetadata, Pos, TagRef } from "../../core/metadata";
+import { jsonExact, type BlockRef, type FrontmatterLinkRef, type HeadingRef, type LinkRef, type NoteMetadata, type Pos, type TagRef } from "../../core/metadata";
 
 /** The packed bytes as a Latin-1 string; with the frontmatter object beside it when JSON would not round-trip it. */
 export type PackedMetadata = string | readonly [string, Record<string, unknown>];
@@ -140,31 +140,6 @@ function writeLinkStrings(flags: number, l: { link: string; original: string; di
   if ((flags & 3) === DISPLAY_STORED) w.str(l.displayText as string);
 }
 
-/** True when `JSON.parse(JSON.stringify(v))` gives back exactly `v` (plain objects and arrays, finite numbers other than -0). */
-function jsonExact(v: unknown): boolean {
-  switch (typeof v) {
-    case "string":
-    case "boolean":
-      return true;
-    case "number":
-      return Number.isFinite(v) && !Object.is(v, -0);
-    case "object": {
-      if (v === null) return true;
-      if (Array.isArray(v)) {
-        for (let i = 0; i < v.length; i++) if (!(i in v) || !jsonExact(v[i])) return false;
-        return Object.getPrototypeOf(v) === Array.prototype;
-      }
-      if (Object.getPrototypeOf(v) !== Object.prototype) return false;
-      for (const k of Object.keys(v)) {
-        const d = Object.getOwnPropertyDescriptor(v, k);
-        if (!d || !("value" in d) || !jsonExact(d.value)) return false;
-      }
-      return Object.getOwnPropertySymbols(v).length === 0 && Object.keys(v).length === Object.getOwnPropertyNames(v).length;
-    }
-    default:
-      return false;
-  }
-}
 
 export function pack(m: NoteMetadata): PackedMetadata {
   const hasFm = "frontmatter" in m;

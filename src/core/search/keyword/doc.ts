@@ -3,6 +3,7 @@
  * and which persistence segment a note belongs to. Owns these shapes and their accessors; it neither
  * changes the index nor reads files.
  */
+import { jsonExact } from "../../metadata";
 import { detach } from "../../strings";
 
 /**
@@ -139,31 +140,6 @@ export function packFrontmatter(fm: Record<string, unknown>): string | Record<st
   return "";
 }
 
-/** True when `JSON.parse(JSON.stringify(v))` gives back exactly `v` (plain objects and arrays, finite numbers other than -0). */
-export function jsonExact(v: unknown): boolean {
-  switch (typeof v) {
-    case "string":
-    case "boolean":
-      return true;
-    case "number":
-      return Number.isFinite(v) && !Object.is(v, -0);
-    case "object": {
-      if (v === null) return true;
-      if (Array.isArray(v)) {
-        for (let i = 0; i < v.length; i++) if (!(i in v) || !jsonExact(v[i])) return false;
-        return Object.getPrototypeOf(v) === Array.prototype;
-      }
-      if (Object.getPrototypeOf(v) !== Object.prototype) return false;
-      for (const k of Object.keys(v)) {
-        const d = Object.getOwnPropertyDescriptor(v, k);
-        if (!d || !("value" in d) || !jsonExact(d.value)) return false;
-      }
-      return Object.getOwnPropertySymbols(v).length === 0 && Object.keys(v).length === Object.getOwnPropertyNames(v).length;
-    }
-    default:
-      return false;
-  }
-}
 
 /**
  * A chunk's numbers (see `DocEntry.spans`): its length in terms, its first and last line, and the
