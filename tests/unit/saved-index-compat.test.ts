@@ -44,6 +44,25 @@ function countingVault(): { vault: MemoryVault; reads: () => number } {
 
 const answers = (svc: SearchService) => Promise.all(SAVED_INDEX_QUERIES.map((q) => svc.search(searchReq(q, { limit: 20, snippetWords: 12 }))));
 
+/**
+ * Starts on `store` holding an earlier format's files: the index is built again (every note read),
+ * `afterRebuild` checks the store, it answers as a fresh build, and the next start loads what it saved.
+ */
+async function rebuiltOnce(store: MemoryStateStore, afterRebuild: () => void = () => {}): Promise<void> {
+  const { vault, reads } = countingVault();
+  const loaded = await startedSearch(vault, store);
+  expect(loaded.logs.some((l) => /format changed/.test(l))).toBe(true);
+  expect(reads()).toBeGreaterThanOrEqual(vault.listFiles().filter((f) => f.path.endsWith(".md")).length);
+  afterRebuild();
+  const fresh = await startedSearch(new MemoryVault(savedIndexVault()));
+  expect(await answers(loaded.svc)).toEqual(await answers(fresh.svc));
+  await loaded.svc.close();
+  await fresh.svc.close();
+  const again = await startedSearch(new MemoryVault(savedIndexVault()), store);
+  expect(again.logs.filter((l) => /rebuild|format changed/i.test(l))).toEqual([]);
+  await again.svc.close();
+}
+
 describe("an index saved by an earlier version", () => {
   test("loads without reading a note and answers as a fresh build", async () => {
     const store = fixtureStore();
@@ -91,33 +110,10 @@ describe("an index saved by an earlier version", () => {
   test("an index with chunk texts (format v8) is built again once, its text files removed, then answers as a fresh build", async () => {
     const store = fixtureStore(TEXTS_FIXTURE);
     expect([...store.files.keys()].filter((n) => /-text\.sqlite$/.test(n)).length).toBe(32);
-    const { vault, reads } = countingVault();
-    const loaded = await startedSearch(vault, store);
-    expect(loaded.logs.some((l) => /format changed/.test(l))).toBe(true);
-    expect(reads()).toBeGreaterThanOrEqual(vault.listFiles().filter((f) => f.path.endsWith(".md")).length);
-    expect([...store.files.keys()].filter((n) => /-text\.sqlite$/.test(n))).toEqual([]);
-    const fresh = await startedSearch(new MemoryVault(savedIndexVault()));
-    expect(await answers(loaded.svc)).toEqual(await answers(fresh.svc));
-    await loaded.svc.close();
-    await fresh.svc.close();
-    // Saved in the new format: the next start loads it.
-    const again = await startedSearch(new MemoryVault(savedIndexVault()), store);
-    expect(again.logs.filter((l) => /rebuild|format changed/i.test(l))).toEqual([]);
-    await again.svc.close();
+    await rebuiltOnce(store, () => expect([...store.files.keys()].filter((n) => /-text\.sqlite$/.test(n))).toEqual([]));
   });
 
   test("an index of format v9 is built again once, then answers as a fresh build and loads at the next start", async () => {
-    const store = fixtureStore(V9_FIXTURE);
-    const { vault, reads } = countingVault();
-    const loaded = await startedSearch(vault, store);
-    expect(loaded.logs.some((l) => /format changed/.test(l))).toBe(true);
-    expect(reads()).toBeGreaterThanOrEqual(vault.listFiles().filter((f) => f.path.endsWith(".md")).length);
-    const fresh = await startedSearch(new MemoryVault(savedIndexVault()));
-    expect(await answers(loaded.svc)).toEqual(await answers(fresh.svc));
-    await loaded.svc.close();
-    await fresh.svc.close();
-    const again = await startedSearch(new MemoryVault(savedIndexVault()), store);
-    expect(again.logs.filter((l) => /rebuild|format changed/i.test(l))).toEqual([]);
-    await again.svc.close();
+    await rebuiltOnce(fixtureStore(V9_FIXTURE));
   });
 });
