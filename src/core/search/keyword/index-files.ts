@@ -302,10 +302,11 @@ export class KeywordIndexFiles {
  * `take(k)` hands over file k and starts the reads up to k + READ_AHEAD. Started all at once, each
  * read's steps (open, stat, read, close) queue behind every other read's, so all would arrive together
  * at the end; in a window, the first arrive while the rest are still read. The window follows what was
- * taken, not what was read: when reads ran ahead of decoding, every file of a 100k-note index (175 MB)
- * was in memory at once, and the allocator kept that peak (in-process RSS after a warm start 835 -> 689 MB). Each
- * read starts in a task of its own (`yieldNow`): a store that reads synchronously (the headless one,
- * for small files) would otherwise read every file in one task. A failed read is its Error.
+ * taken, not what was read: when reads ran ahead of decoding, every file of a 100k-note index
+ * (175 MB) was in memory at once, and the allocator kept that peak (in-process RSS after a warm start
+ * 835 -> 689 MB). Each read starts in a task of its own (`yieldNow`): a store that reads
+ * synchronously (the headless one, for small files) would otherwise read every file in one task. A
+ * failed read is its Error.
  */
 export class ReadWindow {
   private readonly reads: Promise<Uint8Array | null | Error>[] = [];
