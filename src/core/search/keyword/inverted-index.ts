@@ -31,6 +31,37 @@ const NUM_SLAB = 32 * 1024;
 const NO_TAGS: readonly string[] = [];
 
 /**
+ * Room carved one note after another out of slabs of `size` elements; a note needing over an eighth
+ * of a slab gets an array of its own. `take(n)` sets `arr` and `at`: the room is `arr[at, at + n)`.
+ */
+class SlabCursor<T extends Uint8Array | Int32Array> {
+  private slab: T;
+  private used = 0;
+  arr: T;
+  at = 0;
+  constructor(
+    readonly size: number,
+    private readonly make: (n: number) => T,
+  ) {
+    this.slab = this.arr = make(0);
+  }
+  take(n: number): void {
+    if (n > this.size / 8) {
+      this.arr = this.make(n);
+      this.at = 0;
+      return;
+    }
+    if (this.slab.length - this.used < n) {
+      this.slab = this.make(this.size);
+      this.used = 0;
+    }
+    this.arr = this.slab;
+    this.at = this.used;
+    this.used += n;
+  }
+}
+
+/**
  * Where notes indexed in this process keep their term sequences and numbers (`DocEntry.seq`,
  * `DocEntry.spans`): one after another in slabs (~500 notes a slab at 100k notes), not two typed
  * arrays of their own a note (~200 bytes of heap each, and two backing stores). A slab is freed
@@ -38,50 +69,10 @@ const NO_TAGS: readonly string[] = [];
  * until then (`dead` counts them).
  */
 class NoteSlabs {
-  private seqSlab = new Uint8Array(0);
-  private seqUsed = 0;
-  private numSlab = new Int32Array(0);
-  private numUsed = 0;
-  /** Set by `takeSeq`: the array the room is in and where it starts. */
-  seq = this.seqSlab;
-  seqAt = 0;
-  /** Set by `takeNums`. */
-  nums = this.numSlab;
-  numAt = 0;
+  readonly seq = new SlabCursor(SEQ_SLAB, (n) => new Uint8Array(n));
+  readonly nums = new SlabCursor(NUM_SLAB, (n) => new Int32Array(n));
   /** Bytes of removed notes still in slabs. */
   dead = 0;
-
-  /** Room for `n` bytes of term sequence, at `seq[seqAt…]`. */
-  takeSeq(n: number): void {
-    if (n > SEQ_SLAB / 8) {
-      this.seq = new Uint8Array(n);
-      this.seqAt = 0;
-      return;
-    }
-    if (this.seqSlab.length - this.seqUsed < n) {
-      this.seqSlab = new Uint8Array(SEQ_SLAB);
-      this.seqUsed = 0;
-    }
-    this.seq = this.seqSlab;
-    this.seqAt = this.seqUsed;
-    this.seqUsed += n;
-  }
-
-  /** Room for `n` ints, at `nums[numAt…]`. */
-  takeNums(n: number): void {
-    if (n > NUM_SLAB / 8) {
-      this.nums = new Int32Array(n);
-      this.numAt = 0;
-      return;
-    }
-    if (this.numSlab.length - this.numUsed < n) {
-      this.numSlab = new Int32Array(NUM_SLAB);
-      this.numUsed = 0;
-    }
-    this.nums = this.numSlab;
-    this.numAt = this.numUsed;
-    this.numUsed += n;
-  }
 }
 
 export class InvertedIndex implements IndexState {
@@ -281,14 +272,14 @@ export class InvertedIndex implements IndexState {
     const slabs = this.slabs;
     // The term sequences and numbers into the slabs (see NoteSlabs).
     const seqLen = b.seq.n;
-    slabs.takeSeq(seqLen);
-    const seq = slabs.seq;
-    const seqAt = slabs.seqAt;
+    slabs.seq.take(seqLen);
+    const seq = slabs.seq.arr;
+    const seqAt = slabs.seq.at;
     seq.set(b.seq.view(), seqAt);
     const titles = b.titleIds.length;
-    slabs.takeNums(n * CHUNK_NUMS + titles);
-    const cs = slabs.nums;
-    const at = slabs.numAt;
+    slabs.nums.take(n * CHUNK_NUMS + titles);
+    const cs = slabs.nums.arr;
+    const at = slabs.nums.at;
     for (let j = 0; j < titles; j++) cs[at + n * CHUNK_NUMS + j] = b.titleIds[j];
     const headings = new Array<string>(n);
     const chunk0 = this.nextId;
