@@ -8,6 +8,7 @@ import { fragmentExists, fragmentKind } from "./fragments";
 import { defaultScheduler, LinkGraph } from "./link-graph";
 import { findUnlinkedMentions, type MentionSearch, type MentionsResult } from "./mentions";
 import type { GraphLink, GraphOptions, GraphScheduler } from "./types";
+import { releaseGarbage } from "../memory";
 
 export interface GraphServiceDeps {
   port: VaultPort;
@@ -217,7 +218,7 @@ class GraphServiceImpl implements GraphService {
   }
 
   start(): void {
-    void this.graph.ensureBuilt().catch(() => {
+    void this.graph.ensureBuilt().then(() => void releaseGarbage(), () => {
       /* retried by the next query, which reports the error */
     });
   }
