@@ -5,6 +5,12 @@
 export interface StateStore {
   /** The file's bytes, or null when it does not exist. */
   read(name: string): Promise<Uint8Array | null>;
+  /**
+   * Optional: the file's bytes read into `room(size)` (an array of exactly `size` bytes the caller
+   * gives, e.g. carved from a buffer it reuses; undefined for one of the store's own), or null when
+   * it does not exist. The result may be shorter than `size` when the file shrank meanwhile.
+   */
+  readInto?(name: string, room: (size: number) => Uint8Array | undefined): Promise<Uint8Array | null>;
   /** Writes atomically (temp file, then rename): a crash leaves the old or the new file, never half. */
   write(name: string, data: Uint8Array | string): Promise<void>;
   /** Appends a line (for logs); creates the file. */

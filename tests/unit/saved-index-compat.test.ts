@@ -13,6 +13,7 @@ import { gunzipSync } from "node:zlib";
 import { readBlobs } from "../../src/core/search/db";
 import { MemoryVault } from "../../src/core/memory-vault";
 import { MemoryStateStore } from "../../src/core/state";
+import { ScratchChunks } from "../../src/core/search/keyword/carve";
 import { SAVED_INDEX_FIXTURE, SAVED_INDEX_QUERIES, savedIndexVault, unpackFiles } from "../support/saved-index-fixture";
 import { searchReq, startedSearch } from "../support/search-service";
 import type { SearchService } from "../../src/core/search";
@@ -21,6 +22,20 @@ function fixtureStore(file = SAVED_INDEX_FIXTURE): MemoryStateStore {
   const store = new MemoryStateStore();
   for (const [name, bytes] of unpackFiles(new Uint8Array(gunzipSync(readFileSync(file))))) store.files.set(name, bytes);
   return store;
+}
+
+/** A store that reads into the room it is given, like the headless one; counts the files read so. */
+class ReadIntoStore extends MemoryStateStore {
+  intoRoom = 0;
+  async readInto(name: string, room: (size: number) => Uint8Array | undefined): Promise<Uint8Array | null> {
+    const bytes = await this.read(name);
+    if (!bytes) return null;
+    const into = room(bytes.length);
+    if (!into) return bytes;
+    into.set(bytes);
+    this.intoRoom++;
+    return into;
+  }
 }
 
 /** The files the code before tokenizer version 2 (words stemmed in the index, issue #31) saved for the same vault. */
@@ -77,6 +92,39 @@ describe("an index saved by an earlier version", () => {
     expect(await answers(loaded.svc)).toEqual(expected);
     await loaded.svc.close();
     await fresh.svc.close();
+  });
+
+  // Chunks of 64 KB: a few segments' files fill one, so chunks are reused many times
+  // during the load. A blob the index keeps, left in scratch space, would be overwritten by a later
+  // segment's file and the answers (or the load) would differ. 32 segments: the encoded
+  // postings go to carved room of their own; 16: they are buffers of their own.
+  test.each([32, 16])("loaded into reused scratch space (a store that reads into given room), %i segments, it answers as a fresh build", async (segments) => {
+    const before = ScratchChunks.chunkBytes;
+    ScratchChunks.chunkBytes = 64 << 10;
+    try {
+      const store = new ReadIntoStore();
+      if (segments === 32) {
+        for (const [name, bytes] of fixtureStore().files) store.files.set(name, bytes);
+      } else {
+        const files = savedIndexVault();
+        const notes = Object.keys(files).filter((p) => p.endsWith(".md")).length;
+        const saved = await startedSearch(new MemoryVault(files), store, { options: { notesPerSegment: Math.ceil(notes / segments) } });
+        await saved.svc.close();
+        store.intoRoom = 0;
+      }
+      expect([...store.files.keys()].length).toBe(segments + 1);
+      const { vault, reads } = countingVault();
+      const loaded = await startedSearch(vault, store);
+      expect(loaded.logs.filter((l) => /rebuild|unusable|indexed again|format changed/i.test(l))).toEqual([]);
+      expect(reads()).toBe(0);
+      expect(store.intoRoom).toBe(segments);
+      const fresh = await startedSearch(new MemoryVault(savedIndexVault()));
+      expect(await answers(loaded.svc)).toEqual(await answers(fresh.svc));
+      await loaded.svc.close();
+      await fresh.svc.close();
+    } finally {
+      ScratchChunks.chunkBytes = before;
+    }
   });
 
   test("this version saves the same rows for the same vault (the stamp of the save aside)", async () => {

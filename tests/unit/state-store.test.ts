@@ -27,6 +27,27 @@ describe("FsStateStore", () => {
     expect(text(await s.read("index.db"))).toBe("v1");
   });
 
+  test("readInto reads a file into the room it is given (or its own buffer), null when missing", async () => {
+    const s = new FsStateStore(temp());
+    const sizes: number[] = [];
+    const big = new Uint8Array(64);
+    const room = (n: number) => {
+      sizes.push(n);
+      return big.subarray(8, 8 + n);
+    };
+    expect(await s.readInto("index.db", room)).toBeNull();
+    await s.write("index.db", "constructor");
+    const got = await s.readInto("index.db", room);
+    expect(text(got)).toBe("constructor");
+    expect(got!.buffer).toBe(big.buffer);
+    expect(got!.byteOffset).toBe(8);
+    expect(sizes).toEqual([11]);
+    // No room given: the store's own buffer.
+    const own = await s.readInto("index.db", () => undefined);
+    expect(text(own)).toBe("constructor");
+    expect(own!.buffer).not.toBe(big.buffer);
+  });
+
   test("write replaces atomically and leaves no temp files", async () => {
     const dir = temp();
     const s = new FsStateStore(dir);

@@ -3,7 +3,7 @@
  * by sqlite-file.ts (sql.js only as the fallback reader); names of the segments' files. No index logic.
  */
 import initSqlJs, { type SqlJsStatic } from "sql.js";
-import { readKeyValueTable, SqliteFileError, writeKeyValueTable } from "./sqlite-file";
+import { type BlobRoom, readKeyValueTable, SqliteFileError, writeKeyValueTable } from "./sqlite-file";
 
 /**
  * Bump when the stored form changes: an older index is rebuilt once.
@@ -68,9 +68,9 @@ export function writeBlobs(blobs: Record<string, Uint8Array>): Uint8Array {
  * reader cannot make sense of the file are the bytes handed to sql.js (`SQL`, when given), which
  * reads any valid database; bytes that are not such a database throw either way.
  */
-export function readBlobs(bytes: Uint8Array, names?: string[], SQL?: SqlJsStatic | null): Map<string, Uint8Array> {
+export function readBlobs(bytes: Uint8Array, names?: string[], SQL?: SqlJsStatic | null, room?: BlobRoom): Map<string, Uint8Array> {
   try {
-    return readKeyValueTable(bytes, TABLE, names ? new Set(names) : undefined);
+    return readKeyValueTable(bytes, TABLE, names ? new Set(names) : undefined, room);
   } catch (e) {
     if (!(e instanceof SqliteFileError) || !SQL) throw e;
     return readBlobsWithSqlJs(SQL, bytes, names);

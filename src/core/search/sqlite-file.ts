@@ -138,12 +138,16 @@ class Payload {
     private readonly overflow: number,
   ) {}
 
-  /** Bytes [a, b) of the payload, as a fresh array. */
-  bytes(a: number, b: number): Uint8Array {
+  /** Bytes [a, b) of the payload, as a fresh array, or in `into` (of length b − a) when given. */
+  bytes(a: number, b: number, into?: Uint8Array): Uint8Array {
     if (a < 0 || b > this.size || a > b) fail("value past its record");
     const f = this.f;
-    if (b <= this.local) return f.b.slice(this.localAt + a, this.localAt + b);
-    const out = new Uint8Array(b - a);
+    if (b <= this.local) {
+      if (!into) return f.b.slice(this.localAt + a, this.localAt + b);
+      into.set(f.b.subarray(this.localAt + a, this.localAt + b));
+      return into;
+    }
+    const out = into ?? new Uint8Array(b - a);
     let o = 0;
     if (a < this.local) {
       out.set(f.b.subarray(this.localAt + a, this.localAt + this.local), 0);
@@ -227,10 +231,16 @@ function intOf(p: Payload, c: { type: number; at: number; len: number }): number
 }
 
 /**
+ * Where a value of `size` bytes read for `key` goes: an array of exactly that length (the caller's
+ * buffer, e.g. carved from a big one), or undefined for a fresh array of its own.
+ */
+export type BlobRoom = (key: string, size: number) => Uint8Array | undefined;
+
+/**
  * The rows of `table` (a table of two columns, a text key and a blob or text value) as key → value
  * bytes; only the keys in `want`, when given. Throws `SqliteFileError` on anything unexpected.
  */
-export function readKeyValueTable(bytes: Uint8Array, table: string, want?: ReadonlySet<string>): Map<string, Uint8Array> {
+export function readKeyValueTable(bytes: Uint8Array, table: string, want?: ReadonlySet<string>, room?: BlobRoom): Map<string, Uint8Array> {
   const f = new File(bytes);
   let root = 0;
   f.eachRow(1, (p) => {
@@ -247,7 +257,9 @@ export function readKeyValueTable(bytes: Uint8Array, table: string, want?: Reado
     if (want && !want.has(key)) return;
     const v = c[1];
     if (v.type !== 0 && v.type < 12) fail("a value is not a blob or text");
-    out.set(key, v.type === 0 ? new Uint8Array(0) : p.bytes(v.at, v.at + v.len));
+    const into = v.type === 0 || !room ? undefined : room(key, v.len);
+    if (into && into.length !== v.len) fail("a value's room has the wrong size");
+    out.set(key, v.type === 0 ? new Uint8Array(0) : p.bytes(v.at, v.at + v.len, into));
   });
   return out;
 }

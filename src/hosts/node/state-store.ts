@@ -1,4 +1,4 @@
-import { promises as fsp, readFileSync, statSync } from "node:fs";
+import { closeSync, promises as fsp, openSync, readFileSync, readSync, statSync } from "node:fs";
 import * as os from "node:os";
 import * as nodePath from "node:path";
 import type { StateStore } from "../../core/state";
@@ -34,6 +34,35 @@ export class FsStateStore implements StateStore {
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code === "ENOENT") return null;
       throw e;
+    }
+  }
+
+  async readInto(name: string, room: (size: number) => Uint8Array | undefined): Promise<Uint8Array | null> {
+    const file = this.file(name);
+    let fh: fsp.FileHandle | null = null;
+    let fd: number | null = null;
+    try {
+      const st = statSync(file, { throwIfNoEntry: false });
+      if (!st) return null;
+      if (!st.isFile()) return await this.read(name);
+      const into = room(st.size);
+      if (!into) return await this.read(name);
+      let n = 0;
+      if (st.size <= SYNC_READ_MAX) {
+        // Synchronously, like `read` (see there).
+        fd = openSync(file, "r");
+        for (let r; n < into.length && (r = readSync(fd, into, n, into.length - n, n)) > 0; ) n += r;
+      } else {
+        fh = await fsp.open(file, "r");
+        for (let r; n < into.length && (r = (await fh.read(into, n, into.length - n, n)).bytesRead) > 0; ) n += r;
+      }
+      return n === into.length ? into : into.subarray(0, n);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === "ENOENT") return null;
+      throw e;
+    } finally {
+      if (fd !== null) closeSync(fd);
+      await fh?.close();
     }
   }
 

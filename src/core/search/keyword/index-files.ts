@@ -9,7 +9,8 @@ import type { StateStore } from "../../state";
 import { errText, formatBytes } from "../../strings";
 import { loadSqlJs, readBlobs, readBlobsWithSqlJs, segmentFileName, segmentTextFileName, writeBlobs } from "../db";
 import type { SliceClock } from "../slices";
-import { SqliteFileError } from "../sqlite-file";
+import { type BlobRoom, SqliteFileError } from "../sqlite-file";
+import { ScratchChunks } from "./carve";
 import { validSegmentCount } from "./doc";
 import type { InvertedIndex } from "./inverted-index";
 import type { RestoredBlobs } from "./persist";
@@ -75,9 +76,9 @@ export class KeywordIndexFiles {
     const { store, file, index, clock, log } = this.deps;
     const sched = clock.sched;
     // A file our reader cannot make sense of goes to sql.js (see readBlobs).
-    const read = async (name: string, bytes: Uint8Array): Promise<Map<string, Uint8Array>> => {
+    const read = async (name: string, bytes: Uint8Array, room?: BlobRoom): Promise<Map<string, Uint8Array>> => {
       try {
-        return readBlobs(bytes);
+        return readBlobs(bytes, undefined, null, room);
       } catch (e) {
         if (!(e instanceof SqliteFileError)) throw e;
         log("info", `Search index ${name} is not laid out as this version writes it (${e.message}); reading it with sql.js.`);
@@ -119,11 +120,14 @@ export class KeywordIndexFiles {
     for (const r of JSON.parse(text(main.get("skipped")) || "[]") as { path: string; mtime: number; size: number; reason: string }[]) {
       skipped.set(r.path, { mtime: r.mtime, size: r.size, reason: r.reason });
     }
-    // Read the segment files ahead of decoding (one per task).
+    // Read the segment files ahead of decoding (one per task), into scratch chunks (see carve.ts)
+    // with the blobs only decoding uses; what the index keeps goes where it says (restoreRoom).
+    const scratch = new ScratchChunks();
     const files = new ReadWindow(
       store,
       Array.from({ length: count }, (_, k) => segmentFileName(file, k)),
       () => sched.yield(),
+      (k, size) => scratch.take(k, size),
     );
     const now = () => sched.now();
     const lt = { wait: 0, rows: 0, decode: 0, lists: 0 };
@@ -140,7 +144,7 @@ export class KeywordIndexFiles {
         if (b instanceof Error) throw b;
         if (!b || b.length === 0) throw new Error("missing");
         t = now();
-        const blobs = await read(name, b);
+        const blobs = await read(name, b, (key, size) => index.restoreRoom(key, size) ?? (KEPT_BLOBS.has(key) ? undefined : scratch.take(k, size)));
         lt.rows += now() - t;
         // Reading a segment and decoding it are two tasks (in a fresh process, before V8 has
         // optimised either, one segment was up to ~50 ms).
@@ -160,6 +164,9 @@ export class KeywordIndexFiles {
         // Its notes are not in the index: the reconciliation indexes them again.
         index.dirty[k] = 1;
         log("warn", `Search index segment ${name} is unusable (${errText(e)}); its notes are indexed again.`);
+      } finally {
+        // The segment's file and the blobs only its decoding used: that scratch space is reused.
+        scratch.done(k);
       }
     }
     const t = now();
@@ -314,6 +321,8 @@ export class ReadWindow {
     private readonly store: StateStore,
     private readonly names: string[],
     private readonly yieldNow: () => Promise<void>,
+    /** Where file k's bytes may go (see StateStore.readInto), when the store can read into it. */
+    private readonly room?: (k: number, size: number) => Uint8Array | undefined,
   ) {}
   take(k: number): Promise<Uint8Array | null | Error> {
     const end = Math.min(this.names.length, k + READ_AHEAD);
@@ -323,7 +332,7 @@ export class ReadWindow {
       this.reads.push(
         before
           .then(this.yieldNow)
-          .then(() => this.store.read(name))
+          .then(() => (this.room && this.store.readInto ? this.store.readInto(name, (size) => this.room!(i, size)) : this.store.read(name)))
           .catch((e: unknown) => (e instanceof Error ? e : new Error(String(e)))),
       );
     }
@@ -334,6 +343,9 @@ export class ReadWindow {
   }
 }
 const DONE: Promise<null> = Promise.resolve(null);
+
+/** The blobs restoreSegment keeps beyond its call: never in scratch space. */
+const KEPT_BLOBS: ReadonlySet<string> = new Set<keyof RestoredBlobs>(["postings", "seq"]);
 
 const utf8d = new TextDecoder();
 const utf8e = new TextEncoder();

@@ -420,6 +420,11 @@ export class InvertedIndex implements IndexState {
   }
 
   /** Loading, step 1 of 2, one call per segment (see restore.ts); throws when the segment is inconsistent. */
+  /** See SegmentLoader.room. */
+  restoreRoom(key: string, size: number): Uint8Array | undefined {
+    return this.loader.room(key, size);
+  }
+
   restoreSegment(k: number, b: RestoredBlobs): void {
     this.loader.restoreSegment(k, b);
   }

@@ -10,6 +10,10 @@ import { CHUNK_NUMS, LEN, LINE_A, LINE_B, SEQ_A, SEQ_B, span, type DocEntry } fr
 import type { IndexState } from "./index-state";
 import type { PersistedDoc, RestoredBlobs } from "./persist";
 import { postingBuffer } from "./postings";
+import { Carver } from "./carve";
+
+/** What a segment's loading keeps of its blobs until its notes are registered. */
+type KeptBlobs = Pick<RestoredBlobs, "postings" | "seq">;
 
 /** Chunk ids above this are taken for corruption when loading (the segment is indexed again). */
 const MAX_CHUNK_ID = 1 << 26;
@@ -37,38 +41,19 @@ function findSorted(a: Int32Array, v: number): number {
   return -1;
 }
 
-/** A saved index with this many segments or more (~12k notes) keeps its encoded postings in an EncodedArena. */
-const ARENA_SEGMENTS = 32;
-/** An arena chunk: above 32 MB, glibc's largest dynamic mmap threshold (see postings.ts, SLAB). */
-const ARENA_CHUNK = 33 << 20;
-
 /**
- * The segments' encoded postings, copied one after another into chunks of ARENA_CHUNK bytes, where they
- * stay until their lists are decoded (in the background, or on first use). Read from a segment's file
- * they were ~0.3 MB buffers each, allocated between long-lived ones of the notes loaded at the same
- * time, and freed at the end: the allocator's heap kept their room (in-process RSS after a warm
- * start at 100k notes: 618 -> 572 MB with the arena). A chunk this large is a mapping of its own,
- * given back whole when the last list in it is decoded.
+ * A saved index with this many segments or more (~12k notes) keeps its encoded postings in carved
+ * chunks (see carve.ts) until their lists are decoded; a chunk is given back whole when the last list
+ * in it is. Read from a segment's file they were ~0.3 MB buffers each, allocated between long-lived
+ * ones of the notes loaded at the same time: the allocator's heap kept their room (in-process RSS
+ * after a warm start at 100k notes: 618 -> 572 MB). (The term sequences, kept as long as their
+ * notes, gained nothing measurable in carved chunks once loading's short-lived buffers were
+ * carved too: 657 vs 662 MB.)
  */
-class EncodedArena {
-  private buf = new Uint8Array(0);
-  private used = 0;
-  copy(src: Uint8Array): Uint8Array {
-    const n = src.length;
-    if (n > ARENA_CHUNK >> 2) return src;
-    if (this.used + n > this.buf.length) {
-      this.buf = new Uint8Array(ARENA_CHUNK);
-      this.used = 0;
-    }
-    const out = this.buf.subarray(this.used, this.used + n);
-    out.set(src);
-    this.used += n;
-    return out;
-  }
-}
+const ARENA_SEGMENTS = 32;
 
 export class SegmentLoader {
-  private pending: { k: number; docs: RestoredDoc[]; b: RestoredBlobs; spans: Int32Array; gs: Int32Array; ns: Int32Array; offs: Int32Array }[] = [];
+  private pending: { k: number; docs: RestoredDoc[]; b: KeptBlobs; spans: Int32Array; gs: Int32Array; ns: Int32Array; offs: Int32Array }[] = [];
   /**
    * After loading, the segments' postings still encoded: each list is decoded on first use (see
    * `PostingList.pending`) or by `decodeSomeLists` in the background. `owner` tags each chunk id with
@@ -76,8 +61,8 @@ export class SegmentLoader {
    */
   private lazy: { segs: { k: number; src: Uint8Array; gs: Int32Array; ns: Int32Array; offs: Int32Array; failed: boolean }[]; owner: Uint16Array; left: number; next: number } | null = null;
   private pendingPaths = new Set<string>();
-  /** Where the segments' encoded postings are kept until decoded (a big index only; see EncodedArena). */
-  private arena: EncodedArena | null = null;
+  /** Where the segments' encoded postings are kept until decoded (a big index only; see ARENA_SEGMENTS). */
+  private arena: Carver | null = null;
   private loadCounts = new Int32Array(0);
   /** Loading: chunk id → 1 + the segment that holds it (0: none). */
   private owner = new Uint16Array(0);
@@ -112,6 +97,17 @@ export class SegmentLoader {
       }
     }
     this.ix.dict = dict;
+  }
+
+  /**
+   * Where loading may put a blob of `size` bytes it will give to restoreSegment as `key`: carved room
+   * for the postings of a big index (so they are not copied again), else undefined (a buffer of its
+   * own). Call after `segCount` is set.
+   */
+  room(key: string, size: number): Uint8Array | undefined {
+    if (this.ix.segCount < ARENA_SEGMENTS) return undefined;
+    if (key === "postings") return (this.arena ??= new Carver()).take(size);
+    return undefined;
   }
 
   /**
@@ -210,8 +206,9 @@ export class SegmentLoader {
       }
       for (let i = 0; i < m; i++) this.loadCounts[gs[i]] += ns[i];
       for (const d of docs) this.pendingPaths.add(d.p);
-      if (this.ix.segCount >= ARENA_SEGMENTS) b.postings = (this.arena ??= new EncodedArena()).copy(b.postings);
-      this.pending.push({ k, docs, b, spans: spans.slice(0, sn), gs: gs.slice(0, m), ns: ns.slice(0, m), offs: offs.slice(0, m + 1) });
+      const postings = this.ix.segCount >= ARENA_SEGMENTS ? (this.arena ??= new Carver()).copy(b.postings) : b.postings;
+      // Only what is used later: the other blobs may be scratch space the caller reuses.
+      this.pending.push({ k, docs, b: { postings, seq: b.seq }, spans: spans.slice(0, sn), gs: gs.slice(0, m), ns: ns.slice(0, m), offs: offs.slice(0, m + 1) });
     } catch (e) {
       for (const id of mine) this.owner[id] = 0;
       throw e;
@@ -322,7 +319,7 @@ export class SegmentLoader {
   }
 
   /** Registers restored notes `docs[from, to)` of segment `k`. */
-  private registerDocs(k: number, docs: RestoredDoc[], from: number, to: number, b: RestoredBlobs, spans: Int32Array): void {
+  private registerDocs(k: number, docs: RestoredDoc[], from: number, to: number, b: KeptBlobs, spans: Int32Array): void {
     const ix = this.ix;
     for (let j = from; j < to; j++) {
       const d = docs[j];
