@@ -1,4 +1,4 @@
-import { linkSyntax, splitLinkpath, type NoteMetadata } from "../metadata";
+import { linkSyntax, linkTextsOf, splitLinkpath, type NoteMetadata } from "../metadata";
 import type { AccessPolicy } from "../policy";
 import { isNotePath, parentOf, type VaultEvent, type VaultPort } from "../vault";
 import { DEFAULT_GRAPH_OPTIONS, type GraphLink, type GraphOptions, type GraphScheduler } from "./types";
@@ -23,6 +23,7 @@ export const defaultScheduler: GraphScheduler = {
  * metadata when it falls out (a few µs), so the graph's memory does not grow with every link's object.
  */
 const LINK_CACHE = 2048;
+
 
 /**
  * The vault's link graph in memory: for every visible note the files its links resolve to (forward),
@@ -411,28 +412,38 @@ export class LinkGraph {
     return id;
   }
 
-  /** Re-reads one path's links from its metadata (or removes it when it is gone, hidden or not a note). */
+  /**
+   * Re-reads one path's links (or removes it when it is gone, hidden or not a note): only their texts
+   * (`linkTexts`), resolved to ids and name keys, since the graph keeps nothing else; `links` makes
+   * the full link objects when a query needs them.
+   */
   private recompute(path: string): void {
     this.removeSource(path);
     if (!isNotePath(path) || this.isHidden(path) || !this.port.stat(path)) return;
-    const meta = this.port.getMetadata(path);
-    const links = meta ? this.linksOf(path, meta) : [];
+    const texts = this.linkTextsOf(path);
     const id = this.idOf(path);
-    const ts = new Array<number>(links.length);
+    const ts = new Array<number>(texts.length);
     let unresolved = false;
-    for (let i = 0; i < links.length; i++) {
-      const l = links[i];
-      if (l.target === null) {
+    for (let i = 0; i < texts.length; i++) {
+      // What `makeLink` makes of it, without the link object: the target and the name key.
+      const text = texts[i];
+      const hash = text.indexOf("#");
+      const linkpath = hash < 0 ? text : text.slice(0, hash);
+      const target = this.resolve(linkpath, path);
+      if (target === null) {
         ts[i] = -1;
         unresolved = true;
       } else {
-        const t = this.idOf(l.target);
+        const t = this.idOf(target);
         ts[i] = t;
         const back = this.backS[t];
         if (back) back.push(id);
         else this.backS[t] = [id];
       }
-      if (l.key !== "") addOne(this.byName, l.key, id);
+      if (linkpath !== "") {
+        const key = nameKey(linkpath);
+        if (key !== "") addOne(this.byName, key, id);
+      }
     }
     this.outT[id] = ts;
     this.noteCount++;
@@ -472,6 +483,13 @@ export class LinkGraph {
       }
       if (back.length === 0) this.backS[t] = undefined;
     }
+  }
+
+  /** A note's link texts in the order of `linksOf` (the port's light path when it has one). */
+  private linkTextsOf(path: string): string[] {
+    if (this.port.linkTexts) return this.port.linkTexts(path) ?? [];
+    const meta = this.port.getMetadata(path);
+    return meta ? linkTextsOf(meta) : [];
   }
 
   private linksOf(source: string, meta: NoteMetadata): GraphLink[] {
@@ -518,6 +536,12 @@ export class LinkGraph {
 
   private resolve(linkpath: string, source: string): string | null {
     if (linkpath === "") return source;
+    if (this.state === "building") {
+      // Not remembered while building: every note is read once, and at 100k notes (2% hits) the
+      // cache's keys added ~100 MB of garbage to the build's heap peak, and time.
+      const target = this.port.resolveLink(linkpath, source);
+      return target !== null && this.isHidden(target) ? null : target;
+    }
     const cacheKey = parentOf(source) + "\n" + linkpath;
     const cached = this.resolveCache.get(cacheKey);
     if (cached !== undefined) return cached;
