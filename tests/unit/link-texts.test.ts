@@ -6,7 +6,7 @@
 import { afterEach, beforeEach, describe, expect, test } from "@jest/globals";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { createGraphService, type GraphService } from "../../src/core/graph";
+import { LinkGraph } from "../../src/core/graph";
 import { linkTextsOf } from "../../src/core/metadata";
 import { AccessPolicy } from "../../src/core/policy";
 import type { VaultPort } from "../../src/core/vault";
@@ -54,7 +54,7 @@ function withoutLinkTexts(port: FsVault): VaultPort {
 describe("the port's linkTexts (the link graph's light path)", () => {
   let root: string;
   let vault: FsVault;
-  const graphs: GraphService[] = [];
+  const graphs: LinkGraph[] = [];
 
   beforeEach(async () => {
     root = makeTempRoot("link-texts-");
@@ -73,9 +73,9 @@ describe("the port's linkTexts (the link graph's light path)", () => {
     fs.rmSync(root, { recursive: true, force: true });
   });
 
-  function graphOver(port: VaultPort): GraphService {
+  function graphOver(port: VaultPort): LinkGraph {
     const policy = new AccessPolicy({ configDir: ".obsidian", excludedFilters: () => port.excludedFilters() });
-    const g = createGraphService({ port, policy });
+    const g = new LinkGraph(port, policy);
     graphs.push(g);
     return g;
   }
@@ -83,11 +83,11 @@ describe("the port's linkTexts (the link graph's light path)", () => {
   test("FsVault's linkTexts agrees with linkTextsOf(getMetadata) and the graph's links, note by note", async () => {
     expect(typeof vault.linkTexts).toBe("function");
     const g = graphOver(vault);
-    await g.graph.ensureBuilt();
+    await g.ensureBuilt();
     for (const p of Object.keys(NOTES)) {
       const light = vault.linkTexts(p);
       expect({ p, texts: light }).toEqual({ p, texts: linkTextsOf(vault.getMetadata(p)!) });
-      expect({ p, texts: light }).toEqual({ p, texts: g.graph.links(p)!.map((l) => l.link) });
+      expect({ p, texts: light }).toEqual({ p, texts: g.links(p)!.map((l) => l.link) });
     }
     // Frontmatter first, then by line with a line's links before its embeds.
     expect(vault.linkTexts("Hub.md")!.slice(0, 6)).toEqual(["B#Section", "C", "constructor", "__proto__", "B", "img.png"]);
@@ -100,20 +100,21 @@ describe("the port's linkTexts (the link graph's light path)", () => {
   test("a graph built from linkTexts answers as one built from getMetadata", async () => {
     const light = graphOver(vault);
     const full = graphOver(withoutLinkTexts(vault));
-    await light.graph.ensureBuilt();
-    await full.graph.ensureBuilt();
+    await light.ensureBuilt();
+    await full.ensureBuilt();
     const files = vault.listFiles().map((f) => f.path).sort();
-    expect(light.graph.size).toBe(full.graph.size);
-    expect(light.graph.totalLinks).toBe(full.graph.totalLinks);
+    expect(light.size).toBe(full.size);
+    expect(light.totalLinks).toBe(full.totalLinks);
+    expect(light.totalLinks).toBe(Object.keys(NOTES).reduce((n, p) => n + vault.linkTexts(p)!.length, 0));
     for (const p of files) {
-      expect({ p, t: light.graph.targets(p) }).toEqual({ p, t: full.graph.targets(p) });
-      expect({ p, s: light.graph.sources(p) }).toEqual({ p, s: full.graph.sources(p) });
-      expect({ p, n: light.graph.backlinkCount(p) }).toEqual({ p, n: full.graph.backlinkCount(p) });
+      expect({ p, t: light.targets(p) }).toEqual({ p, t: full.targets(p) });
+      expect({ p, s: light.sources(p) }).toEqual({ p, s: full.sources(p) });
+      expect({ p, n: light.backlinkCount(p) }).toEqual({ p, n: full.backlinkCount(p) });
     }
-    expect([...light.graph.linkedFiles()].sort((a, b) => (a.path < b.path ? -1 : 1))).toEqual(
-      [...full.graph.linkedFiles()].sort((a, b) => (a.path < b.path ? -1 : 1)),
+    expect([...light.linkedFiles()].sort((a, b) => (a.path < b.path ? -1 : 1))).toEqual(
+      [...full.linkedFiles()].sort((a, b) => (a.path < b.path ? -1 : 1)),
     );
-    expect(light.graph.sortedWithUnresolved()).toEqual(full.graph.sortedWithUnresolved());
-    expect(light.graph.targets("Hub.md")).toEqual(["B.md", "C.md", "constructor.md", "__proto__.md", "img.png", "Hub.md", "Sub/Deep Note.md"]);
+    expect(light.sortedWithUnresolved()).toEqual(full.sortedWithUnresolved());
+    expect(light.targets("Hub.md")).toEqual(["B.md", "C.md", "constructor.md", "__proto__.md", "img.png", "Hub.md", "Sub/Deep Note.md"]);
   });
 });

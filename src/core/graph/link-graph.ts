@@ -5,6 +5,7 @@ import { DEFAULT_GRAPH_OPTIONS, type GraphLink, type GraphOptions, type GraphSch
 import { yieldToEventLoop } from "../time-slice";
 import { addOne, valuesOf, type OneOrMany } from "../one-or-many";
 import { clearTimer, setTimer, type TimerHandle } from "../timers";
+import { IdLists } from "./id-lists";
 
 /** Lower-cased last path segment without `.md`: the name a link uses, and the name a file answers to. */
 export function nameKey(pathOrLinkpath: string): string {
@@ -40,10 +41,12 @@ export class LinkGraph {
   /** Path → id; `paths[id]` the other way. Ids are never reused (a path that comes back gets its old one). */
   private readonly ids = new Map<string, number>();
   private readonly paths: string[] = [];
-  /** Per id: the note's links' target ids in document order (-1: resolves to no visible file); undefined when not a visible note. */
-  private outT: (number[] | undefined)[] = [];
-  /** Per id: the ids of the notes linking to it, once per link (unordered). */
-  private backS: (number[] | undefined)[] = [];
+  /** Per id: the note's links' target ids in document order (-1: resolves to no visible file); absent when not a visible note. */
+  private readonly outT = new IdLists();
+  /** Per id: the ids of the notes linking to it, once per link (unordered); absent or empty when none. */
+  private readonly backS = new IdLists();
+  /** `recompute`'s target ids, reused. */
+  private readonly scratch: number[] = [];
   private noteCount = 0;
   private linkCount = 0;
   /** Folder → its visible notes (direct children). */
@@ -104,12 +107,12 @@ export class LinkGraph {
   /** True when `path` is a visible note of the graph. */
   hasNote(path: string): boolean {
     const id = this.ids.get(path);
-    return id !== undefined && this.outT[id] !== undefined;
+    return id !== undefined && this.outT.lengthOf(id) >= 0;
   }
 
   /** Every visible note (unordered). */
   *notes(): IterableIterator<string> {
-    for (let id = 0; id < this.outT.length; id++) if (this.outT[id] !== undefined) yield this.paths[id];
+    for (let id = 0; id < this.outT.size; id++) if (this.outT.lengthOf(id) >= 0) yield this.paths[id];
   }
 
   /**
@@ -134,11 +137,13 @@ export class LinkGraph {
   /** The files a note's links resolve to, once each, in document order (no link objects made). */
   targets(path: string): string[] {
     const id = this.ids.get(path);
-    const ts = id === undefined ? undefined : this.outT[id];
-    if (!ts) return [];
+    const n = id === undefined ? -1 : this.outT.lengthOf(id);
+    if (id === undefined || n < 0) return [];
     const out: string[] = [];
     const seen = new Set<number>();
-    for (const t of ts) {
+    const d = this.outT.data;
+    for (let k = this.outT.startOf(id), e = k + n; k < e; k++) {
+      const t = d[k];
       if (t < 0 || seen.has(t)) continue;
       seen.add(t);
       out.push(this.paths[t]);
@@ -149,16 +154,17 @@ export class LinkGraph {
   /** The notes linking to `path`, once each, sorted by path. */
   sources(path: string): string[] {
     const id = this.ids.get(path);
-    const ss = id === undefined ? undefined : this.backS[id];
-    if (!ss) return [];
-    const uniq = [...new Set(ss)].map((s) => this.paths[s]);
+    const n = id === undefined ? 0 : this.backS.lengthOf(id);
+    if (id === undefined || n <= 0) return [];
+    const s0 = this.backS.startOf(id);
+    const uniq = [...new Set(this.backS.data.subarray(s0, s0 + n))].map((s) => this.paths[s]);
     return uniq.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
   }
 
   /** Links pointing at `path` (self links included). */
   backlinkCount(path: string): number {
     const id = this.ids.get(path);
-    return id === undefined ? 0 : (this.backS[id]?.length ?? 0);
+    return id === undefined ? 0 : Math.max(0, this.backS.lengthOf(id));
   }
 
   /** The links to `path`, grouped by linking note (sorted by path), each note's in document order. */
@@ -177,12 +183,15 @@ export class LinkGraph {
    */
   *linkedFiles(): IterableIterator<{ path: string; notes: number; links: number }> {
     const stamp = new Int32Array(this.paths.length).fill(-1);
-    for (let t = 0; t < this.backS.length; t++) {
-      const ss = this.backS[t];
-      if (!ss || ss.length === 0) continue;
+    for (let t = 0; t < this.backS.size; t++) {
+      const n = this.backS.lengthOf(t);
+      if (n <= 0) continue;
       let notes = 0;
       let links = 0;
-      for (const s of ss) {
+      // Each list read whole between two yields (the store may change while the consumer runs).
+      const d = this.backS.data;
+      for (let k = this.backS.startOf(t), e = k + n; k < e; k++) {
+        const s = d[k];
         if (s === t) continue;
         links++;
         if (stamp[s] !== t) {
@@ -235,8 +244,8 @@ export class LinkGraph {
   reset(): void {
     this.ids.clear();
     this.paths.length = 0;
-    this.outT = [];
-    this.backS = [];
+    this.outT.clear();
+    this.backS.clear();
     this.noteCount = 0;
     this.linkCount = 0;
     this.linkCache.clear();
@@ -297,17 +306,9 @@ export class LinkGraph {
     }
     this.resolveCache.clear();
     this.hiddenCache.clear();
-    // Arrays grown by push keep room for ~16 more ids each (~70 B for a note linked once): copied to
-    // their exact length, in slices.
-    for (let i = 0; i < this.backS.length; i++) {
-      const back = this.backS[i];
-      if (back && back.length < 64) this.backS[i] = back.slice();
-      if ((i & 1023) === 0 && this.scheduler.now() - sliceStart >= this.options.sliceMs) {
-        await this.scheduler.yield();
-        sliceStart = this.scheduler.now();
-        if (this.closed || this.state !== "building") return;
-      }
-    }
+    // Lists grown by appending keep room to spare, and left dead space where they were: packed (~10 ms at 100k notes).
+    this.outT.compact(true);
+    this.backS.compact(true);
     // The same for names shared by several notes, in slices too (one pass over 100k names was ~60 ms;
     // a Map's iteration goes on correctly past changes made while it yields).
     let i = 0;
@@ -349,7 +350,7 @@ export class LinkGraph {
   private touch(path: string): void {
     this.touchFile(path);
     const id = this.ids.get(path);
-    const known = id !== undefined && (this.outT[id] !== undefined || (this.backS[id]?.length ?? 0) > 0);
+    const known = id !== undefined && this.inGraph(id);
     const stat = this.port.stat(path);
     if (known && stat) return;
     // A folder (created, deleted or renamed): everything under it, known before or listed now.
@@ -357,16 +358,24 @@ export class LinkGraph {
     if (this.port.isFolder(path)) for (const f of this.port.listFiles()) if (f.path.startsWith(prefix)) this.touchFile(f.path);
     if (!stat) {
       for (let i = 0; i < this.paths.length; i++) {
-        if ((this.outT[i] !== undefined || (this.backS[i]?.length ?? 0) > 0) && this.paths[i].startsWith(prefix)) this.touchFile(this.paths[i]);
+        if (this.inGraph(i) && this.paths[i].startsWith(prefix)) this.touchFile(this.paths[i]);
       }
     }
+  }
+
+  /** A visible note, or a file some note links to. */
+  private inGraph(id: number): boolean {
+    return this.outT.lengthOf(id) >= 0 || this.backS.lengthOf(id) > 0;
   }
 
   private touchFile(path: string): void {
     this.dirty.add(path);
     const id = this.ids.get(path);
-    const sources = id === undefined ? undefined : this.backS[id];
-    if (sources) for (const s of sources) this.dirty.add(this.paths[s]);
+    const n = id === undefined ? 0 : this.backS.lengthOf(id);
+    if (id !== undefined && n > 0) {
+      const d = this.backS.data;
+      for (let k = this.backS.startOf(id), e = k + n; k < e; k++) this.dirty.add(this.paths[d[k]]);
+    }
     for (const s of valuesOf(this.byName.get(nameKey(path)))) this.dirty.add(this.paths[s]);
   }
 
@@ -422,7 +431,8 @@ export class LinkGraph {
     if (!isNotePath(path) || this.isHidden(path) || !this.port.stat(path)) return;
     const texts = this.linkTextsOf(path);
     const id = this.idOf(path);
-    const ts = new Array<number>(texts.length);
+    const ts = this.scratch;
+    ts.length = texts.length;
     let unresolved = false;
     for (let i = 0; i < texts.length; i++) {
       // What `makeLink` makes of it, without the link object: the target and the name key.
@@ -436,18 +446,17 @@ export class LinkGraph {
       } else {
         const t = this.idOf(target);
         ts[i] = t;
-        const back = this.backS[t];
-        if (back) back.push(id);
-        else this.backS[t] = [id];
+        this.backS.push(t, id);
       }
       if (linkpath !== "") {
         const key = nameKey(linkpath);
         if (key !== "") addOne(this.byName, key, id);
       }
     }
-    this.outT[id] = ts;
+    this.outT.set(id, ts);
     this.noteCount++;
     this.linkCount += ts.length;
+    ts.length = 0;
     this.sorted = null;
     if (unresolved) {
       this.withUnresolved.add(path);
@@ -462,26 +471,21 @@ export class LinkGraph {
   private removeSource(path: string): void {
     this.linkCache.delete(path);
     const id = this.ids.get(path);
-    const ts = id === undefined ? undefined : this.outT[id];
-    if (id === undefined || !ts) return;
-    this.outT[id] = undefined;
+    const n = id === undefined ? -1 : this.outT.lengthOf(id);
+    if (id === undefined || n < 0) return;
+    this.outT.remove(id);
     this.noteCount--;
-    this.linkCount -= ts.length;
+    this.linkCount -= n;
     this.sorted = null;
     if (this.withUnresolved.delete(path)) this.sortedUnresolved = null;
     const peers = this.byFolder.get(parentOf(path));
     peers?.delete(path);
     if (peers && peers.size === 0) this.byFolder.delete(parentOf(path));
-    for (const t of ts) {
-      if (t < 0) continue;
-      const back = this.backS[t];
-      if (!back) continue;
-      const i = back.lastIndexOf(id);
-      if (i >= 0) {
-        back[i] = back[back.length - 1];
-        back.pop();
-      }
-      if (back.length === 0) this.backS[t] = undefined;
+    // The list stays readable after `remove` (only marked absent); the back lists are another store.
+    const d = this.outT.data;
+    for (let k = this.outT.startOf(id), e = k + n; k < e; k++) {
+      const t = d[k];
+      if (t >= 0) this.backS.removeOne(t, id);
     }
   }
 
