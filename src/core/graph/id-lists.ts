@@ -69,6 +69,18 @@ export class IdLists {
     this.len[i] = n + 1;
   }
 
+  /** True when list `i` holds `id`; with `lastOnly`, looks at its last id only. */
+  includes(i: number, id: number, lastOnly = false): boolean {
+    const n = this.lengthOf(i);
+    if (n <= 0) return false;
+    const s = this.start[i];
+    const d = this.data;
+    if (d[s + n - 1] === id) return true;
+    if (lastOnly) return false;
+    for (let k = s; k < s + n - 1; k++) if (d[k] === id) return true;
+    return false;
+  }
+
   /** Removes the last occurrence of `id` from list `i` (the last id takes its place); true when found. */
   removeOne(i: number, id: number): boolean {
     const n = this.lengthOf(i);

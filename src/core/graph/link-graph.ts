@@ -3,7 +3,6 @@ import type { AccessPolicy } from "../policy";
 import { isNotePath, parentOf, type VaultEvent, type VaultPort } from "../vault";
 import { DEFAULT_GRAPH_OPTIONS, type GraphLink, type GraphOptions, type GraphScheduler } from "./types";
 import { yieldToEventLoop } from "../time-slice";
-import { addOne, valuesOf, type OneOrMany } from "../one-or-many";
 import { clearTimer, setTimer, type TimerHandle } from "../timers";
 import { IdLists } from "./id-lists";
 
@@ -51,8 +50,10 @@ export class LinkGraph {
   private linkCount = 0;
   /** Folder → its visible notes (direct children). */
   readonly byFolder = new Map<string, Set<string>>();
-  /** nameKey → note ids with a link naming it (a number when one; an array, not a Set, at ~40 B instead of ~370 B). May keep notes whose links changed since: they are only re-read once more. */
-  private readonly byName = new Map<string, OneOrMany<number>>();
+  /** nameKey → the number of its list of the note ids with a link naming it (in `nameLists`). May keep notes whose links changed since: they are only re-read once more. */
+  private readonly byName = new Map<string, number>();
+  /** `byName`'s lists: name → list number → note ids (names are never removed but by `reset`, so a name's number is the count before it). */
+  private readonly nameLists = new IdLists();
   /** The last notes' links, made from their metadata (see `links`); cleared when anything changes. */
   private readonly linkCache = new Map<string, GraphLink[]>();
   private readonly dirty = new Set<string>();
@@ -251,6 +252,7 @@ export class LinkGraph {
     this.linkCache.clear();
     this.byFolder.clear();
     this.byName.clear();
+    this.nameLists.clear();
     this.hiddenCache.clear();
     this.sorted = null;
     this.withUnresolved.clear();
@@ -309,17 +311,7 @@ export class LinkGraph {
     // Lists grown by appending keep room to spare, and left dead space where they were: packed (~10 ms at 100k notes).
     this.outT.compact(true);
     this.backS.compact(true);
-    // The same for names shared by several notes, in slices too (one pass over 100k names was ~60 ms;
-    // a Map's iteration goes on correctly past changes made while it yields).
-    let i = 0;
-    for (const [k, v] of this.byName) {
-      if (typeof v !== "number") this.byName.set(k, v.slice());
-      if ((++i & 1023) === 0 && this.scheduler.now() - sliceStart >= this.options.sliceMs) {
-        await this.scheduler.yield();
-        sliceStart = this.scheduler.now();
-        if (this.closed || this.state !== "building") return;
-      }
-    }
+    this.nameLists.compact(true);
     this.state = "built";
     // Events that arrived during the build are applied by the next query or the background flush.
     if (this.dirty.size > 0) this.scheduleFlush();
@@ -376,7 +368,12 @@ export class LinkGraph {
       const d = this.backS.data;
       for (let k = this.backS.startOf(id), e = k + n; k < e; k++) this.dirty.add(this.paths[d[k]]);
     }
-    for (const s of valuesOf(this.byName.get(nameKey(path)))) this.dirty.add(this.paths[s]);
+    const li = this.byName.get(nameKey(path));
+    const m = li === undefined ? 0 : this.nameLists.lengthOf(li);
+    if (li !== undefined && m > 0) {
+      const d = this.nameLists.data;
+      for (let k = this.nameLists.startOf(li), e = k + m; k < e; k++) this.dirty.add(this.paths[d[k]]);
+    }
   }
 
   private scheduleFlush(): void {
@@ -450,7 +447,7 @@ export class LinkGraph {
       }
       if (linkpath !== "") {
         const key = nameKey(linkpath);
-        if (key !== "") addOne(this.byName, key, id);
+        if (key !== "") this.addName(key, id);
       }
     }
     this.outT.set(id, ts);
@@ -466,6 +463,15 @@ export class LinkGraph {
     let peers = this.byFolder.get(folder);
     if (!peers) this.byFolder.set(folder, (peers = new Set()));
     peers.add(path);
+  }
+
+  /** Notes `id` under name `key` (once). */
+  private addName(key: string, id: number): void {
+    let li = this.byName.get(key);
+    if (li === undefined) this.byName.set(key, (li = this.byName.size));
+    // While building, each note is read once: it can only be its name list's last id already.
+    else if (this.nameLists.includes(li, id, this.state === "building")) return;
+    this.nameLists.push(li, id);
   }
 
   private removeSource(path: string): void {
