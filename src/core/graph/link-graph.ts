@@ -28,10 +28,12 @@ const LINK_CACHE = 2048;
 /**
  * The vault's link graph in memory: for every visible note the files its links resolve to (forward),
  * and for every file the notes linking to it (backward), as numbers — a path gets an id once, and
- * each note keeps an array of its links' target ids. A link's details (text, display text, line,
- * fragment) are made again from the note's metadata when a query needs them (`links`), and the
- * last notes asked for are kept. At 100k notes and ~400k links the graph of link objects held
- * ~200 MB; this holds ~10 MB. Built in time slices, then kept current from the port's change events:
+ * each note's target ids, each file's linking notes and each link name's notes are lists in typed
+ * arrays (`IdLists`), not JS arrays. The build reads only each note's link texts (the port's
+ * `linkTexts`, or its metadata); a link's details (text, display text, line, fragment) are made
+ * again from the note's metadata when a query needs them (`links`), and the last notes asked for
+ * are kept. At 100k notes and ~590k links the graph of link objects held ~200 MB; this holds
+ * ~15 MB of heap and ~11 MB of typed arrays. Built in time slices, then kept current from the port's change events:
  * a changed note's links are recomputed; a created, deleted or renamed file re-resolves the notes
  * whose links name it. Hidden notes are left out entirely, and links to hidden files count as
  * unresolved (a hidden file must look exactly like a missing one).
