@@ -84,6 +84,54 @@ export function splitLinkpath(link: string): { path: string; fragment: string | 
   return { path: link.slice(0, i), fragment: link.slice(i + 1) };
 }
 
+/**
+ * A note's link texts (`link`, with any `#fragment`) in the order the link graph lists a note's links:
+ * frontmatter links first, then links and embeds by line (on one line, its links before its embeds).
+ * `body` holds the links then the embeds (`nLinks` of them links), `lines` their lines; `out` starts
+ * with the frontmatter links and gets the body appended. Shared by `linkTextsOf` and the ports'
+ * `linkTexts`, so both give the same order.
+ */
+export function appendBodyLinksByLine(out: string[], body: readonly string[], lines: readonly number[], nLinks: number): string[] {
+  const n = body.length;
+  if (nLinks === 0 || nLinks === n) {
+    for (let i = 0; i < n; i++) out.push(body[i]);
+    return out;
+  }
+  // A stable sort by line, as the graph's links are sorted (links and embeds both present).
+  const order = new Array<number>(n);
+  for (let i = 0; i < n; i++) order[i] = i;
+  order.sort((a, b) => lines[a] - lines[b]);
+  for (let i = 0; i < n; i++) out.push(body[order[i]]);
+  return out;
+}
+
+/**
+ * A note's link texts in the link graph's order (see `appendBodyLinksByLine`): what the port's
+ * optional `linkTexts` gives, made from the note's metadata.
+ */
+export function linkTextsOf(meta: NoteMetadata): string[] {
+  const out: string[] = [];
+  for (const fl of meta.frontmatterLinks ?? []) out.push(fl.link);
+  const links = meta.links ?? [];
+  const embeds = meta.embeds ?? [];
+  if (embeds.length === 0 || links.length === 0) {
+    for (const l of links) out.push(l.link);
+    for (const e of embeds) out.push(e.link);
+    return out;
+  }
+  const body: string[] = [];
+  const lines: number[] = [];
+  for (const l of links) {
+    body.push(l.link);
+    lines.push(l.position.start.line);
+  }
+  for (const e of embeds) {
+    body.push(e.link);
+    lines.push(e.position.start.line);
+  }
+  return appendBodyLinksByLine(out, body, lines, links.length);
+}
+
 /** `wikilink` or `markdown`, from a link's original text. */
 export function linkSyntax(original: string): "wikilink" | "markdown" {
   return original.startsWith("[[") || original.startsWith("![[") ? "wikilink" : "markdown";

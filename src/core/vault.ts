@@ -92,6 +92,13 @@ export interface VaultPort {
 
   /** Parsed metadata of a markdown note, or null (not a note / not yet parsed). */
   getMetadata(path: string): NoteMetadata | null;
+  /**
+   * Optional, for an adapter that keeps metadata packed (headless): a note's link texts (each link's
+   * `link`, with any `#fragment`) in the link graph's order — frontmatter links, then links and
+   * embeds by line — read without making its metadata; null when `getMetadata` gives null. The same
+   * as `linkTextsOf(getMetadata(path))` (`core/metadata.ts`), which callers use when an adapter has none.
+   */
+  linkTexts?(path: string): string[] | null;
   /** Resolves a link path (no `#fragment`) from a source note like Obsidian; null when unresolved. */
   resolveLink(linkpath: string, sourcePath: string): string | null;
   /** source → target → count, like `metadataCache.resolvedLinks`. */

@@ -10,6 +10,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { afterEach, beforeEach, describe, expect, test } from "@jest/globals";
 import { backlinks } from "../../src/core/links/backlinks";
+import { linkTextsOf } from "../../src/core/metadata";
 import type { VaultEvent, VaultPort } from "../../src/core/vault";
 
 export interface ContractOptions {
@@ -196,6 +197,15 @@ export function describeVaultPortContract(
           ["Section", 2],
         ]);
         expect(Object.keys(m.blocks)).toContain("blk1");
+      });
+
+      test("linkTexts, where the adapter has it, is linkTextsOf(getMetadata) for every file", () => {
+        if (!vault.linkTexts) return; // optional: callers fall back to getMetadata
+        for (const f of vault.listFiles()) {
+          const m = vault.getMetadata(f.path);
+          expect({ path: f.path, texts: vault.linkTexts(f.path) }).toEqual({ path: f.path, texts: m ? linkTextsOf(m) : null });
+        }
+        expect(vault.linkTexts("Home.md")).toEqual(["Projects/Alpha", "Projects/Alpha", "Beta", "Notes/Gamma.md", "diagram.png", "Nowhere"]);
       });
 
       test("notes only; invalid frontmatter is reported, not thrown", () => {

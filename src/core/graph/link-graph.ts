@@ -1,10 +1,10 @@
-import { linkSyntax, splitLinkpath, type NoteMetadata } from "../metadata";
+import { linkSyntax, linkTextsOf, splitLinkpath, type NoteMetadata } from "../metadata";
 import type { AccessPolicy } from "../policy";
 import { isNotePath, parentOf, type VaultEvent, type VaultPort } from "../vault";
 import { DEFAULT_GRAPH_OPTIONS, type GraphLink, type GraphOptions, type GraphScheduler } from "./types";
 import { yieldToEventLoop } from "../time-slice";
-import { addOne, valuesOf, type OneOrMany } from "../one-or-many";
 import { clearTimer, setTimer, type TimerHandle } from "../timers";
+import { IdLists } from "./id-lists";
 
 /** Lower-cased last path segment without `.md`: the name a link uses, and the name a file answers to. */
 export function nameKey(pathOrLinkpath: string): string {
@@ -24,13 +24,16 @@ export const defaultScheduler: GraphScheduler = {
  */
 const LINK_CACHE = 2048;
 
+
 /**
  * The vault's link graph in memory: for every visible note the files its links resolve to (forward),
  * and for every file the notes linking to it (backward), as numbers — a path gets an id once, and
- * each note keeps an array of its links' target ids. A link's details (text, display text, line,
- * fragment) are made again from the note's metadata when a query needs them (`links`), and the
- * last notes asked for are kept. At 100k notes and ~400k links the graph of link objects held
- * ~200 MB; this holds ~10 MB. Built in time slices, then kept current from the port's change events:
+ * each note's target ids, each file's linking notes and each link name's notes are lists in typed
+ * arrays (`IdLists`), not JS arrays. The build reads only each note's link texts (the port's
+ * `linkTexts`, or its metadata); a link's details (text, display text, line, fragment) are made
+ * again from the note's metadata when a query needs them (`links`), and the last notes asked for
+ * are kept. At 100k notes and ~590k links the graph of link objects held ~200 MB; this holds
+ * ~15 MB of heap and ~11 MB of typed arrays. Built in time slices, then kept current from the port's change events:
  * a changed note's links are recomputed; a created, deleted or renamed file re-resolves the notes
  * whose links name it. Hidden notes are left out entirely, and links to hidden files count as
  * unresolved (a hidden file must look exactly like a missing one).
@@ -39,16 +42,20 @@ export class LinkGraph {
   /** Path → id; `paths[id]` the other way. Ids are never reused (a path that comes back gets its old one). */
   private readonly ids = new Map<string, number>();
   private readonly paths: string[] = [];
-  /** Per id: the note's links' target ids in document order (-1: resolves to no visible file); undefined when not a visible note. */
-  private outT: (number[] | undefined)[] = [];
-  /** Per id: the ids of the notes linking to it, once per link (unordered). */
-  private backS: (number[] | undefined)[] = [];
+  /** Per id: the note's links' target ids in document order (-1: resolves to no visible file); absent when not a visible note. */
+  private readonly outT = new IdLists();
+  /** Per id: the ids of the notes linking to it, once per link (unordered); absent or empty when none. */
+  private readonly backS = new IdLists();
+  /** `recompute`'s target ids, reused. */
+  private readonly scratch: number[] = [];
   private noteCount = 0;
   private linkCount = 0;
   /** Folder → its visible notes (direct children). */
   readonly byFolder = new Map<string, Set<string>>();
-  /** nameKey → note ids with a link naming it (a number when one; an array, not a Set, at ~40 B instead of ~370 B). May keep notes whose links changed since: they are only re-read once more. */
-  private readonly byName = new Map<string, OneOrMany<number>>();
+  /** nameKey → the number of its list of the note ids with a link naming it (in `nameLists`). May keep notes whose links changed since: they are only re-read once more. */
+  private readonly byName = new Map<string, number>();
+  /** `byName`'s lists: name → list number → note ids (names are never removed but by `reset`, so a name's number is the count before it). */
+  private readonly nameLists = new IdLists();
   /** The last notes' links, made from their metadata (see `links`); cleared when anything changes. */
   private readonly linkCache = new Map<string, GraphLink[]>();
   private readonly dirty = new Set<string>();
@@ -103,12 +110,12 @@ export class LinkGraph {
   /** True when `path` is a visible note of the graph. */
   hasNote(path: string): boolean {
     const id = this.ids.get(path);
-    return id !== undefined && this.outT[id] !== undefined;
+    return id !== undefined && this.outT.lengthOf(id) >= 0;
   }
 
   /** Every visible note (unordered). */
   *notes(): IterableIterator<string> {
-    for (let id = 0; id < this.outT.length; id++) if (this.outT[id] !== undefined) yield this.paths[id];
+    for (let id = 0; id < this.outT.size; id++) if (this.outT.lengthOf(id) >= 0) yield this.paths[id];
   }
 
   /**
@@ -133,11 +140,13 @@ export class LinkGraph {
   /** The files a note's links resolve to, once each, in document order (no link objects made). */
   targets(path: string): string[] {
     const id = this.ids.get(path);
-    const ts = id === undefined ? undefined : this.outT[id];
-    if (!ts) return [];
+    const n = id === undefined ? -1 : this.outT.lengthOf(id);
+    if (id === undefined || n < 0) return [];
     const out: string[] = [];
     const seen = new Set<number>();
-    for (const t of ts) {
+    const d = this.outT.data;
+    for (let k = this.outT.startOf(id), e = k + n; k < e; k++) {
+      const t = d[k];
       if (t < 0 || seen.has(t)) continue;
       seen.add(t);
       out.push(this.paths[t]);
@@ -148,16 +157,17 @@ export class LinkGraph {
   /** The notes linking to `path`, once each, sorted by path. */
   sources(path: string): string[] {
     const id = this.ids.get(path);
-    const ss = id === undefined ? undefined : this.backS[id];
-    if (!ss) return [];
-    const uniq = [...new Set(ss)].map((s) => this.paths[s]);
+    const n = id === undefined ? 0 : this.backS.lengthOf(id);
+    if (id === undefined || n <= 0) return [];
+    const s0 = this.backS.startOf(id);
+    const uniq = [...new Set(this.backS.data.subarray(s0, s0 + n))].map((s) => this.paths[s]);
     return uniq.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
   }
 
   /** Links pointing at `path` (self links included). */
   backlinkCount(path: string): number {
     const id = this.ids.get(path);
-    return id === undefined ? 0 : (this.backS[id]?.length ?? 0);
+    return id === undefined ? 0 : Math.max(0, this.backS.lengthOf(id));
   }
 
   /** The links to `path`, grouped by linking note (sorted by path), each note's in document order. */
@@ -176,12 +186,15 @@ export class LinkGraph {
    */
   *linkedFiles(): IterableIterator<{ path: string; notes: number; links: number }> {
     const stamp = new Int32Array(this.paths.length).fill(-1);
-    for (let t = 0; t < this.backS.length; t++) {
-      const ss = this.backS[t];
-      if (!ss || ss.length === 0) continue;
+    for (let t = 0; t < this.backS.size; t++) {
+      const n = this.backS.lengthOf(t);
+      if (n <= 0) continue;
       let notes = 0;
       let links = 0;
-      for (const s of ss) {
+      // Each list read whole between two yields (the store may change while the consumer runs).
+      const d = this.backS.data;
+      for (let k = this.backS.startOf(t), e = k + n; k < e; k++) {
+        const s = d[k];
         if (s === t) continue;
         links++;
         if (stamp[s] !== t) {
@@ -234,13 +247,14 @@ export class LinkGraph {
   reset(): void {
     this.ids.clear();
     this.paths.length = 0;
-    this.outT = [];
-    this.backS = [];
+    this.outT.clear();
+    this.backS.clear();
     this.noteCount = 0;
     this.linkCount = 0;
     this.linkCache.clear();
     this.byFolder.clear();
     this.byName.clear();
+    this.nameLists.clear();
     this.hiddenCache.clear();
     this.sorted = null;
     this.withUnresolved.clear();
@@ -296,28 +310,10 @@ export class LinkGraph {
     }
     this.resolveCache.clear();
     this.hiddenCache.clear();
-    // Arrays grown by push keep room for ~16 more ids each (~70 B for a note linked once): copied to
-    // their exact length, in slices.
-    for (let i = 0; i < this.backS.length; i++) {
-      const back = this.backS[i];
-      if (back && back.length < 64) this.backS[i] = back.slice();
-      if ((i & 1023) === 0 && this.scheduler.now() - sliceStart >= this.options.sliceMs) {
-        await this.scheduler.yield();
-        sliceStart = this.scheduler.now();
-        if (this.closed || this.state !== "building") return;
-      }
-    }
-    // The same for names shared by several notes, in slices too (one pass over 100k names was ~60 ms;
-    // a Map's iteration goes on correctly past changes made while it yields).
-    let i = 0;
-    for (const [k, v] of this.byName) {
-      if (typeof v !== "number") this.byName.set(k, v.slice());
-      if ((++i & 1023) === 0 && this.scheduler.now() - sliceStart >= this.options.sliceMs) {
-        await this.scheduler.yield();
-        sliceStart = this.scheduler.now();
-        if (this.closed || this.state !== "building") return;
-      }
-    }
+    // Lists grown by appending keep room to spare, and left dead space where they were: packed (~10 ms at 100k notes).
+    this.outT.compact(true);
+    this.backS.compact(true);
+    this.nameLists.compact(true);
     this.state = "built";
     // Events that arrived during the build are applied by the next query or the background flush.
     if (this.dirty.size > 0) this.scheduleFlush();
@@ -348,7 +344,7 @@ export class LinkGraph {
   private touch(path: string): void {
     this.touchFile(path);
     const id = this.ids.get(path);
-    const known = id !== undefined && (this.outT[id] !== undefined || (this.backS[id]?.length ?? 0) > 0);
+    const known = id !== undefined && this.inGraph(id);
     const stat = this.port.stat(path);
     if (known && stat) return;
     // A folder (created, deleted or renamed): everything under it, known before or listed now.
@@ -356,17 +352,30 @@ export class LinkGraph {
     if (this.port.isFolder(path)) for (const f of this.port.listFiles()) if (f.path.startsWith(prefix)) this.touchFile(f.path);
     if (!stat) {
       for (let i = 0; i < this.paths.length; i++) {
-        if ((this.outT[i] !== undefined || (this.backS[i]?.length ?? 0) > 0) && this.paths[i].startsWith(prefix)) this.touchFile(this.paths[i]);
+        if (this.inGraph(i) && this.paths[i].startsWith(prefix)) this.touchFile(this.paths[i]);
       }
     }
+  }
+
+  /** A visible note, or a file some note links to. */
+  private inGraph(id: number): boolean {
+    return this.outT.lengthOf(id) >= 0 || this.backS.lengthOf(id) > 0;
   }
 
   private touchFile(path: string): void {
     this.dirty.add(path);
     const id = this.ids.get(path);
-    const sources = id === undefined ? undefined : this.backS[id];
-    if (sources) for (const s of sources) this.dirty.add(this.paths[s]);
-    for (const s of valuesOf(this.byName.get(nameKey(path)))) this.dirty.add(this.paths[s]);
+    const n = id === undefined ? 0 : this.backS.lengthOf(id);
+    if (id !== undefined && n > 0) {
+      const d = this.backS.data;
+      for (let k = this.backS.startOf(id), e = k + n; k < e; k++) this.dirty.add(this.paths[d[k]]);
+    }
+    const li = this.byName.get(nameKey(path));
+    const m = li === undefined ? 0 : this.nameLists.lengthOf(li);
+    if (li !== undefined && m > 0) {
+      const d = this.nameLists.data;
+      for (let k = this.nameLists.startOf(li), e = k + m; k < e; k++) this.dirty.add(this.paths[d[k]]);
+    }
   }
 
   private scheduleFlush(): void {
@@ -411,32 +420,42 @@ export class LinkGraph {
     return id;
   }
 
-  /** Re-reads one path's links from its metadata (or removes it when it is gone, hidden or not a note). */
+  /**
+   * Re-reads one path's links (or removes it when it is gone, hidden or not a note): only their texts
+   * (`linkTexts`), resolved to ids and name keys, since the graph keeps nothing else; `links` makes
+   * the full link objects when a query needs them.
+   */
   private recompute(path: string): void {
     this.removeSource(path);
     if (!isNotePath(path) || this.isHidden(path) || !this.port.stat(path)) return;
-    const meta = this.port.getMetadata(path);
-    const links = meta ? this.linksOf(path, meta) : [];
+    const texts = this.linkTextsOf(path);
     const id = this.idOf(path);
-    const ts = new Array<number>(links.length);
+    const ts = this.scratch;
+    ts.length = texts.length;
     let unresolved = false;
-    for (let i = 0; i < links.length; i++) {
-      const l = links[i];
-      if (l.target === null) {
+    for (let i = 0; i < texts.length; i++) {
+      // What `makeLink` makes of it, without the link object: the target and the name key.
+      const text = texts[i];
+      const hash = text.indexOf("#");
+      const linkpath = hash < 0 ? text : text.slice(0, hash);
+      const target = this.resolve(linkpath, path);
+      if (target === null) {
         ts[i] = -1;
         unresolved = true;
       } else {
-        const t = this.idOf(l.target);
+        const t = this.idOf(target);
         ts[i] = t;
-        const back = this.backS[t];
-        if (back) back.push(id);
-        else this.backS[t] = [id];
+        this.backS.push(t, id);
       }
-      if (l.key !== "") addOne(this.byName, l.key, id);
+      if (linkpath !== "") {
+        const key = nameKey(linkpath);
+        if (key !== "") this.addName(key, id);
+      }
     }
-    this.outT[id] = ts;
+    this.outT.set(id, ts);
     this.noteCount++;
     this.linkCount += ts.length;
+    ts.length = 0;
     this.sorted = null;
     if (unresolved) {
       this.withUnresolved.add(path);
@@ -448,30 +467,41 @@ export class LinkGraph {
     peers.add(path);
   }
 
+  /** Notes `id` under name `key` (once). */
+  private addName(key: string, id: number): void {
+    let li = this.byName.get(key);
+    if (li === undefined) this.byName.set(key, (li = this.byName.size));
+    // While building, each note is read once: it can only be its name list's last id already.
+    else if (this.nameLists.includes(li, id, this.state === "building")) return;
+    this.nameLists.push(li, id);
+  }
+
   private removeSource(path: string): void {
     this.linkCache.delete(path);
     const id = this.ids.get(path);
-    const ts = id === undefined ? undefined : this.outT[id];
-    if (id === undefined || !ts) return;
-    this.outT[id] = undefined;
+    const n = id === undefined ? -1 : this.outT.lengthOf(id);
+    if (id === undefined || n < 0) return;
+    this.outT.remove(id);
     this.noteCount--;
-    this.linkCount -= ts.length;
+    this.linkCount -= n;
     this.sorted = null;
     if (this.withUnresolved.delete(path)) this.sortedUnresolved = null;
     const peers = this.byFolder.get(parentOf(path));
     peers?.delete(path);
     if (peers && peers.size === 0) this.byFolder.delete(parentOf(path));
-    for (const t of ts) {
-      if (t < 0) continue;
-      const back = this.backS[t];
-      if (!back) continue;
-      const i = back.lastIndexOf(id);
-      if (i >= 0) {
-        back[i] = back[back.length - 1];
-        back.pop();
-      }
-      if (back.length === 0) this.backS[t] = undefined;
+    // The list stays readable after `remove` (only marked absent); the back lists are another store.
+    const d = this.outT.data;
+    for (let k = this.outT.startOf(id), e = k + n; k < e; k++) {
+      const t = d[k];
+      if (t >= 0) this.backS.removeOne(t, id);
     }
+  }
+
+  /** A note's link texts in the order of `linksOf` (the port's light path when it has one). */
+  private linkTextsOf(path: string): string[] {
+    if (this.port.linkTexts) return this.port.linkTexts(path) ?? [];
+    const meta = this.port.getMetadata(path);
+    return meta ? linkTextsOf(meta) : [];
   }
 
   private linksOf(source: string, meta: NoteMetadata): GraphLink[] {
@@ -518,6 +548,12 @@ export class LinkGraph {
 
   private resolve(linkpath: string, source: string): string | null {
     if (linkpath === "") return source;
+    if (this.state === "building") {
+      // Not remembered while building: every note is read once, and at 100k notes (2% hits) the
+      // cache's keys added ~100 MB of garbage to the build's heap peak, and time.
+      const target = this.port.resolveLink(linkpath, source);
+      return target !== null && this.isHidden(target) ? null : target;
+    }
     const cacheKey = parentOf(source) + "\n" + linkpath;
     const cached = this.resolveCache.get(cacheKey);
     if (cached !== undefined) return cached;

@@ -375,6 +375,11 @@ export class FsVault implements VaultPort {
     return this.state.links.get(path);
   }
 
+  /** The port's `linkTexts`: read from the packed metadata, without unpacking it. */
+  linkTexts(path: string): string[] | null {
+    return this.state.links.linkTexts(path);
+  }
+
   resolveLink(linkpath: string, sourcePath: string): string | null {
     return this.state.links.resolve(linkpath, sourcePath);
   }

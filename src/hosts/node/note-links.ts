@@ -14,7 +14,7 @@ import { splitLinkpath, type NoteMetadata } from "../../core/metadata";
 import { parseNote } from "../../core/parser";
 import type { LogLevel } from "../common/runtime";
 import { keysOfFile, keysOfLinks, LinkKeyIndex } from "./link-key-index";
-import { pack, packedLinks, unpack, type PackedMetadata } from "./packed-metadata";
+import { pack, packedLinks, packedLinkTexts, unpack, type PackedMetadata } from "./packed-metadata";
 
 type LinkMap = Record<string, Record<string, number>>;
 
@@ -117,6 +117,12 @@ export class NoteLinks {
   get(path: string): NoteMetadata | null {
     const m = this.meta.get(path);
     return m ? unpack(m) : null;
+  }
+
+  /** A note's link texts in the link graph's order, without unpacking its metadata (the port's `linkTexts`). */
+  linkTexts(path: string): string[] | null {
+    const m = this.meta.get(path);
+    return m ? packedLinkTexts(m) : null;
   }
 
   isNote(path: string): boolean {

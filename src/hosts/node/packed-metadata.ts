@@ -14,7 +14,7 @@
  * give back exactly (a `-0`, an odd object) is kept as the object itself, beside the string.
  */
 import { dict } from "../../core/dict";
-import { jsonExact, type BlockRef, type FrontmatterLinkRef, type HeadingRef, type LinkRef, type NoteMetadata, type Pos, type TagRef } from "../../core/metadata";
+import { appendBodyLinksByLine, jsonExact, type BlockRef, type FrontmatterLinkRef, type HeadingRef, type LinkRef, type NoteMetadata, type Pos, type TagRef } from "../../core/metadata";
 
 /** The packed bytes as a Latin-1 string; with the frontmatter object beside it when JSON would not round-trip it. */
 export type PackedMetadata = string | readonly [string, Record<string, unknown>];
@@ -362,5 +362,57 @@ export function packedLinks(p: PackedMetadata): string[] {
     r.skipStr();
     link();
   }
+  return out;
+}
+
+/** Reused by `packedLinkTexts` (its body links and their lines; copied out before it returns). */
+const scratchBody: string[] = [];
+const scratchLines: number[] = [];
+
+/**
+ * A packed note's link texts in the link graph's order (`linkTextsOf`'s: frontmatter links, then
+ * links and embeds by line), read without making its metadata: the link graph's build reads every
+ * note's, and unpacking each into a `NoteMetadata` made ~100 short-lived objects a note.
+ */
+export function packedLinkTexts(p: PackedMetadata): string[] {
+  const r = new Reader(typeof p === "string" ? p : p[0]);
+  const flags = r.u();
+  if (flags & HAS_FRONTMATTER && !(flags & FRONTMATTER_OBJECT)) r.skipStr();
+  if (flags & HAS_FRONTMATTER_POSITION) r.skipPos();
+  if (flags & HAS_FRONTMATTER_ERROR) r.skipStr();
+  for (let n = r.u(); n > 0; n--) {
+    r.skipStr();
+    r.u();
+    r.skipPos();
+  }
+  const body = scratchBody;
+  const lines = scratchLines;
+  body.length = 0;
+  lines.length = 0;
+  const link = (): string => {
+    const f = r.u();
+    const text = r.str();
+    if ((f & 12) === ORIGINAL_STORED) r.skipStr();
+    if ((f & 3) === DISPLAY_STORED) r.skipStr();
+    return text;
+  };
+  let nLinks = 0;
+  for (let list = 0; list < 2; list++) {
+    const n = r.u();
+    if (list === 0) nLinks = n;
+    for (let k = 0; k < n; k++) {
+      body.push(link());
+      r.skipPos();
+      lines.push(r.prevLine);
+    }
+  }
+  const out: string[] = [];
+  for (let n = r.u(); n > 0; n--) {
+    r.skipStr();
+    out.push(link());
+  }
+  appendBodyLinksByLine(out, body, lines, nLinks);
+  body.length = 0;
+  lines.length = 0;
   return out;
 }
