@@ -58,8 +58,8 @@ export function loadSqlJs(wasm: Uint8Array): Promise<SqlJsStatic> {
  * pages, into its in-memory file system, growing by doubling, and out again; at 10k notes ~300 ms of
  * a full save, and short-lived buffers several times its 40 MB, which set off major collections.)
  */
-export function writeBlobs(blobs: Record<string, Uint8Array>): Uint8Array {
-  return writeKeyValueTable(TABLE, Object.entries(blobs));
+export function writeBlobs(blobs: Record<string, Uint8Array>, room?: (size: number) => Uint8Array | undefined): Uint8Array {
+  return writeKeyValueTable(TABLE, Object.entries(blobs), undefined, room);
 }
 
 /**

@@ -345,7 +345,7 @@ type TreePage = { page: number; leaf: CellOut[] | null; children: TreePage[]; ma
  * the overflow pages of values longer than a page. One allocation, the size of the file; each value
  * is copied once. SQLite (sql.js in the tests) reads it and finds it sound (`PRAGMA integrity_check`).
  */
-export function writeKeyValueTable(table: string, rows: Iterable<[string, Uint8Array]>, pageSize = 4096): Uint8Array {
+export function writeKeyValueTable(table: string, rows: Iterable<[string, Uint8Array]>, pageSize = 4096, room?: (size: number) => Uint8Array | undefined): Uint8Array {
   if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(table)) throw new Error(`bad table name ${table}`);
   if (pageSize < 512 || pageSize > 65536 || (pageSize & (pageSize - 1)) !== 0) throw new Error(`bad page size ${pageSize}`);
   const U = pageSize;
@@ -426,7 +426,10 @@ export function writeKeyValueTable(table: string, rows: Iterable<[string, Uint8A
     pages += c.overflowPages;
   }
 
-  const out = new Uint8Array(pages * U);
+  // In the caller's room (zeroed: it may be reused space), or an array of its own.
+  const given = room?.(pages * U);
+  if (given && given.length !== pages * U) throw new Error("the room for a file has the wrong size");
+  const out = given ? given.fill(0) : new Uint8Array(pages * U);
   const at = (n: number) => (n - 1) * U;
 
   // Page 1: the database header, then the schema table's only leaf with the table's row.

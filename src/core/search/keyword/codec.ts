@@ -8,13 +8,17 @@ import { TF_EXACT, tfCode } from "./postings";
 export class ByteWriter {
   buf: Uint8Array;
   n = 0;
-  constructor(cap = 256) {
-    this.buf = new Uint8Array(cap);
+  /** `alloc`: where its buffers come from (room carved from a bigger one), when not arrays of their own. */
+  constructor(
+    cap = 256,
+    private readonly alloc: (n: number) => Uint8Array = (n) => new Uint8Array(n),
+  ) {
+    this.buf = alloc(cap);
   }
   private grow(need: number): void {
     let cap = this.buf.length * 2;
     while (cap < this.n + need) cap *= 2;
-    const b = new Uint8Array(cap);
+    const b = this.alloc(cap);
     b.set(this.buf.subarray(0, this.n));
     this.buf = b;
   }

@@ -238,10 +238,12 @@ export class KeywordIndexFiles {
       }
     };
     /** A file's bytes, made in a task of its own, timed. */
-    const makeFile = async (content: Record<string, Uint8Array>): Promise<Uint8Array> => {
+    // The save's short-lived buffers (segment writers, files' bytes) carved from reused chunks (see carve.ts).
+    const scratch = new ScratchChunks();
+    const makeFile = async (content: Record<string, Uint8Array>, k: number): Promise<Uint8Array> => {
       await sched.yield();
       const t0 = sched.now();
-      const bytes = writeBlobs(content);
+      const bytes = writeBlobs(content, (size) => scratch.take(k, size));
       const t = sched.now() - t0;
       filesMs += t;
       maxStep = Math.max(maxStep, t);
@@ -249,7 +251,7 @@ export class KeywordIndexFiles {
     };
     if (segs.length) {
       // One sliced pass over the posting lists splits them by segment…
-      const job = index.segmentWriter(segs);
+      const job = index.segmentWriter(segs, scratch);
       const t0 = sched.now();
       while (!job.step(clock.used)) await maybeYield();
       serializeMs += sched.now() - t0;
@@ -263,11 +265,14 @@ export class KeywordIndexFiles {
         const t1 = sched.now();
         serializeMs += t1 - t0;
         maxStep = Math.max(maxStep, t1 - t0);
-        const bytes = await makeFile({ ...blobs, key, gen });
+        const bytes = await makeFile({ ...blobs, key, gen }, k);
         bytesTotal += bytes.length;
         files++;
         await sched.yield();
-        if (!(await write(segmentFileName(file, k), bytes))) {
+        const written = await write(segmentFileName(file, k), bytes);
+        // The store has the bytes (written, or failed): the segment's scratch pieces are free.
+        scratch.done(k);
+        if (!written) {
           for (const j of segs) index.dirty[j] = 1;
           return { mainDirty, failed };
         }
@@ -281,10 +286,12 @@ export class KeywordIndexFiles {
         meta: utf8e.encode(JSON.stringify({ key: this.deps.key, segments: index.segCount })),
         skipped: utf8e.encode(JSON.stringify(skippedRows)),
         names: index.dictBytes(),
-      });
+      }, MAIN_PIECES);
       bytesTotal += bytes.length;
       files++;
-      if (!(await write(file, bytes))) mainDirty = true;
+      const written = await write(file, bytes);
+      scratch.done(MAIN_PIECES);
+      if (!written) mainDirty = true;
       else if (this.staleSegments > index.segCount) {
         // The main file no longer names them: the files of segments past the layout go.
         for (let k = index.segCount; k < this.staleSegments; k++) {
@@ -343,6 +350,9 @@ export class ReadWindow {
   }
 }
 const DONE: Promise<null> = Promise.resolve(null);
+
+/** The save's scratch pieces of the main file (segments are 0 and up). */
+const MAIN_PIECES = -1;
 
 /** The blobs restoreSegment keeps beyond its call: never in scratch space. */
 const KEPT_BLOBS: ReadonlySet<string> = new Set<keyof RestoredBlobs>(["postings", "seq"]);

@@ -15,6 +15,7 @@ import { compactSome, needsCompaction, type CompactionState } from "./compaction
 import { CHUNK_NUMS, docEdge, LEN, LINE_A, LINE_B, MAX_SEGMENTS, packFrontmatter, packHeadings, SEQ_A, SEQ_B, type DocEntry } from "./doc";
 import type { IndexState, RestoredLists } from "./index-state";
 import { dictBytes, segmentWriter, type RestoredBlobs, type SegmentWriter } from "./persist";
+import type { ScratchChunks } from "./carve";
 import { PostingList, PostingPool } from "./postings";
 import { PostingsLog } from "./postings-log";
 import { SegmentLoader } from "./restore";
@@ -405,8 +406,8 @@ export class InvertedIndex implements IndexState {
   }
 
   /** Serializes the given segments in steps (see persist.ts). Clears their dirty flags. */
-  segmentWriter(segs: number[]): SegmentWriter {
-    return segmentWriter(this, segs);
+  segmentWriter(segs: number[], scratch?: ScratchChunks): SegmentWriter {
+    return segmentWriter(this, segs, scratch);
   }
 
   /** The term dictionary as saved: its terms, one per line, as UTF-8. */
