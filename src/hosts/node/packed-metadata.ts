@@ -330,11 +330,8 @@ export function unpack(p: PackedMetadata): NoteMetadata {
   return m;
 }
 
-/**
- * The link texts of a packed note (links, embeds, frontmatter links, in that order), read without
- * making its metadata: the rest is skipped over (relinking reads every note's links at opening).
- */
-export function packedLinks(p: PackedMetadata): string[] {
+/** A reader of a packed note placed at its links (its frontmatter and headings skipped over). */
+function readerAtLinks(p: PackedMetadata): Reader {
   const r = new Reader(typeof p === "string" ? p : p[0]);
   const flags = r.u();
   if (flags & HAS_FRONTMATTER && !(flags & FRONTMATTER_OBJECT)) r.skipStr();
@@ -345,6 +342,15 @@ export function packedLinks(p: PackedMetadata): string[] {
     r.u();
     r.skipPos();
   }
+  return r;
+}
+
+/**
+ * The link texts of a packed note (links, embeds, frontmatter links, in that order), read without
+ * making its metadata: the rest is skipped over (relinking reads every note's links at opening).
+ */
+export function packedLinks(p: PackedMetadata): string[] {
+  const r = readerAtLinks(p);
   const out: string[] = [];
   const link = (): void => {
     const f = r.u();
@@ -375,16 +381,7 @@ const scratchLines: number[] = [];
  * note's, and unpacking each into a `NoteMetadata` made ~100 short-lived objects a note.
  */
 export function packedLinkTexts(p: PackedMetadata): string[] {
-  const r = new Reader(typeof p === "string" ? p : p[0]);
-  const flags = r.u();
-  if (flags & HAS_FRONTMATTER && !(flags & FRONTMATTER_OBJECT)) r.skipStr();
-  if (flags & HAS_FRONTMATTER_POSITION) r.skipPos();
-  if (flags & HAS_FRONTMATTER_ERROR) r.skipStr();
-  for (let n = r.u(); n > 0; n--) {
-    r.skipStr();
-    r.u();
-    r.skipPos();
-  }
+  const r = readerAtLinks(p);
   const body = scratchBody;
   const lines = scratchLines;
   body.length = 0;
