@@ -102,6 +102,25 @@ function healthProbe(port: number): { stop(): Promise<number[]> } {
   };
 }
 
+/** The newest modification time of a file in `dir` (0 when none). */
+function newestMtime(dir: string): number {
+  let t = 0;
+  try {
+    for (const f of readdirSync(dir)) t = Math.max(t, statSync(path.join(dir, f)).mtimeMs);
+  } catch {
+    // Not made yet.
+  }
+  return t;
+}
+
+/** Waits at least `minMs`, then until no file in `dir` changed for `quietMs` (at most `maxMs`); returns the time waited. */
+async function settle(dir: string, minMs: number, quietMs: number, maxMs: number): Promise<number> {
+  const t0 = performance.now();
+  await new Promise((r) => setTimeout(r, minMs));
+  while (performance.now() - t0 < maxMs && Date.now() - newestMtime(dir) < quietMs) await new Promise((r) => setTimeout(r, 250));
+  return performance.now() - t0;
+}
+
 function pct(xs: number[], p: number): number {
   if (!xs.length) return NaN;
   const s = [...xs].sort((a, b) => a - b);
@@ -147,9 +166,13 @@ async function phase(cli: string, vault: string, stateDir: string, queries: stri
     await client.callTool({ name: "read", arguments: { path: "no such note (bench).md" } });
     const openMs = performance.now() - t0;
     log(`  ${label}: /health after ${healthMs.toFixed(0)} ms, every note searchable after ${searchableMs.toFixed(0)} ms, the vault open (every tool answers) after ${openMs.toFixed(0)} ms`);
-    // Let saving and background work finish before RSS is read (the plugin's steady state).
-    await new Promise((r) => setTimeout(r, 8000));
+    // Let saving and background work finish before RSS is read (the plugin's steady state): at least
+    // 8 s, and until no state file has changed for 3 s (a cold build's save takes longer than 8 s on
+    // a busy machine), then 2 s for the collection a large save asks for.
+    const settledMs = await settle(stateDir, 8000, 3000, 90_000);
+    await new Promise((r) => setTimeout(r, 2000));
     const mem = procStatus(child.pid!);
+    log(`  ${label}: state files settled ${(settledMs / 1000).toFixed(1)} s after the vault opened; RSS read 2 s later`);
     const lat: number[] = [];
     for (const q of queries.slice(0, 20)) await client.callTool({ name: "search", arguments: { query: q } });
     for (const q of queries) {
