@@ -6,6 +6,7 @@ import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { isJsonContentType } from "@modelcontextprotocol/sdk/shared/mediaType.js";
 import type { Transport, TransportSendOptions } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { releaseGarbage } from "../core/memory";
 import { clearTimer, setTimer, type TimerHandle } from "../core/timers";
 import { isInitializeRequest, isJSONRPCRequest, SUPPORTED_PROTOCOL_VERSIONS, type JSONRPCMessage, type MessageExtraInfo } from "@modelcontextprotocol/sdk/types.js";
 
@@ -30,6 +31,11 @@ export interface HttpServerOptions {
   sessionIdleMs?: number;
   /** At most this many sessions (default 100): a new one closes the one idle the longest, or is refused when none is idle. */
   maxSessions?: number;
+  /**
+   * Called once the server has been quiet `ms` (default 5 s) after serving at least `after` requests
+   * (default 50); by default `releaseGarbage` (core/memory.ts). Tests set their own.
+   */
+  quiet?: { ms?: number; after?: number; then?: () => void };
 }
 
 export const DEFAULT_SESSION_IDLE_MS = 30 * 60_000;
@@ -68,6 +74,9 @@ export class AddressInUseError extends Error {
 }
 
 const LOOPBACK_NAMES = new Set(["127.0.0.1", "localhost", "[::1]"]);
+/** Quiet this long after serving at least QUIET_HINT_AFTER requests, the server hints V8 to collect (see `quiet`). */
+const QUIET_MS = 5_000;
+const QUIET_HINT_AFTER = 50;
 
 function jsonRpcError(res: Response, status: number, code: number, message: string): void {
   res.status(status).json({ jsonrpc: "2.0", error: { code, message }, id: null });
@@ -207,6 +216,37 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
   const app = express();
   app.disable("x-powered-by");
   let boundPort = opts.port;
+
+  // When the server goes quiet after serving requests, V8 is hinted to collect what they left
+  // (core/memory.ts): an idle process otherwise keeps it. 100k notes, a warm server after ~80k
+  // requests: heap used 321 MB, 190 MB live (RSS ~700 MB, ~610 after the collection).
+  const quietMs = opts.quiet?.ms ?? QUIET_MS;
+  const quietAfter = opts.quiet?.after ?? QUIET_HINT_AFTER;
+  const onQuiet = opts.quiet?.then ?? (() => void releaseGarbage());
+  let served = 0;
+  let lastRequestAt = 0;
+  let quietTimer: TimerHandle | null = null;
+  const checkQuiet = () => {
+    quietTimer = null;
+    if (closed) return;
+    const quiet = Date.now() - lastRequestAt;
+    if (quiet < quietMs) {
+      quietTimer = setTimer(checkQuiet, quietMs - quiet);
+      (quietTimer as { unref?: () => void }).unref?.();
+      return;
+    }
+    if (served >= quietAfter) onQuiet();
+    served = 0;
+  };
+  app.use((_req: Request, _res: Response, next: NextFunction) => {
+    served++;
+    lastRequestAt = Date.now();
+    if (!quietTimer && !closed) {
+      quietTimer = setTimer(checkQuiet, quietMs);
+      (quietTimer as { unref?: () => void }).unref?.();
+    }
+    next();
+  });
 
   app.use((req: Request, res: Response, next: NextFunction) => {
     const host = req.headers.host ?? "";
@@ -401,6 +441,8 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
       closed = true;
       clearTimer(sweepTimer);
       sweepTimer = null;
+      clearTimer(quietTimer);
+      quietTimer = null;
       for (const { transport } of [...sessions.values()]) await transport.close().catch(() => {});
       sessions.clear();
       await new Promise<void>((resolve) => {
