@@ -4,7 +4,8 @@
  * on the index it saved). Measured per phase:
  * - spawn → `/health` answers; spawn → every note searchable (a search's `_meta.index_stale` false and
  *   no `index_loading`);
- * - the server's RSS (`/proc/<pid>/status` VmRSS) once settled, and its peak (VmHWM);
+ * - the server's RSS (`/proc/<pid>/status` VmRSS) once settled (state files unchanged for 3 s, then 8 s
+ *   without requests), and its peak (VmHWM);
  * - search p50 over MCP HTTP with the SDK client;
  * - the longest event-loop block, seen from outside: `/health` is requested back to back all the
  *   while, and its longest answer (minus the median one) is the longest time the server's event loop
@@ -82,11 +83,16 @@ function getHealth(port: number, timeoutMs = 60_000): Promise<boolean> {
 }
 
 /** Requests `/health` back to back; `stop()` returns the answers' durations. */
-function healthProbe(port: number): { stop(): Promise<number[]> } {
+function healthProbe(port: number): { stop(): Promise<number[]>; pause(ms: number): Promise<void> } {
   const times: number[] = [];
   let running = true;
+  let pausedUntil = 0;
   const loop = (async () => {
     while (running) {
+      if (performance.now() < pausedUntil) {
+        await new Promise((r) => setTimeout(r, 20));
+        continue;
+      }
       const t = performance.now();
       const ok = await getHealth(port);
       if (ok) times.push(performance.now() - t);
@@ -98,6 +104,11 @@ function healthProbe(port: number): { stop(): Promise<number[]> } {
       running = false;
       await loop;
       return times;
+    },
+    /** No requests for `ms` (resolves when the time is up). */
+    async pause(ms: number) {
+      pausedUntil = performance.now() + ms;
+      await new Promise((r) => setTimeout(r, ms));
     },
   };
 }
@@ -168,11 +179,13 @@ async function phase(cli: string, vault: string, stateDir: string, queries: stri
     log(`  ${label}: /health after ${healthMs.toFixed(0)} ms, every note searchable after ${searchableMs.toFixed(0)} ms, the vault open (every tool answers) after ${openMs.toFixed(0)} ms`);
     // Let saving and background work finish before RSS is read (the plugin's steady state): at least
     // 8 s, and until no state file has changed for 3 s (a cold build's save takes longer than 8 s on
-    // a busy machine), then 2 s for the collection a large save asks for.
+    // a busy machine). Then 8 s without requests, the /health probe's included: the server hints a
+    // collection once quiet 5 s after serving requests (transport/http.ts), as it does for a client
+    // that stops asking; the probe's own garbage is not the server's steady state.
     const settledMs = await settle(stateDir, 8000, 3000, 90_000);
-    await new Promise((r) => setTimeout(r, 2000));
+    await probe.pause(8000);
     const mem = procStatus(child.pid!);
-    log(`  ${label}: state files settled ${(settledMs / 1000).toFixed(1)} s after the vault opened; RSS read 2 s later`);
+    log(`  ${label}: state files settled ${(settledMs / 1000).toFixed(1)} s after the vault opened; RSS read after 8 s without requests`);
     const lat: number[] = [];
     for (const q of queries.slice(0, 20)) await client.callTool({ name: "search", arguments: { query: q } });
     for (const q of queries) {
