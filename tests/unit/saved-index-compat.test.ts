@@ -96,8 +96,8 @@ describe("an index saved by an earlier version", () => {
 
   // Chunks of 64 KB: a few segments' files fill one, so chunks are reused many times
   // during the load. A blob the index keeps, left in scratch space, would be overwritten by a later
-  // segment's file and the answers (or the load) would differ. 32 segments: the encoded
-  // postings go to carved room of their own; 16: they are buffers of their own.
+  // segment's file and the answers (or the load) would differ. 32 segments: the encoded postings go
+  // to carved room of their own, the term sequences to buffers of their own; 16: nothing is carved.
   test.each([32, 16])("loaded into reused scratch space (a store that reads into given room), %i segments, it answers as a fresh build", async (segments) => {
     const before = ScratchChunks.chunkBytes;
     ScratchChunks.chunkBytes = 64 << 10;
@@ -117,7 +117,8 @@ describe("an index saved by an earlier version", () => {
       const loaded = await startedSearch(vault, store);
       expect(loaded.logs.filter((l) => /rebuild|unusable|indexed again|format changed/i.test(l))).toEqual([]);
       expect(reads()).toBe(0);
-      expect(store.intoRoom).toBe(segments);
+      // Fewer than 32 segment files make too little garbage to carve (index-files.ts, SCRATCH_SEGMENTS).
+      expect(store.intoRoom).toBe(segments >= 32 ? segments : 0);
       const fresh = await startedSearch(new MemoryVault(savedIndexVault()));
       expect(await answers(loaded.svc)).toEqual(await answers(fresh.svc));
       await loaded.svc.close();

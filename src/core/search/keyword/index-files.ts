@@ -122,12 +122,12 @@ export class KeywordIndexFiles {
     }
     // Read the segment files ahead of decoding (one per task), into scratch chunks (see carve.ts)
     // with the blobs only decoding uses; what the index keeps goes where it says (restoreRoom).
-    const scratch = new ScratchChunks();
+    const scratch = count >= SCRATCH_SEGMENTS ? new ScratchChunks() : null;
     const files = new ReadWindow(
       store,
       Array.from({ length: count }, (_, k) => segmentFileName(file, k)),
       () => sched.yield(),
-      (k, size) => scratch.take(k, size),
+      scratch ? (k, size) => scratch.take(k, size) : undefined,
     );
     const now = () => sched.now();
     const lt = { wait: 0, rows: 0, decode: 0, lists: 0 };
@@ -144,7 +144,7 @@ export class KeywordIndexFiles {
         if (b instanceof Error) throw b;
         if (!b || b.length === 0) throw new Error("missing");
         t = now();
-        const blobs = await read(name, b, (key, size) => index.restoreRoom(key, size) ?? (KEPT_BLOBS.has(key) ? undefined : scratch.take(k, size)));
+        const blobs = await read(name, b, (key, size) => index.restoreRoom(key, size) ?? (KEPT_BLOBS.has(key) ? undefined : scratch?.take(k, size)));
         lt.rows += now() - t;
         // Reading a segment and decoding it are two tasks (in a fresh process, before V8 has
         // optimised either, one segment was up to ~50 ms).
@@ -166,7 +166,7 @@ export class KeywordIndexFiles {
         log("warn", `Search index segment ${name} is unusable (${errText(e)}); its notes are indexed again.`);
       } finally {
         // The segment's file and the blobs only its decoding used: that scratch space is reused.
-        scratch.done(k);
+        scratch?.done(k);
       }
     }
     const t = now();
@@ -237,13 +237,13 @@ export class KeywordIndexFiles {
         return false;
       }
     };
+    // A big save's short-lived buffers (segment writers, files' bytes) carved from reused chunks (see carve.ts).
+    const scratch = segs.length >= SCRATCH_SEGMENTS ? new ScratchChunks() : null;
     /** A file's bytes, made in a task of its own, timed. */
-    // The save's short-lived buffers (segment writers, files' bytes) carved from reused chunks (see carve.ts).
-    const scratch = new ScratchChunks();
     const makeFile = async (content: Record<string, Uint8Array>, k: number): Promise<Uint8Array> => {
       await sched.yield();
       const t0 = sched.now();
-      const bytes = writeBlobs(content, (size) => scratch.take(k, size));
+      const bytes = writeBlobs(content, scratch ? (size) => scratch.take(k, size) : undefined);
       const t = sched.now() - t0;
       filesMs += t;
       maxStep = Math.max(maxStep, t);
@@ -251,7 +251,7 @@ export class KeywordIndexFiles {
     };
     if (segs.length) {
       // One sliced pass over the posting lists splits them by segment…
-      const job = index.segmentWriter(segs, scratch);
+      const job = index.segmentWriter(segs, scratch ?? undefined);
       const t0 = sched.now();
       while (!job.step(clock.used)) await maybeYield();
       serializeMs += sched.now() - t0;
@@ -271,7 +271,7 @@ export class KeywordIndexFiles {
         await sched.yield();
         const written = await write(segmentFileName(file, k), bytes);
         // The store has the bytes (written, or failed): the segment's scratch pieces are free.
-        scratch.done(k);
+        scratch?.done(k);
         if (!written) {
           for (const j of segs) index.dirty[j] = 1;
           return { mainDirty, failed };
@@ -290,7 +290,7 @@ export class KeywordIndexFiles {
       bytesTotal += bytes.length;
       files++;
       const written = await write(file, bytes);
-      scratch.done(MAIN_PIECES);
+      scratch?.done(MAIN_PIECES);
       if (!written) mainDirty = true;
       else if (this.staleSegments > index.segCount) {
         // The main file no longer names them: the files of segments past the layout go.
@@ -350,6 +350,13 @@ export class ReadWindow {
   }
 }
 const DONE: Promise<null> = Promise.resolve(null);
+
+/**
+ * A load of this many segment files or more, or a save of this many segments, carves its short-lived
+ * buffers (see carve.ts). Fewer make too little garbage to matter, and a 33 MB chunk for a save of
+ * the one segment an edit touched would only add to V8's external-memory count (a collection sooner).
+ */
+const SCRATCH_SEGMENTS = 32;
 
 /** The save's scratch pieces of the main file (segments are 0 and up). */
 const MAIN_PIECES = -1;
