@@ -14,6 +14,7 @@ import { ScratchChunks } from "./carve";
 import { validSegmentCount } from "./doc";
 import type { InvertedIndex } from "./inverted-index";
 import type { RestoredBlobs } from "./persist";
+import { KEPT_BLOBS } from "./restore";
 
 /** A note the index leaves out (too large, unreadable, binary), until its mtime or size changes. */
 export interface Skip {
@@ -360,9 +361,6 @@ const SCRATCH_SEGMENTS = 32;
 
 /** The save's scratch pieces of the main file (segments are 0 and up). */
 const MAIN_PIECES = -1;
-
-/** The blobs restoreSegment keeps beyond its call: never in scratch space. */
-const KEPT_BLOBS: ReadonlySet<string> = new Set<keyof RestoredBlobs>(["postings", "seq"]);
 
 const utf8d = new TextDecoder();
 const utf8e = new TextEncoder();

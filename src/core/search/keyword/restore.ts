@@ -14,6 +14,8 @@ import { Carver } from "./carve";
 
 /** What a segment's loading keeps of its blobs until its notes are registered. */
 type KeptBlobs = Pick<RestoredBlobs, "postings" | "seq">;
+/** The blobs restoreSegment keeps beyond its call (KeptBlobs): never to be given scratch space. */
+export const KEPT_BLOBS: ReadonlySet<string> = new Set<keyof KeptBlobs>(["postings", "seq"]);
 
 /** Chunk ids above this are taken for corruption when loading (the segment is indexed again). */
 const MAX_CHUNK_ID = 1 << 26;
