@@ -24,9 +24,9 @@ const PHRASE_VERIFY_CAP = 3000;
  * A note whose title (or an alias) holds query terms scores up to this much more: times the share of
  * the query it covers (idf-weighted) and the share of the title's words the query holds.
  */
-const TITLE_BOOST = 0.5;
+export const TITLE_BOOST = 0.5;
 /** …and this much more again when the title is exactly the query's terms. */
-const TITLE_EXACT_BOOST = 0.5;
+export const TITLE_EXACT_BOOST = 0.5;
 /** Title boosts are computed for about this many of the best candidates (those it could lift into the top). */
 const TITLE_BOOST_POOL = 200;
 /**
@@ -51,7 +51,14 @@ const FORM_WEIGHT = 0.1;
  * of 6 -> 8: known-item help-en 0.977 -> 0.979, help-ja 0.977 -> 0.983, zh 0.967 -> 0.972, ko and hub
  * equal, hand-written help-en 0.888 -> 0.910 (0.5: hub 0.972; a span of 4: help-en 0.975).
  */
-const PROXIMITY_BOOST = 0.35;
+export const PROXIMITY_BOOST = 0.35;
+/*
+ * The title boost's cut (its floor, the 200th best score after proximity, / (1 + TITLE_BOOST +
+ * TITLE_EXACT_BOOST)) is below every note whose proximity is measured, so it can be decided before
+ * they are: a pool note is at least the 30th best before proximity (K) / (1 + PROXIMITY_BOOST), and
+ * the floor at most K × (1 + PROXIMITY_BOOST). That holds while (1 + PROXIMITY_BOOST)² ≤ 1 +
+ * TITLE_BOOST + TITLE_EXACT_BOOST (1.82 ≤ 2), which the tests check (search-proximity.test.ts).
+ */
 const PROXIMITY_SPAN = 8;
 /** Proximity is computed for about this many of the best candidates, in at most this many sections each. */
 const PROXIMITY_POOL = 30;
@@ -66,9 +73,17 @@ interface TermGroup {
 }
 
 export class Scorer {
+  /**
+   * `eager`: measure every pool note's proximity at once (a reference for the tests: the lazy
+   * measuring must give the same answers).
+   */
+  constructor(private readonly eager = false) {}
+
   // Scratch space.
   private acc = new Float64Array(1024);
   private cnt = new Int32Array(1024);
+  /** Per chunk id: 1 while it is one of the chunks a term's scores are limited to, else 0. */
+  private onlyMark = new Uint8Array(1024);
   private docMask = new Uint32Array(64);
   private docBest = new Float64Array(64);
   private docExcluded = new Uint8Array(64);
@@ -76,6 +91,9 @@ export class Scorer {
   private noteAcc = new Float64Array(64);
   private noteTf = new Float64Array(64);
   private selectScratch = new Float64Array(256);
+  private readonly touched = new IntStack();
+  private readonly docsTouched = new IntStack();
+  private readonly termSlots = new IntStack();
   /** Per term id: 1 + its clause index while proximity is measured, else 0. */
   private clauseMark = new Int8Array(0);
   /** Per note: 1 while its proximity is pending; its score before proximity; its title factor since. */
@@ -89,6 +107,7 @@ export class Scorer {
     if (this.acc.length < ix.alive.length) {
       this.acc = new Float64Array(ix.alive.length);
       this.cnt = new Int32Array(ix.alive.length);
+      this.onlyMark = new Uint8Array(ix.alive.length);
     }
     if (this.docMask.length < ix.slots.length) {
       const cap = Math.max(64, ix.slots.length * 2);
@@ -122,8 +141,12 @@ export class Scorer {
     const avg = ix.totalLen / N;
     const acc = this.acc;
     const docMask = this.docMask;
-    const touched: number[] = [];
-    const docsTouched: number[] = [];
+    // The chunks and notes this search scored (kept between searches: arrays pushed anew each time
+    // were two thirds of a common word's scoring time).
+    const touched = this.touched;
+    const docsTouched = this.docsTouched;
+    touched.n = 0;
+    docsTouched.n = 0;
     const excludedDocs: number[] = [];
     const alive = ix.alive;
     const chunkDoc = ix.chunkDoc;
@@ -132,7 +155,8 @@ export class Scorer {
     const noteTf = this.noteTf;
     const noteLen = ix.noteLen;
     const avgNote = ix.totalLen / Math.max(1, ix.docs.size);
-    const termSlots: number[] = [];
+    const termSlots = this.termSlots;
+    termSlots.n = 0;
     let verified = 0;
 
     /** A term's list (as an array of lists: prefixes expand to several). */
@@ -178,33 +202,25 @@ export class Scorer {
     const addTerm = (g: TermGroup, bit: number, only: Set<number> | null, need: number) => {
       const idf = idfOf(g);
       if (idf === 0) return;
-      for (let k = 0; k < g.ls.length; k++) {
-        const ids = g.ls[k].ids;
-        const tfs = g.ls[k].tfs;
-        const n = g.ls[k].n;
-        const wk = g.w[k];
-        for (let i = 0; i < n; i++) {
-          const id = ids[i];
-          if (!alive[id] || (only && !only.has(id))) continue;
-          const slot = chunkDoc[id];
-          if (need && (docMask[slot] & need) !== need) continue;
-          const tf = TF_OF[tfs[i]];
-          const s = (wk * idf * tf * (K1 + 1)) / (tf + K1 * (1 - B + (B * chunkLen[id]) / avg));
-          if (acc[id] === 0) touched.push(id);
-          acc[id] += s;
-          if (docMask[slot] === 0) docsTouched.push(slot);
-          docMask[slot] |= bit;
-          if (noteTf[slot] === 0) termSlots.push(slot);
-          noteTf[slot] += wk * tf;
-        }
+      // `only` as marks per chunk id (a typed read in the loop, not a hash lookup).
+      let onlyMark: Uint8Array | null = null;
+      if (only) {
+        onlyMark = this.onlyMark;
+        for (const id of only) onlyMark[id] = 1;
       }
+      for (let k = 0; k < g.ls.length; k++) {
+        const l = g.ls[k];
+        addPostings(l.ids, l.tfs, l.n, g.w[k], idf, avg, onlyMark, need, bit, alive, chunkDoc, chunkLen, acc, docMask, noteTf, touched, docsTouched, termSlots);
+      }
+      if (onlyMark && only) for (const id of only) onlyMark[id] = 0;
       // The whole note as one document: its summed tf against its length.
-      for (const slot of termSlots) {
+      for (let i = 0; i < termSlots.n; i++) {
+        const slot = termSlots.a[i];
         const tf = noteTf[slot];
         noteTf[slot] = 0;
         noteAcc[slot] += (idf * tf * (K1 + 1)) / (tf + K1 * (1 - NOTE_B + (NOTE_B * noteLen[slot]) / avgNote));
       }
-      termSlots.length = 0;
+      termSlots.n = 0;
     };
     /** Chunks holding every term (intersection from the rarest list); `phrase`: in a row. */
     const allTermsChunks = (terms: string[], phrase: boolean): Set<number> => {
@@ -322,14 +338,15 @@ export class Scorer {
       }
     };
     const reset = () => {
-      for (const id of touched) acc[id] = 0;
-      for (const s of docsTouched) {
+      for (let i = 0; i < touched.n; i++) acc[touched.a[i]] = 0;
+      for (let i = 0; i < docsTouched.n; i++) {
+        const s = docsTouched.a[i];
         docMask[s] = 0;
         this.docBest[s] = 0;
         noteAcc[s] = 0;
       }
-      touched.length = 0;
-      docsTouched.length = 0;
+      touched.n = 0;
+      docsTouched.n = 0;
     };
     score(clauses.length > 1);
 
@@ -368,19 +385,23 @@ export class Scorer {
     };
     const candidates = (all: boolean): number[] => {
       const out: number[] = [];
-      for (let i = 0; i < docsTouched.length; i++) {
-        const s = docsTouched[i];
+      for (let i = 0; i < docsTouched.n; i++) {
+        const s = docsTouched.a[i];
         if ((all ? docMask[s] === full : docMask[s] !== 0) && passes(s)) out.push(s);
       }
       return out;
     };
     const best = () => {
-      for (const id of touched) {
+      for (let i = 0; i < touched.n; i++) {
+        const id = touched.a[i];
         const slot = chunkDoc[id];
         if (acc[id] > docBest[slot]) docBest[slot] = acc[id];
       }
       // Fused: the best section and the whole note.
-      for (const slot of docsTouched) docBest[slot] = (1 - NOTE_WEIGHT) * docBest[slot] + NOTE_WEIGHT * noteAcc[slot];
+      for (let i = 0; i < docsTouched.n; i++) {
+        const slot = docsTouched.a[i];
+        docBest[slot] = (1 - NOTE_WEIGHT) * docBest[slot] + NOTE_WEIGHT * noteAcc[slot];
+      }
     };
     best();
     const limit = Math.max(0, Math.floor(req.limit));
@@ -405,6 +426,9 @@ export class Scorer {
     // top is never measured (`settle`, below), which leaves every answer as measuring them all would.
     const proxPool = partial.length ? cands.concat(partial) : cands;
     const marked: number[] = [];
+    /** How many clauses proximity can tell apart, and the most its factor can be. */
+    let distinct = 0;
+    let maxF = 1;
     /** Pool notes not measured yet, and per slot 1 while it is one of them. */
     let proxTodo: number[] = [];
     const todo = this.proxTodo;
@@ -426,6 +450,12 @@ export class Scorer {
           }
         }
       });
+      // The clauses proximity can tell apart: a term in two clauses ("time time") marks the last one
+      // only, so a note's run covers at most `distinct` clauses and its factor is at most `maxF`.
+      let bits = 0;
+      for (const id of marked) bits |= 1 << (this.clauseMark[id] - 1);
+      distinct = popcount(bits);
+      maxF = 1 + (PROXIMITY_BOOST * distinct) / clauses.length;
       let pool = proxPool;
       if (pool.length > PROXIMITY_POOL) {
         if (this.selectScratch.length < pool.length) this.selectScratch = new Float64Array(Math.max(pool.length, 2 * this.selectScratch.length));
@@ -434,8 +464,9 @@ export class Scorer {
         const floor = kthLargest(scores, pool.length, PROXIMITY_POOL) / (1 + PROXIMITY_BOOST);
         pool = pool.filter((s) => docBest[s] >= floor);
       }
-      proxTodo = pool;
-      for (const s of pool) {
+      // Fewer than two clauses to tell apart: no note's factor can differ from 1.
+      if (distinct >= 2) proxTodo = pool;
+      for (const s of proxTodo) {
         todo[s] = 1;
         proxBase[s] = docBest[s];
         titleF[s] = 1;
@@ -466,32 +497,35 @@ export class Scorer {
       if (titleF[s] !== 1) v *= titleF[s];
       docBest[s] = v;
     };
+    if (this.eager) for (const s of proxTodo) measure(s);
     /**
-     * Measures the pending notes of `list` (whole matches, or partial ones) that could be among its
-     * `k` best: those whose score raised fully reaches the k-th best score of the pool's notes in it
-     * (a bound below the k-th best of the list), which rises as notes are measured.
+     * The pending notes of `list` that could reach `bar` (a score), best first, taken one by one
+     * (most callers stop after a few: no sort of them all).
      */
+    const pendingOf = (list: readonly number[], bar: number): Iterable<number> => new BestFirst(list.filter((s) => todo[s] === 1 && docBest[s] * maxF * (1 + 1e-9) >= bar), docBest);
+    /**
+     * Measures the pending notes of `list` (best first) that could reach the k-th best score of
+     * `list`, which rises as they are measured; returns that k-th best score, the same as measuring
+     * them all would give (-Infinity when `list` holds fewer than k notes). A note left pending stays
+     * below it whatever its proximity: it can neither be among the k best nor move the k-th.
+     */
+    const kthSettled = (list: readonly number[], k: number): number => {
+      const top = new TopK(k, list, docBest);
+      for (const s of pendingOf(list, top.min())) {
+        // Rounding aside, a measured score is at most maxF times the pending one.
+        if (docBest[s] * maxF * (1 + 1e-9) < top.min()) break;
+        measure(s);
+        top.update(s, docBest[s]);
+      }
+      return top.min();
+    };
+    /** Measures the pending notes of `list` (whole matches, or partial ones) that could be among its `k` best. */
     const settle = (whole: boolean, k: number): void => {
       if (proxTodo.length === 0 || k <= 0) return;
-      const inList = (s: number) => (docMask[s] === full) === whole;
-      const mine = proxTodo.filter(inList);
-      const pending = mine.filter((s) => todo[s] === 1).sort((a, b) => docBest[b] - docBest[a]);
-      if (pending.length === 0) return;
-      if (this.selectScratch.length < mine.length) this.selectScratch = new Float64Array(Math.max(mine.length, 2 * this.selectScratch.length));
-      const scores = this.selectScratch;
-      const kth = (): number => {
-        if (mine.length < k) return -Infinity;
-        for (let i = 0; i < mine.length; i++) scores[i] = docBest[mine[i]];
-        return kthLargest(scores, mine.length, k);
-      };
-      let bar = kth();
-      for (const s of pending) {
-        // Rounding aside, a measured score is at most (1 + PROXIMITY_BOOST) times the pending one.
-        if (docBest[s] * (1 + PROXIMITY_BOOST) * (1 + 1e-9) < bar) break;
-        const before = docBest[s];
-        measure(s);
-        if (docBest[s] !== before) bar = kth();
-      }
+      const mine = proxTodo.filter((s) => (docMask[s] === full) === whole);
+      // The pool's notes in the list: the rest of it is below the pool (the pool's floor), so
+      // the list's k-th best is at least theirs.
+      kthSettled(mine, k);
     };
 
     // Title boost: notes whose title or alias holds the query's terms.
@@ -509,14 +543,11 @@ export class Scorer {
         if (this.selectScratch.length < pool.length) this.selectScratch = new Float64Array(Math.max(pool.length, 2 * this.selectScratch.length));
         const scores = this.selectScratch;
         for (let i = 0; i < pool.length; i++) scores[i] = docBest[pool[i]];
-        let floor = kthLargest(scores, pool.length, TITLE_BOOST_POOL);
-        // The pool's floor stands whatever proximity gives the pending notes when each is above it;
-        // else measure them all (as the floor would be computed after proximity).
-        if (proxTodo.some((s) => todo[s] === 1 && docBest[s] <= floor)) {
-          for (const s of proxTodo) if (todo[s] === 1) measure(s);
-          for (let i = 0; i < pool.length; i++) scores[i] = docBest[pool[i]];
-          floor = kthLargest(scores, pool.length, TITLE_BOOST_POOL);
-        }
+        // The floor is that of the scores after proximity: the pending notes that could reach it are
+        // measured (kthSettled). No pending note is below the cut, before or after it is measured
+        // (see PROXIMITY_BOOST): the notes that pass the cut, and those the floor keeps, are the same
+        // as measuring them all would give.
+        const floor = proxTodo.length ? kthSettled(pool, TITLE_BOOST_POOL) : kthLargest(scores, pool.length, TITLE_BOOST_POOL);
         const cut = floor / (1 + TITLE_BOOST + TITLE_EXACT_BOOST);
         boostSet = pool.filter((s) => docBest[s] >= cut);
         if (boostSet.length > TITLE_BOOST_POOL * 4) boostSet = boostSet.filter((s) => docBest[s] >= floor);
@@ -661,6 +692,233 @@ export function kthLargest(a: Float64Array, n: number, k: number): number {
     else return a[m];
   }
   return a[m];
+}
+
+/**
+ * One posting list's BM25 (weight `wk`) into the chunks' scores (`acc`) and their notes' summed tf
+ * (`noteTf`); `only`: the chunks marked 1 alone; `need`: notes already matching these clause bits alone.
+ * A function of its own, its arrays passed in: V8 keeps them in registers through the loop.
+ */
+function addPostings(
+  ids: Int32Array,
+  tfs: Uint8Array,
+  n: number,
+  wk: number,
+  idf: number,
+  avg: number,
+  only: Uint8Array | null,
+  need: number,
+  bit: number,
+  alive: Uint8Array,
+  chunkDoc: Int32Array,
+  chunkLen: Float32Array,
+  acc: Float64Array,
+  docMask: Uint32Array,
+  noteTf: Float64Array,
+  touchedStack: IntStack,
+  docsStack: IntStack,
+  slotsStack: IntStack,
+): void {
+  // Each posting pushes at most one id on each stack.
+  touchedStack.room(n);
+  docsStack.room(n);
+  slotsStack.room(n);
+  const touched = touchedStack.a;
+  let nt = touchedStack.n;
+  const docsTouched = docsStack.a;
+  let nd = docsStack.n;
+  const termSlots = slotsStack.a;
+  let ns = slotsStack.n;
+  const c = wk * idf * (K1 + 1);
+  const normA = K1 * (1 - B);
+  const normB = (K1 * B) / avg;
+  for (let i = 0; i < n; i++) {
+    const id = ids[i];
+    if (!alive[id] || (only !== null && only[id] === 0)) continue;
+    const slot = chunkDoc[id];
+    if (need !== 0 && (docMask[slot] & need) !== need) continue;
+    const tf = TF_OF[tfs[i]];
+    const s = (c * tf) / (tf + normA + normB * chunkLen[id]);
+    if (acc[id] === 0) touched[nt++] = id;
+    acc[id] += s;
+    if (docMask[slot] === 0) docsTouched[nd++] = slot;
+    docMask[slot] |= bit;
+    if (noteTf[slot] === 0) termSlots[ns++] = slot;
+    noteTf[slot] += wk * tf;
+  }
+  touchedStack.n = nt;
+  docsStack.n = nd;
+  slotsStack.n = ns;
+}
+
+/** Ints on a typed array that grows: scratch kept from one search to the next. */
+class IntStack {
+  a = new Int32Array(1024);
+  n = 0;
+
+  /** Makes room for `k` more. */
+  room(k: number): void {
+    if (this.n + k <= this.a.length) return;
+    const b = new Int32Array(Math.max(this.n + k, 2 * this.a.length));
+    b.set(this.a.subarray(0, this.n));
+    this.a = b;
+  }
+}
+
+/** Slots in order of their scores, best first (ties in no set order), by a max-heap popped lazily. */
+class BestFirst implements Iterable<number> {
+  constructor(
+    private readonly a: number[],
+    private readonly score: Float64Array,
+  ) {}
+
+  *[Symbol.iterator](): Iterator<number> {
+    const a = this.a;
+    const sc = this.score;
+    let n = a.length;
+    const down = (i: number): void => {
+      const s = a[i];
+      const v = sc[s];
+      for (;;) {
+        const l = 2 * i + 1;
+        if (l >= n) break;
+        const c = l + 1 < n && sc[a[l + 1]] > sc[a[l]] ? l + 1 : l;
+        if (v >= sc[a[c]]) break;
+        a[i] = a[c];
+        i = c;
+      }
+      a[i] = s;
+    };
+    for (let i = (n >> 1) - 1; i >= 0; i--) down(i);
+    while (n > 0) {
+      const top = a[0];
+      a[0] = a[--n];
+      if (n > 0) down(0);
+      yield top;
+    }
+  }
+}
+
+/**
+ * The k largest scores of a list of slots, as a min-heap: `min()` is the k-th largest (-Infinity
+ * while fewer than k), kept as a slot's score rises (`update`). Scores only rise: a slot that falls
+ * is not replaced by one outside the heap.
+ */
+export class TopK {
+  private readonly val: Float64Array;
+  private readonly slot: Int32Array;
+  private readonly at = new Map<number, number>();
+  private n = 0;
+
+  constructor(
+    private readonly k: number,
+    list: readonly number[],
+    score: Float64Array,
+  ) {
+    this.val = new Float64Array(k);
+    this.slot = new Int32Array(k);
+    if (list.length < k || k === 0) return;
+    // The list's slots are distinct: fill, then keep the larger ones (their heap places are mapped after).
+    for (const s of list) {
+      const v = score[s];
+      if (this.n < k) {
+        this.val[this.n] = v;
+        this.slot[this.n] = s;
+        this.upFill(this.n++);
+      } else if (v > this.val[0]) {
+        this.val[0] = v;
+        this.slot[0] = s;
+        this.downFill(0);
+      }
+    }
+    for (let i = 0; i < this.n; i++) this.at.set(this.slot[i], i);
+  }
+
+  min(): number {
+    return this.n < this.k ? -Infinity : this.val[0];
+  }
+
+  /** Slot `s`'s score is now `v` (at least what it was). */
+  update(s: number, v: number): void {
+    if (this.k === 0) return;
+    const i = this.at.get(s);
+    if (i !== undefined) {
+      this.val[i] = v;
+      this.down(i);
+    } else if (this.n < this.k) {
+      this.val[this.n] = v;
+      this.slot[this.n] = s;
+      this.at.set(s, this.n);
+      this.up(this.n++);
+    } else if (v > this.val[0]) {
+      this.at.delete(this.slot[0]);
+      this.val[0] = v;
+      this.slot[0] = s;
+      this.at.set(s, 0);
+      this.down(0);
+    }
+  }
+
+  private upFill(i: number): void {
+    const v = this.val[i];
+    const s = this.slot[i];
+    while (i > 0) {
+      const p = (i - 1) >> 1;
+      if (this.val[p] <= v) break;
+      this.val[i] = this.val[p];
+      this.slot[i] = this.slot[p];
+      i = p;
+    }
+    this.val[i] = v;
+    this.slot[i] = s;
+  }
+
+  private downFill(i: number): void {
+    const v = this.val[i];
+    const s = this.slot[i];
+    for (;;) {
+      const l = 2 * i + 1;
+      if (l >= this.n) break;
+      const c = l + 1 < this.n && this.val[l + 1] < this.val[l] ? l + 1 : l;
+      if (v <= this.val[c]) break;
+      this.val[i] = this.val[c];
+      this.slot[i] = this.slot[c];
+      i = c;
+    }
+    this.val[i] = v;
+    this.slot[i] = s;
+  }
+
+  private swap(i: number, j: number): void {
+    const v = this.val[i];
+    const s = this.slot[i];
+    this.val[i] = this.val[j];
+    this.slot[i] = this.slot[j];
+    this.val[j] = v;
+    this.slot[j] = s;
+    this.at.set(this.slot[i], i);
+    this.at.set(s, j);
+  }
+
+  private up(i: number): void {
+    while (i > 0) {
+      const p = (i - 1) >> 1;
+      if (this.val[p] <= this.val[i]) return;
+      this.swap(i, p);
+      i = p;
+    }
+  }
+
+  private down(i: number): void {
+    for (;;) {
+      const l = 2 * i + 1;
+      if (l >= this.n) return;
+      const c = l + 1 < this.n && this.val[l + 1] < this.val[l] ? l + 1 : l;
+      if (this.val[i] <= this.val[c]) return;
+      this.swap(i, c);
+      i = c;
+    }
+  }
 }
 
 /** The ids of `doc`'s chunks that scored (in order). */

@@ -1,0 +1,169 @@
+/**
+ * Proximity is measured only for the notes that can still change the answer (score.ts: `measure`,
+ * `kthSettled`, `settle`, the title boost's floor and cut). These tests hold that laziness to its
+ * definition: every answer equals the one measuring every note of the pool gives (`new Scorer(true)`),
+ * on vaults whose scores crowd together (many candidates, a small vocabulary, titles and phrases
+ * holding the query's words, a word typed twice).
+ */
+import { describe, expect, test } from "@jest/globals";
+import { parseQuery } from "../../src/core/search";
+import { chunkNote } from "../../src/core/search/chunk";
+import { InvertedIndex } from "../../src/core/search/keyword/inverted-index";
+import { PROXIMITY_BOOST, Scorer, TITLE_BOOST, TITLE_EXACT_BOOST, TopK } from "../../src/core/search/keyword/score";
+import type { SearchRequest } from "../../src/core/search/types";
+
+function rng(seed: number): () => number {
+  let x = seed >>> 0;
+  return () => {
+    x = (x * 1664525 + 1013904223) >>> 0;
+    return x / 0x100000000;
+  };
+}
+
+const VOCAB = ["kiln", "glaze", "clay", "wheel", "fire", "ash", "slip", "trim", "bisque", "oxide", "cone", "raku"];
+const FILLER = ["the", "of", "and", "in", "a", "to", "is", "on"];
+
+/** `n` notes of short sections mixing the vocabulary with filler; every fourth title holds vocabulary words. */
+function indexOf(n: number, seed: number): InvertedIndex {
+  const r = rng(seed);
+  const pick = (a: string[]) => a[Math.floor(r() * a.length)];
+  const ix = new InvertedIndex();
+  for (let i = 0; i < n; i++) {
+    const title = i % 4 === 0 ? `${pick(VOCAB)} ${pick(VOCAB)}` : `note ${i}`;
+    const parts: string[] = [];
+    const sections = 1 + Math.floor(r() * 4);
+    for (let k = 0; k < sections; k++) {
+      const words: string[] = [];
+      const len = 5 + Math.floor(r() * 60);
+      for (let w = 0; w < len; w++) words.push(r() < 0.25 ? pick(VOCAB) : pick(FILLER) + (r() < 0.3 ? String(Math.floor(r() * 50)) : ""));
+      parts.push(`## ${pick(VOCAB)} part ${k}\n\n${words.join(" ")}\n`);
+    }
+    const path = `F${i % 3}/${title} ${i}.md`;
+    const text = parts.join("\n");
+    const chunks = chunkNote(path, text, null, { maxWords: 20 });
+    const b = ix.docBuilder();
+    for (const c of chunks) b.addChunk(c, "en");
+    ix.addDoc({ seg: 0, path, mtime: 0, size: text.length, hash: "", frontmatter: {}, tags: [] }, chunks, b);
+  }
+  return ix;
+}
+
+function queries(seed: number, count: number): string[] {
+  const r = rng(seed);
+  const pick = () => VOCAB[Math.floor(r() * VOCAB.length)];
+  const out: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const k = i % 9;
+    if (k === 0) out.push(`${pick()} ${pick()}`);
+    else if (k === 1) out.push(`${pick()} ${pick()} ${pick()}`);
+    else if (k === 2) out.push(`"${pick()} ${pick()}" ${pick()}`);
+    else if (k === 3) out.push(`${pick().slice(0, 2)}* ${pick()}`);
+    else if (k === 4) out.push(`${pick()} OR ${pick()} ${pick()}`);
+    else if (k === 5) out.push(`${pick()} ${pick()} ${pick()} ${pick()} -${pick()}`);
+    else if (k === 6) out.push(`${pick()} ${pick()} zebra`);
+    else if (k === 7) {
+      // A word typed twice: its two clauses are one for proximity.
+      const w = pick();
+      out.push(`${w} ${w}`);
+    } else {
+      const [a, b] = [pick(), pick()];
+      out.push(`${a} ${b} ${a} ${b} ${a}`);
+    }
+  }
+  return out;
+}
+
+function answer(scorer: Scorer, ix: InvertedIndex, q: string, limit: number) {
+  const req: SearchRequest = { query: q, limit, chunksPerFile: 3, snippetWords: 0 };
+  const { answer: a } = scorer.run(ix, parseQuery(q), req, "en", true);
+  return { ...a.res, hits: a.res.hits.map((h) => ({ path: h.path, score: h.score, missing: h.missing, sections: h.sections.map((s) => [s.heading, s.score]) })) };
+}
+
+describe("proximity measured lazily", () => {
+  test("every answer is the one measuring every candidate's proximity gives", () => {
+    const lazy = new Scorer();
+    const eager = new Scorer(true);
+    let compared = 0;
+    // 1,500 notes: more than 800 candidates above the title boost's cut, the floor's other path.
+    for (const [n, seed, count] of [
+      [600, 1, 70],
+      [300, 2, 70],
+      [1500, 3, 35],
+    ]) {
+      const ix = indexOf(n, seed);
+      for (const q of queries(seed + 10, count)) {
+        for (const limit of [1, 10, 40, 250]) {
+          expect({ q, limit, res: answer(lazy, ix, q, limit) }).toEqual({ q, limit, res: answer(eager, ix, q, limit) });
+          compared++;
+        }
+      }
+    }
+    expect(compared).toBe(700);
+  });
+
+  test("the title boost's cut is below every note whose proximity is pending (score.ts decides it before measuring them)", () => {
+    expect((1 + PROXIMITY_BOOST) ** 2).toBeLessThanOrEqual(1 + TITLE_BOOST + TITLE_EXACT_BOOST);
+  });
+
+  test("TopK keeps the k-th largest score as scores rise, ties and all", () => {
+    const r = rng(7);
+    for (let round = 0; round < 200; round++) {
+      const n = 1 + Math.floor(r() * 60);
+      const k = Math.floor(r() * 12);
+      const score = new Float64Array(n);
+      for (let i = 0; i < n; i++) score[i] = Math.floor(r() * 8);
+      const list = Array.from({ length: n }, (_, i) => i).filter(() => r() < 0.8);
+      const top = new TopK(k, list, score);
+      const kth = () => (list.length < k ? -Infinity : k === 0 ? Infinity : [...list].map((s) => score[s]).sort((a, b) => b - a)[k - 1]);
+      for (let step = 0; step < 40; step++) {
+        if (k > 0) expect(top.min()).toBe(kth());
+        const s = list[Math.floor(r() * list.length)];
+        if (s === undefined) break;
+        score[s] += Math.floor(r() * 4);
+        top.update(s, score[s]);
+      }
+    }
+  });
+
+  test("a section holding a phrase's words near another word counts, though only the phrase's section scored for the phrase", () => {
+    const ix = new InvertedIndex();
+    const add = (path: string, text: string) => {
+      const chunks = chunkNote(path, text, null, { maxWords: 20 });
+      const b = ix.docBuilder();
+      for (const c of chunks) b.addChunk(c, "en");
+      ix.addDoc({ seg: 0, path, mtime: 0, size: text.length, hash: "", frontmatter: {}, tags: [] }, chunks, b);
+    };
+    const filler = Array.from({ length: 30 }, (_, i) => `filler${i}`).join(" ");
+    // Near: "glacier" beside "turbine red" (not the phrase) in its second section; the phrase in its first.
+    add("Z near.md", `## One\n\nred turbine ${filler}\n\n## Two\n\nglacier turbine red ${filler}\n`);
+    // Far: the same words as often and as long, "glacier" 30 words from them (first on a tie of scores).
+    add("A far.md", `## One\n\nred turbine ${filler}\n\n## Two\n\nglacier ${filler} turbine red\n`);
+    for (let i = 0; i < 20; i++) add(`Other ${i}.md`, `red turbine and more ${filler}`);
+    const q = 'glacier "red turbine"';
+    const lazy = answer(new Scorer(), ix, q, 10);
+    expect(lazy).toEqual(answer(new Scorer(true), ix, q, 10));
+    expect(lazy.hits.map((h) => h.path).slice(0, 2)).toEqual(["Z near.md", "A far.md"]);
+    expect(lazy.total_files).toBe(2);
+  });
+
+  test("a word whose notes are all gone still counts through its other forms", () => {
+    const ix = new InvertedIndex();
+    const add = (path: string, text: string) => {
+      const chunks = chunkNote(path, text, null, { maxWords: 20 });
+      const b = ix.docBuilder();
+      for (const c of chunks) b.addChunk(c, "en");
+      ix.addDoc({ seg: 0, path, mtime: 0, size: text.length, hash: "", frontmatter: {}, tags: [] }, chunks, b);
+    };
+    const filler = Array.from({ length: 30 }, (_, i) => `filler${i}`).join(" ");
+    add("Gone.md", "syncing");
+    add("Z near.md", `## One\n\nglacier ${filler}\n\n## Two\n\nglacier syncs ${filler}\n`);
+    add("A far.md", `## One\n\nglacier ${filler}\n\n## Two\n\nglacier ${filler} syncs\n`);
+    ix.removeDoc("Gone.md");
+    // "syncing" as typed is in no live note (idf 0, so it scores nowhere), but its form "syncs" is
+    // near "glacier" in one note: proximity reads it there.
+    const q = "syncing glacier";
+    const lazy = answer(new Scorer(), ix, q, 10);
+    expect(lazy).toEqual(answer(new Scorer(true), ix, q, 10));
+    expect(lazy.hits.map((h) => h.path)).toEqual(["Z near.md", "A far.md"]);
+  });
+});
