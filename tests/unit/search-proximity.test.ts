@@ -7,71 +7,10 @@
  */
 import { describe, expect, test } from "@jest/globals";
 import { parseQuery } from "../../src/core/search";
-import { chunkNote } from "../../src/core/search/chunk";
 import { InvertedIndex } from "../../src/core/search/keyword/inverted-index";
 import { PROXIMITY_BOOST, Scorer, TITLE_BOOST, TITLE_EXACT_BOOST, TopK } from "../../src/core/search/keyword/score";
 import type { SearchRequest } from "../../src/core/search/types";
-
-function rng(seed: number): () => number {
-  let x = seed >>> 0;
-  return () => {
-    x = (x * 1664525 + 1013904223) >>> 0;
-    return x / 0x100000000;
-  };
-}
-
-const VOCAB = ["kiln", "glaze", "clay", "wheel", "fire", "ash", "slip", "trim", "bisque", "oxide", "cone", "raku"];
-const FILLER = ["the", "of", "and", "in", "a", "to", "is", "on"];
-
-/** `n` notes of short sections mixing the vocabulary with filler; every fourth title holds vocabulary words. */
-function indexOf(n: number, seed: number): InvertedIndex {
-  const r = rng(seed);
-  const pick = (a: string[]) => a[Math.floor(r() * a.length)];
-  const ix = new InvertedIndex();
-  for (let i = 0; i < n; i++) {
-    const title = i % 4 === 0 ? `${pick(VOCAB)} ${pick(VOCAB)}` : `note ${i}`;
-    const parts: string[] = [];
-    const sections = 1 + Math.floor(r() * 4);
-    for (let k = 0; k < sections; k++) {
-      const words: string[] = [];
-      const len = 5 + Math.floor(r() * 60);
-      for (let w = 0; w < len; w++) words.push(r() < 0.25 ? pick(VOCAB) : pick(FILLER) + (r() < 0.3 ? String(Math.floor(r() * 50)) : ""));
-      parts.push(`## ${pick(VOCAB)} part ${k}\n\n${words.join(" ")}\n`);
-    }
-    const path = `F${i % 3}/${title} ${i}.md`;
-    const text = parts.join("\n");
-    const chunks = chunkNote(path, text, null, { maxWords: 20 });
-    const b = ix.docBuilder();
-    for (const c of chunks) b.addChunk(c, "en");
-    ix.addDoc({ seg: 0, path, mtime: 0, size: text.length, hash: "", frontmatter: {}, tags: [] }, chunks, b);
-  }
-  return ix;
-}
-
-function queries(seed: number, count: number): string[] {
-  const r = rng(seed);
-  const pick = () => VOCAB[Math.floor(r() * VOCAB.length)];
-  const out: string[] = [];
-  for (let i = 0; i < count; i++) {
-    const k = i % 9;
-    if (k === 0) out.push(`${pick()} ${pick()}`);
-    else if (k === 1) out.push(`${pick()} ${pick()} ${pick()}`);
-    else if (k === 2) out.push(`"${pick()} ${pick()}" ${pick()}`);
-    else if (k === 3) out.push(`${pick().slice(0, 2)}* ${pick()}`);
-    else if (k === 4) out.push(`${pick()} OR ${pick()} ${pick()}`);
-    else if (k === 5) out.push(`${pick()} ${pick()} ${pick()} ${pick()} -${pick()}`);
-    else if (k === 6) out.push(`${pick()} ${pick()} zebra`);
-    else if (k === 7) {
-      // A word typed twice: its two clauses are one for proximity.
-      const w = pick();
-      out.push(`${w} ${w}`);
-    } else {
-      const [a, b] = [pick(), pick()];
-      out.push(`${a} ${b} ${a} ${b} ${a}`);
-    }
-  }
-  return out;
-}
+import { addNote, crowdedIndex, crowdedQueries, rng } from "../support/crowded-index";
 
 function answer(scorer: Scorer, ix: InvertedIndex, q: string, limit: number) {
   const req: SearchRequest = { query: q, limit, chunksPerFile: 3, snippetWords: 0 };
@@ -90,8 +29,8 @@ describe("proximity measured lazily", () => {
       [300, 2, 70],
       [1500, 3, 35],
     ]) {
-      const ix = indexOf(n, seed);
-      for (const q of queries(seed + 10, count)) {
+      const ix = crowdedIndex(n, seed);
+      for (const q of crowdedQueries(seed + 10, count)) {
         for (const limit of [1, 10, 40, 250]) {
           expect({ q, limit, res: answer(lazy, ix, q, limit) }).toEqual({ q, limit, res: answer(eager, ix, q, limit) });
           compared++;
@@ -127,12 +66,7 @@ describe("proximity measured lazily", () => {
 
   test("a section holding a phrase's words near another word counts, though only the phrase's section scored for the phrase", () => {
     const ix = new InvertedIndex();
-    const add = (path: string, text: string) => {
-      const chunks = chunkNote(path, text, null, { maxWords: 20 });
-      const b = ix.docBuilder();
-      for (const c of chunks) b.addChunk(c, "en");
-      ix.addDoc({ seg: 0, path, mtime: 0, size: text.length, hash: "", frontmatter: {}, tags: [] }, chunks, b);
-    };
+    const add = (path: string, text: string) => addNote(ix, path, text);
     const filler = Array.from({ length: 30 }, (_, i) => `filler${i}`).join(" ");
     // Near: "glacier" beside "turbine red" (not the phrase) in its second section; the phrase in its first.
     add("Z near.md", `## One\n\nred turbine ${filler}\n\n## Two\n\nglacier turbine red ${filler}\n`);
@@ -148,12 +82,7 @@ describe("proximity measured lazily", () => {
 
   test("a word whose notes are all gone still counts through its other forms", () => {
     const ix = new InvertedIndex();
-    const add = (path: string, text: string) => {
-      const chunks = chunkNote(path, text, null, { maxWords: 20 });
-      const b = ix.docBuilder();
-      for (const c of chunks) b.addChunk(c, "en");
-      ix.addDoc({ seg: 0, path, mtime: 0, size: text.length, hash: "", frontmatter: {}, tags: [] }, chunks, b);
-    };
+    const add = (path: string, text: string) => addNote(ix, path, text);
     const filler = Array.from({ length: 30 }, (_, i) => `filler${i}`).join(" ");
     add("Gone.md", "syncing");
     add("Z near.md", `## One\n\nglacier ${filler}\n\n## Two\n\nglacier syncs ${filler}\n`);

@@ -698,7 +698,7 @@ class KeywordSearchService implements SearchService {
     const pq = this.parse(req.query);
     if (!this.loaded) return { hits: [], total_files: 0, relaxed: false };
     // Ranked from the index alone; the hits' sections are then cut from their notes (the index holds no texts).
-    return this.fill(this.index.search(pq, req, this.opts.language), req);
+    return this.fill(await this.index.searchSliced(pq, req, this.opts.language, this.clock.sched, this.opts.searchSliceMs), req);
   }
 
   private fill(answer: KeywordAnswer, req: SearchRequest, read: NoteTextReader = this.noteText): Promise<SearchResponse> {

@@ -17,6 +17,11 @@ export interface SearchOptions {
   debounceMs: number;
   /** Background work runs in slices of about this many ms, then yields to the event loop. */
   sliceMs: number;
+  /**
+   * A search that has run this long (ms) gives the event loop back between its steps (a common
+   * word at 100k notes scores for 40–70 ms; one step is a few ms): no search blocks the host for long.
+   */
+  searchSliceMs: number;
   /** The database is exported and written this long after the last change (ms). */
   persistDebounceMs: number;
   /** Soft cap of words per chunk (sections longer than this are split further). */
@@ -33,6 +38,7 @@ export const DEFAULT_SEARCH_OPTIONS: SearchOptions = {
   language: "en",
   debounceMs: 40,
   sliceMs: 8,
+  searchSliceMs: 20,
   persistDebounceMs: 5000,
   chunkWords: 300,
   notesPerSegment: 400,

@@ -8,7 +8,7 @@
  */
 import { detach } from "../../strings";
 import { TermDict } from "../tokenize";
-import type { Chunk, ParsedQuery, SearchLanguage, SearchRequest } from "../types";
+import type { Chunk, ParsedQuery, Scheduler, SearchLanguage, SearchRequest } from "../types";
 import { DocBuilder } from "./builder";
 import { ChunkReader } from "./chunk-reader";
 import { compactSome, needsCompaction, type CompactionState } from "./compaction";
@@ -19,7 +19,7 @@ import type { ScratchChunks } from "./carve";
 import { PostingList, PostingPool } from "./postings";
 import { PostingsLog } from "./postings-log";
 import { SegmentLoader } from "./restore";
-import { Scorer } from "./score";
+import { Scorer, type ScoredAnswer } from "./score";
 import type { KeywordAnswer } from "./sections";
 
 /** A prefix expands to at most this many terms (the most frequent). */
@@ -30,6 +30,9 @@ const SEQ_SLAB = 256 * 1024;
 const NUM_SLAB = 32 * 1024;
 
 const NO_TAGS: readonly string[] = [];
+
+/** What a search in slices ended early returns (never seen: the caller has gone on). */
+const ENDED: ScoredAnswer = { answer: { res: { hits: [], total_files: 0, relaxed: false }, pending: [], want: null }, paths: [] };
 
 /**
  * Room carved one note after another out of slabs of `size` elements; a note needing over an eighth
@@ -117,6 +120,14 @@ export class InvertedIndex implements IndexState {
   private readonly log = new PostingsLog(this);
   private readonly loader = new SegmentLoader(this);
   private readonly scorer = new Scorer();
+  /** A search in slices holds `scorer` (its scratch space) between its steps; one at a time, in turn. */
+  private scorerBusy = false;
+  private slicedTurn: Promise<unknown> = Promise.resolve();
+  /**
+   * Counts the changes a search can see (notes added or removed, lists merged or compacted, the index
+   * cleared or loaded): a search in slices that sees it move while it yielded starts again.
+   */
+  private changes = 0;
   private readonly fillRestored = (l: PostingList): void => this.loader.decodeList(l.term);
   private builder: DocBuilder | null = null;
   private slabs = new NoteSlabs();
@@ -125,6 +136,7 @@ export class InvertedIndex implements IndexState {
   private tagSets = new Map<string, readonly string[]>();
 
   clear(): void {
+    this.changes++;
     this.dict = new TermDict();
     this.lists = [];
     this.segCount = 1;
@@ -201,6 +213,7 @@ export class InvertedIndex implements IndexState {
   /** Makes the per-chunk arrays hold chunk id `id`. */
   ensureChunkCap(id: number): void {
     if (id < this.alive.length) return;
+    this.changes++;
     let cap = this.alive.length;
     while (cap <= id) cap *= 2;
     const grow = <T extends Int32Array | Float32Array | Uint8Array>(a: T, make: (n: number) => T): T => {
@@ -267,6 +280,7 @@ export class InvertedIndex implements IndexState {
   addDoc(entry: Pick<DocEntry, "seg" | "path" | "mtime" | "size" | "hash"> & { frontmatter: Record<string, unknown>; tags: readonly string[] }, chunks: Chunk[], b: DocBuilder): DocEntry {
     if (b.dict !== this.dict) throw new Error("the document was vectorized against another term dictionary");
     if (b.chunkCount !== chunks.length) throw new Error("builder and chunks disagree");
+    this.changes++;
     this.removeDoc(entry.path);
     const slot = this.freeSlots.pop() ?? this.slots.length;
     const n = chunks.length;
@@ -339,11 +353,13 @@ export class InvertedIndex implements IndexState {
 
   /** Merges the postings log into the lists (every reader of the lists calls this first; see `PostingsLog.flush`). */
   flushPostings(release = true): void {
+    if (this.log.pending) this.changes++;
     this.log.flush(release);
   }
 
   /** Merges the postings log in steps until `due()`; true when the merge is done (see `PostingsLog.mergeSome`). */
   mergeSome(due: () => boolean): boolean {
+    if (this.log.pending) this.changes++;
     return this.log.mergeSome(due);
   }
 
@@ -355,6 +371,7 @@ export class InvertedIndex implements IndexState {
   removeDoc(path: string): DocEntry | null {
     const doc = this.docs.get(path);
     if (!doc) return null;
+    this.changes++;
     this.docs.delete(path);
     this.slots[doc.slot] = null;
     this.freeSlots.push(doc.slot);
@@ -379,6 +396,7 @@ export class InvertedIndex implements IndexState {
 
   /** One step of compaction (see compaction.ts); false when done. */
   compactSome(state: CompactionState, deadline: () => boolean): boolean {
+    this.changes++;
     return compactSome(this, state, deadline);
   }
 
@@ -417,6 +435,7 @@ export class InvertedIndex implements IndexState {
 
   /** Loading, step 0: starts from a persisted dictionary (see restore.ts). */
   restoreDict(names: Uint8Array, yieldNow: () => Promise<void>): Promise<void> {
+    this.changes++;
     return this.loader.restoreDict(names, yieldNow);
   }
 
@@ -427,11 +446,14 @@ export class InvertedIndex implements IndexState {
   }
 
   restoreSegment(k: number, b: RestoredBlobs): void {
+    this.changes++;
     this.loader.restoreSegment(k, b);
   }
 
   /** Loading, step 2: lays out the lists and registers the notes (see restore.ts). */
   finishRestore(yieldNow: () => Promise<void>, nextTask: () => Promise<void> = yieldNow): Promise<void> {
+    // Loading ends before any search runs (the service searches once loaded); counted all the same.
+    this.changes++;
     return this.loader.finishRestore(yieldNow, nextTask);
   }
 
@@ -491,7 +513,47 @@ export class InvertedIndex implements IndexState {
 
   /** The answer, its sections' contents still to be cut from the notes (see sections.ts `fillSections`). */
   search(pq: ParsedQuery, req: SearchRequest, language: SearchLanguage): KeywordAnswer {
-    return this.scorer.run(this, pq, req, language, true).answer;
+    return this.freeScorer().run(this, pq, req, language, true).answer;
+  }
+
+  /** The scorer, or one of its own while a search in slices holds it. */
+  private freeScorer(): Scorer {
+    return this.scorerBusy ? new Scorer() : this.scorer;
+  }
+
+  /**
+   * `search` in slices: between the scorer's steps (see `Scorer.steps`), once `sliceMs` of the event
+   * loop is used, it yields (`sched.yield`). When the index changed meanwhile, it starts again and
+   * runs in one go. Searches in slices run one at a time, in turn.
+   */
+  searchSliced(pq: ParsedQuery, req: SearchRequest, language: SearchLanguage, sched: Scheduler, sliceMs: number): Promise<KeywordAnswer> {
+    const turn = this.slicedTurn.then(() => this.runSliced(pq, req, language, sched, sliceMs));
+    this.slicedTurn = turn.catch(() => undefined);
+    return turn;
+  }
+
+  private async runSliced(pq: ParsedQuery, req: SearchRequest, language: SearchLanguage, sched: Scheduler, sliceMs: number): Promise<KeywordAnswer> {
+    this.scorerBusy = true;
+    const steps = this.scorer.steps(this, pq, req, language, true);
+    try {
+      let start = sched.now();
+      for (;;) {
+        const r = steps.next();
+        if (r.done) return r.value.answer;
+        if (sched.now() - start < sliceMs) continue;
+        const seen = this.changes;
+        await sched.yield();
+        start = sched.now();
+        if (this.changes !== seen) {
+          // The index changed under the search: end it (its scratch space cleaned) and run it again at once.
+          steps.return(ENDED);
+          return this.scorer.run(this, pq, req, language, true).answer;
+        }
+      }
+    } finally {
+      steps.return(ENDED);
+      this.scorerBusy = false;
+    }
   }
 
   /**
@@ -499,7 +561,7 @@ export class InvertedIndex implements IndexState {
    * building sections or snippets; `total` is its `total_files`.
    */
   matchPaths(pq: ParsedQuery, req: SearchRequest, language: SearchLanguage): { paths: string[]; total: number } {
-    const { answer, paths } = this.scorer.run(this, pq, req, language, false);
+    const { answer, paths } = this.freeScorer().run(this, pq, req, language, false);
     return { paths, total: answer.res.total_files };
   }
 }

@@ -69,6 +69,11 @@ export class PostingsLog {
     if (this.logN >= 2 * LOG_MERGE_AT) this.flush(false);
   }
 
+  /** Postings are in the log, or a merge is under way: a flush would change the lists. */
+  get pending(): boolean {
+    return this.logN > 0 || this.mergeTouched !== null;
+  }
+
   /**
    * The log is due for a merge (or a merge is under way): the indexing worker does it with
    * `mergeSome` at the start of a slice, in slices of its own, so that a merge (5–18 ms at once) never

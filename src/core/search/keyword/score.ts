@@ -64,6 +64,12 @@ const PROXIMITY_SPAN = 8;
 const PROXIMITY_POOL = 30;
 const PROXIMITY_SECTIONS = 3;
 
+/** A search's answer and its notes' paths (see `Scorer.run`). */
+export interface ScoredAnswer {
+  answer: KeywordAnswer;
+  paths: string[];
+}
+
 /** A query term's lists: the word's forms (or one prefix expansion), each with its weight. */
 interface TermGroup {
   ls: PostingList[];
@@ -132,7 +138,21 @@ export class Scorer {
    * The search's answer (its sections' contents still to be cut from the notes: `pending`) and its
    * notes' paths; `withHits` false: the paths only (no sections).
    */
-  run(ix: IndexState, pq: ParsedQuery, req: SearchRequest, language: SearchLanguage, withHits: boolean): { answer: KeywordAnswer; paths: string[] } {
+  run(ix: IndexState, pq: ParsedQuery, req: SearchRequest, language: SearchLanguage, withHits: boolean): ScoredAnswer {
+    const it = this.steps(ix, pq, req, language, withHits);
+    for (;;) {
+      const r = it.next();
+      if (r.done) return r.value;
+    }
+  }
+
+  /**
+   * `run` in steps: it yields between its phases (a posting list's scores, the notes' best
+   * sections, proximity, the title boost, the top; each a few ms at 100k notes), where a caller may
+   * give the event loop back, provided the index does not change before the next step. Ended early
+   * (`return()`), it leaves its scratch space clean.
+   */
+  *steps(ix: IndexState, pq: ParsedQuery, req: SearchRequest, language: SearchLanguage, withHits: boolean): Generator<void, ScoredAnswer, void> {
     ix.flushPostings();
     const clauses = pq.clauses.slice(0, 31);
     if (clauses.length === 0 || ix.liveChunks === 0) return { answer: { res: { hits: [], total_files: 0, relaxed: false }, pending: [], want: null }, paths: [] };
@@ -325,14 +345,23 @@ export class Scorer {
 
     // Cheapest clauses first: later (common) terms only score notes that matched the earlier ones.
     const order = clauses.map((c, i) => ({ c, i, cost: costOf(c) })).sort((a, b) => a.cost - b.cost);
-    const score = (prune: boolean) => {
+    const score = function* (prune: boolean): Generator<void, void, void> {
       let need = 0;
       for (const { c, i } of order) {
         const bit = 1 << i;
         for (const it of c) {
           const m = itemChunks(it);
-          if (m === null) for (const g of termGroups(it)) addTerm(g, bit, null, prune ? need : 0);
-          else if (m.chunks.size > 0) for (const t of new Set(m.terms)) addTerm(one(t), bit, m.chunks, prune ? need : 0);
+          if (m === null) {
+            for (const g of termGroups(it)) {
+              addTerm(g, bit, null, prune ? need : 0);
+              yield;
+            }
+          } else if (m.chunks.size > 0) {
+            for (const t of new Set(m.terms)) {
+              addTerm(one(t), bit, m.chunks, prune ? need : 0);
+              yield;
+            }
+          }
         }
         need |= bit;
       }
@@ -348,312 +377,321 @@ export class Scorer {
       touched.n = 0;
       docsTouched.n = 0;
     };
-    score(clauses.length > 1);
-
-    // Exclusions remove whole notes.
-    for (const it of pq.exclude) {
-      const mark = (id: number) => {
-        const slot = chunkDoc[id];
-        if (!this.docExcluded[slot]) {
-          this.docExcluded[slot] = 1;
-          excludedDocs.push(slot);
-        }
-      };
-      const m = itemChunks(it);
-      if (m === null) {
-        for (const g of termGroups(it)) {
-          for (const l of g.ls) {
-            const ids = l.ids;
-            for (let i = 0; i < l.n; i++) if (alive[ids[i]]) mark(ids[i]);
-          }
-        }
-      } else for (const id of m.chunks) mark(id);
-    }
-
-    const full = clauses.length === 31 ? 0x7fffffff : (1 << clauses.length) - 1;
-    const docBest = this.docBest;
-    const folder = (req.folder ?? "").replace(/^\/+|\/+$/g, "");
-    const docExcluded = this.docExcluded;
-    const narrowed = folder !== "" || req.filters !== undefined;
-    const passes = (slot: number): boolean => {
-      if (docExcluded[slot]) return false;
-      if (!narrowed) return true; // touched slots hold live notes: no need to visit them
-      const doc = ix.slots[slot];
-      if (!doc) return false;
-      if (folder && !isUnder(doc.path, folder)) return false;
-      return !req.filters || filtersMatch(doc.tags, () => frontmatterOf(doc), req.filters);
-    };
-    const candidates = (all: boolean): number[] => {
-      const out: number[] = [];
-      for (let i = 0; i < docsTouched.n; i++) {
-        const s = docsTouched.a[i];
-        if ((all ? docMask[s] === full : docMask[s] !== 0) && passes(s)) out.push(s);
-      }
-      return out;
-    };
-    const best = () => {
-      for (let i = 0; i < touched.n; i++) {
-        const id = touched.a[i];
-        const slot = chunkDoc[id];
-        if (acc[id] > docBest[slot]) docBest[slot] = acc[id];
-      }
-      // Fused: the best section and the whole note.
-      for (let i = 0; i < docsTouched.n; i++) {
-        const slot = docsTouched.a[i];
-        docBest[slot] = (1 - NOTE_WEIGHT) * docBest[slot] + NOTE_WEIGHT * noteAcc[slot];
-      }
-    };
-    best();
-    const limit = Math.max(0, Math.floor(req.limit));
-    let cands = candidates(true);
-    // Notes with only some of the terms: asked for when fewer notes than the limit have them all.
-    let partial: number[] = [];
-    if (cands.length < limit && clauses.length > 1) {
-      // Score every term over every note; a partial match ranks by how many clauses it matches,
-      // and always after the notes that match them all (whose scores this pass leaves the same).
-      reset();
-      score(false);
-      best();
-      const some = candidates(false);
-      cands = some.filter((s) => docMask[s] === full);
-      partial = some.filter((s) => docMask[s] !== full);
-      for (const s of partial) docBest[s] = (docBest[s] * popcount(docMask[s])) / clauses.length;
-    }
-    const relaxed = cands.length === 0 && partial.length > 0;
-
-    // Proximity: notes whose best sections hold the query's words close together. Measured lazily:
-    // a note of the pool whose score, even raised fully, stays below the ones that make the answer's
-    // top is never measured (`settle`, below), which leaves every answer as measuring them all would.
-    const proxPool = partial.length ? cands.concat(partial) : cands;
     const marked: number[] = [];
-    /** How many clauses proximity can tell apart, and the most its factor can be. */
-    let distinct = 0;
-    let maxF = 1;
-    /** Pool notes not measured yet, and per slot 1 while it is one of them. */
+    /** Pool notes not measured yet (see `proxTodo` below). */
     let proxTodo: number[] = [];
     const todo = this.proxTodo;
-    /** A pending note's score before proximity, and the title boost's factor applied since. */
-    const proxBase = this.proxBase;
-    const titleF = this.titleF;
-    if (clauses.length > 1 && proxPool.length > 0) {
-      if (this.clauseMark.length < ix.dict.names.length) this.clauseMark = new Int8Array(Math.max(ix.dict.names.length, 2 * this.clauseMark.length));
-      clauses.forEach((c, i) => {
+    try {
+      yield* score(clauses.length > 1);
+
+      // Exclusions remove whole notes.
+      for (const it of pq.exclude) {
         const mark = (id: number) => {
-          this.clauseMark[id] = i + 1;
-          marked.push(id);
+          const slot = chunkDoc[id];
+          if (!this.docExcluded[slot]) {
+            this.docExcluded[slot] = 1;
+            excludedDocs.push(slot);
+          }
         };
-        for (const it of c) {
-          if (it.kind === "term") for (const g of termGroups(it)) for (const id of g.ids) mark(id);
-          else for (const t of it.terms) {
-            const id = ix.dict.map.get(t);
-            if (id !== undefined) mark(id);
-          }
-        }
-      });
-      // The clauses proximity can tell apart: a term in two clauses ("time time") marks the last one
-      // only, so a note's run covers at most `distinct` clauses and its factor is at most `maxF`.
-      let bits = 0;
-      for (const id of marked) bits |= 1 << (this.clauseMark[id] - 1);
-      distinct = popcount(bits);
-      maxF = 1 + (PROXIMITY_BOOST * distinct) / clauses.length;
-      let pool = proxPool;
-      if (pool.length > PROXIMITY_POOL) {
-        if (this.selectScratch.length < pool.length) this.selectScratch = new Float64Array(Math.max(pool.length, 2 * this.selectScratch.length));
-        const scores = this.selectScratch;
-        for (let i = 0; i < pool.length; i++) scores[i] = docBest[pool[i]];
-        const floor = kthLargest(scores, pool.length, PROXIMITY_POOL) / (1 + PROXIMITY_BOOST);
-        pool = pool.filter((s) => docBest[s] >= floor);
-      }
-      // Fewer than two clauses to tell apart: no note's factor can differ from 1.
-      if (distinct >= 2) proxTodo = pool;
-      for (const s of proxTodo) {
-        todo[s] = 1;
-        proxBase[s] = docBest[s];
-        titleF[s] = 1;
-      }
-    }
-    /** Measures pending note `s`: its score becomes (before proximity × proximity's factor) × the title's. */
-    const measure = (s: number): void => {
-      todo[s] = 0;
-      const marks = this.clauseMark;
-      const doc = ix.slots[s]!;
-      const ids = scoredChunks(doc, acc);
-      if (ids.length > PROXIMITY_SECTIONS) ids.sort((a, b) => acc[b] - acc[a]).length = PROXIMITY_SECTIONS;
-      // The title and aliases are a run of their own (not in the body's sequence).
-      let inTitle = 0;
-      for (let j = 0; j < doc.titles; j++) {
-        const c = marks[titleId(doc, j)] - 1;
-        if (c >= 0) inTitle |= 1 << c;
-      }
-      const tc = popcount(inTitle);
-      let p = tc >= 2 ? tc / clauses.length : 0;
-      for (const id of ids) {
-        const r = ix.reader.closestRun(doc, ix.chunkOrd[id], marks);
-        if (r.covered < 2) continue;
-        p = Math.max(p, Math.min(1, (PROXIMITY_SPAN * r.covered) / r.span) * (r.covered / clauses.length));
-      }
-      let v = proxBase[s];
-      v *= 1 + PROXIMITY_BOOST * p;
-      if (titleF[s] !== 1) v *= titleF[s];
-      docBest[s] = v;
-    };
-    if (this.eager) for (const s of proxTodo) measure(s);
-    /**
-     * The pending notes of `list` that could reach `bar` (a score), best first, taken one by one
-     * (most callers stop after a few: no sort of them all).
-     */
-    const pendingOf = (list: readonly number[], bar: number): Iterable<number> => new BestFirst(list.filter((s) => todo[s] === 1 && docBest[s] * maxF * (1 + 1e-9) >= bar), docBest);
-    /**
-     * Measures the pending notes of `list` (best first) that could reach the k-th best score of
-     * `list`, which rises as they are measured; returns that k-th best score, the same as measuring
-     * them all would give (-Infinity when `list` holds fewer than k notes). A note left pending stays
-     * below it whatever its proximity: it can neither be among the k best nor move the k-th.
-     */
-    const kthSettled = (list: readonly number[], k: number): number => {
-      const top = new TopK(k, list, docBest);
-      for (const s of pendingOf(list, top.min())) {
-        // Rounding aside, a measured score is at most maxF times the pending one.
-        if (docBest[s] * maxF * (1 + 1e-9) < top.min()) break;
-        measure(s);
-        top.update(s, docBest[s]);
-      }
-      return top.min();
-    };
-    /** Measures the pending notes of `list` (whole matches, or partial ones) that could be among its `k` best. */
-    const settle = (whole: boolean, k: number): void => {
-      if (proxTodo.length === 0 || k <= 0) return;
-      const mine = proxTodo.filter((s) => (docMask[s] === full) === whole);
-      // The pool's notes in the list: the rest of it is below the pool (the pool's floor), so
-      // the list's k-th best is at least theirs.
-      kthSettled(mine, k);
-    };
-
-    // Title boost: notes whose title or alias holds the query's terms.
-    const want = clauses.map((c) => c.flatMap((it) => (it.kind === "term" ? [it] : it.terms.map((t) => ({ kind: "term" as const, term: t, prefix: false })))));
-    const wantCount = want.reduce((n, c) => n + (c.length ? 1 : 0), 0);
-    // Each clause weighs its rarest term's idf: a title holding the rare word of the query counts more.
-    const weights = want.map((c) => c.reduce((m, it) => Math.max(m, it.prefix ? 1 : idfOfTerm(it.term)), 0));
-    const totalWeight = weights.reduce((a, b) => a + b, 0);
-    const pool = partial.length ? cands.concat(partial) : cands;
-    if (wantCount > 0 && totalWeight > 0) {
-      // Boost among the best candidates only (a title match lifts a note by at most 2.5×).
-      let boostSet = pool;
-      if (pool.length > TITLE_BOOST_POOL) {
-        // The pool's score floor by selection, not a sort (sorting every candidate was a third of a common query's time).
-        if (this.selectScratch.length < pool.length) this.selectScratch = new Float64Array(Math.max(pool.length, 2 * this.selectScratch.length));
-        const scores = this.selectScratch;
-        for (let i = 0; i < pool.length; i++) scores[i] = docBest[pool[i]];
-        // The floor is that of the scores after proximity: the pending notes that could reach it are
-        // measured (kthSettled). No pending note is below the cut, before or after it is measured
-        // (see PROXIMITY_BOOST): the notes that pass the cut, and those the floor keeps, are the same
-        // as measuring them all would give.
-        const floor = proxTodo.length ? kthSettled(pool, TITLE_BOOST_POOL) : kthLargest(scores, pool.length, TITLE_BOOST_POOL);
-        const cut = floor / (1 + TITLE_BOOST + TITLE_EXACT_BOOST);
-        boostSet = pool.filter((s) => docBest[s] >= cut);
-        if (boostSet.length > TITLE_BOOST_POOL * 4) boostSet = boostSet.filter((s) => docBest[s] >= floor);
-      }
-      // A title term is in clause i when it is one of the clause's terms (or their forms) or starts
-      // with one of its prefixes: bit i of its mask (marked per term id, prefixes tested per title term).
-      const names = ix.dict.names;
-      if (this.titleMark.length < names.length) this.titleMark = new Int32Array(Math.max(names.length, 2 * this.titleMark.length));
-      const mark = this.titleMark;
-      const marked: number[] = [];
-      const wantPrefixes: { p: string; bit: number }[] = [];
-      want.forEach((c, i) => {
-        for (const it of c) {
-          if (it.prefix) wantPrefixes.push({ p: it.term, bit: 1 << i });
-          else
-            for (const x of ix.dict.forms(it.term, language)) {
-              if (mark[x] === 0) marked.push(x);
-              mark[x] |= 1 << i;
+        const m = itemChunks(it);
+        if (m === null) {
+          for (const g of termGroups(it)) {
+            for (const l of g.ls) {
+              const ids = l.ids;
+              for (let i = 0; i < l.n; i++) if (alive[ids[i]]) mark(ids[i]);
             }
-        }
-      });
-      const maskOf = (x: number): number => {
-        let m = mark[x];
-        for (const { p, bit } of wantPrefixes) if (names[x].startsWith(p)) m |= bit;
-        return m;
-      };
-      for (const s of boostSet) {
-        const doc = ix.slots[s]!;
-        const tn = doc.titles;
-        if (tn === 0) continue;
-        let inTitle = 0;
-        let inQuery = 0;
-        for (let j = 0; j < tn; j++) {
-          const m = maskOf(titleId(doc, j));
-          inTitle |= m;
-          if (m !== 0) inQuery++;
-        }
-        if (inTitle === 0) continue;
-        let hit = 0;
-        let w = 0;
-        for (let i = 0; i < want.length; i++) {
-          if (inTitle & (1 << i)) {
-            hit++;
-            w += weights[i];
           }
-        }
-        const cov = w / totalWeight;
-        const precision = inQuery / tn;
-        let f = 1 + TITLE_BOOST * cov * precision;
-        if (hit === wantCount && precision === 1) f += TITLE_EXACT_BOOST;
-        docBest[s] *= f;
-        if (todo[s] === 1) titleF[s] = f;
+        } else for (const id of m.chunks) mark(id);
       }
-      for (const x of marked) mark[x] = 0;
+
+      const full = clauses.length === 31 ? 0x7fffffff : (1 << clauses.length) - 1;
+      const docBest = this.docBest;
+      const folder = (req.folder ?? "").replace(/^\/+|\/+$/g, "");
+      const docExcluded = this.docExcluded;
+      const narrowed = folder !== "" || req.filters !== undefined;
+      const passes = (slot: number): boolean => {
+        if (docExcluded[slot]) return false;
+        if (!narrowed) return true; // touched slots hold live notes: no need to visit them
+        const doc = ix.slots[slot];
+        if (!doc) return false;
+        if (folder && !isUnder(doc.path, folder)) return false;
+        return !req.filters || filtersMatch(doc.tags, () => frontmatterOf(doc), req.filters);
+      };
+      const candidates = (all: boolean): number[] => {
+        const out: number[] = [];
+        for (let i = 0; i < docsTouched.n; i++) {
+          const s = docsTouched.a[i];
+          if ((all ? docMask[s] === full : docMask[s] !== 0) && passes(s)) out.push(s);
+        }
+        return out;
+      };
+      const best = () => {
+        for (let i = 0; i < touched.n; i++) {
+          const id = touched.a[i];
+          const slot = chunkDoc[id];
+          if (acc[id] > docBest[slot]) docBest[slot] = acc[id];
+        }
+        // Fused: the best section and the whole note.
+        for (let i = 0; i < docsTouched.n; i++) {
+          const slot = docsTouched.a[i];
+          docBest[slot] = (1 - NOTE_WEIGHT) * docBest[slot] + NOTE_WEIGHT * noteAcc[slot];
+        }
+      };
+      best();
+      yield;
+      const limit = Math.max(0, Math.floor(req.limit));
+      let cands = candidates(true);
+      // Notes with only some of the terms: asked for when fewer notes than the limit have them all.
+      let partial: number[] = [];
+      if (cands.length < limit && clauses.length > 1) {
+        // Score every term over every note; a partial match ranks by how many clauses it matches,
+        // and always after the notes that match them all (whose scores this pass leaves the same).
+        reset();
+        yield* score(false);
+        best();
+        yield;
+        const some = candidates(false);
+        cands = some.filter((s) => docMask[s] === full);
+        partial = some.filter((s) => docMask[s] !== full);
+        for (const s of partial) docBest[s] = (docBest[s] * popcount(docMask[s])) / clauses.length;
+      }
+      const relaxed = cands.length === 0 && partial.length > 0;
+
+      // Proximity: notes whose best sections hold the query's words close together. Measured lazily:
+      // a note of the pool whose score, even raised fully, stays below the ones that make the answer's
+      // top is never measured (`settle`, below), which leaves every answer as measuring them all would.
+      const proxPool = partial.length ? cands.concat(partial) : cands;
+      /** How many clauses proximity can tell apart, and the most its factor can be. */
+      let distinct = 0;
+      let maxF = 1;
+      // proxTodo: the pool notes not measured yet, and per slot (`todo`) 1 while it is one of them.
+      /** A pending note's score before proximity, and the title boost's factor applied since. */
+      const proxBase = this.proxBase;
+      const titleF = this.titleF;
+      if (clauses.length > 1 && proxPool.length > 0) {
+        if (this.clauseMark.length < ix.dict.names.length) this.clauseMark = new Int8Array(Math.max(ix.dict.names.length, 2 * this.clauseMark.length));
+        clauses.forEach((c, i) => {
+          const mark = (id: number) => {
+            this.clauseMark[id] = i + 1;
+            marked.push(id);
+          };
+          for (const it of c) {
+            if (it.kind === "term") for (const g of termGroups(it)) for (const id of g.ids) mark(id);
+            else for (const t of it.terms) {
+              const id = ix.dict.map.get(t);
+              if (id !== undefined) mark(id);
+            }
+          }
+        });
+        // The clauses proximity can tell apart: a term in two clauses ("time time") marks the last one
+        // only, so a note's run covers at most `distinct` clauses and its factor is at most `maxF`.
+        let bits = 0;
+        for (const id of marked) bits |= 1 << (this.clauseMark[id] - 1);
+        distinct = popcount(bits);
+        maxF = 1 + (PROXIMITY_BOOST * distinct) / clauses.length;
+        let pool = proxPool;
+        if (pool.length > PROXIMITY_POOL) {
+          if (this.selectScratch.length < pool.length) this.selectScratch = new Float64Array(Math.max(pool.length, 2 * this.selectScratch.length));
+          const scores = this.selectScratch;
+          for (let i = 0; i < pool.length; i++) scores[i] = docBest[pool[i]];
+          const floor = kthLargest(scores, pool.length, PROXIMITY_POOL) / (1 + PROXIMITY_BOOST);
+          pool = pool.filter((s) => docBest[s] >= floor);
+        }
+        // Fewer than two clauses to tell apart: no note's factor can differ from 1.
+        if (distinct >= 2) proxTodo = pool;
+        for (const s of proxTodo) {
+          todo[s] = 1;
+          proxBase[s] = docBest[s];
+          titleF[s] = 1;
+        }
+      }
+      /** Measures pending note `s`: its score becomes (before proximity × proximity's factor) × the title's. */
+      const measure = (s: number): void => {
+        todo[s] = 0;
+        const marks = this.clauseMark;
+        const doc = ix.slots[s]!;
+        const ids = scoredChunks(doc, acc);
+        if (ids.length > PROXIMITY_SECTIONS) ids.sort((a, b) => acc[b] - acc[a]).length = PROXIMITY_SECTIONS;
+        // The title and aliases are a run of their own (not in the body's sequence).
+        let inTitle = 0;
+        for (let j = 0; j < doc.titles; j++) {
+          const c = marks[titleId(doc, j)] - 1;
+          if (c >= 0) inTitle |= 1 << c;
+        }
+        const tc = popcount(inTitle);
+        let p = tc >= 2 ? tc / clauses.length : 0;
+        for (const id of ids) {
+          const r = ix.reader.closestRun(doc, ix.chunkOrd[id], marks);
+          if (r.covered < 2) continue;
+          p = Math.max(p, Math.min(1, (PROXIMITY_SPAN * r.covered) / r.span) * (r.covered / clauses.length));
+        }
+        let v = proxBase[s];
+        v *= 1 + PROXIMITY_BOOST * p;
+        if (titleF[s] !== 1) v *= titleF[s];
+        docBest[s] = v;
+      };
+      if (this.eager) for (const s of proxTodo) measure(s);
+      /**
+       * The pending notes of `list` that could reach `bar` (a score), best first, taken one by one
+       * (most callers stop after a few: no sort of them all).
+       */
+      const pendingOf = (list: readonly number[], bar: number): Iterable<number> => new BestFirst(list.filter((s) => todo[s] === 1 && docBest[s] * maxF * (1 + 1e-9) >= bar), docBest);
+      /**
+       * Measures the pending notes of `list` (best first) that could reach the k-th best score of
+       * `list`, which rises as they are measured; returns that k-th best score, the same as measuring
+       * them all would give (-Infinity when `list` holds fewer than k notes). A note left pending stays
+       * below it whatever its proximity: it can neither be among the k best nor move the k-th.
+       */
+      const kthSettled = (list: readonly number[], k: number): number => {
+        const top = new TopK(k, list, docBest);
+        for (const s of pendingOf(list, top.min())) {
+          // Rounding aside, a measured score is at most maxF times the pending one.
+          if (docBest[s] * maxF * (1 + 1e-9) < top.min()) break;
+          measure(s);
+          top.update(s, docBest[s]);
+        }
+        return top.min();
+      };
+      /** Measures the pending notes of `list` (whole matches, or partial ones) that could be among its `k` best. */
+      const settle = (whole: boolean, k: number): void => {
+        if (proxTodo.length === 0 || k <= 0) return;
+        const mine = proxTodo.filter((s) => (docMask[s] === full) === whole);
+        // The pool's notes in the list: the rest of it is below the pool (the pool's floor), so
+        // the list's k-th best is at least theirs.
+        kthSettled(mine, k);
+      };
+
+      yield;
+      // Title boost: notes whose title or alias holds the query's terms.
+      const want = clauses.map((c) => c.flatMap((it) => (it.kind === "term" ? [it] : it.terms.map((t) => ({ kind: "term" as const, term: t, prefix: false })))));
+      const wantCount = want.reduce((n, c) => n + (c.length ? 1 : 0), 0);
+      // Each clause weighs its rarest term's idf: a title holding the rare word of the query counts more.
+      const weights = want.map((c) => c.reduce((m, it) => Math.max(m, it.prefix ? 1 : idfOfTerm(it.term)), 0));
+      const totalWeight = weights.reduce((a, b) => a + b, 0);
+      const pool = partial.length ? cands.concat(partial) : cands;
+      if (wantCount > 0 && totalWeight > 0) {
+        // Boost among the best candidates only (a title match lifts a note by at most 2.5×).
+        let boostSet = pool;
+        if (pool.length > TITLE_BOOST_POOL) {
+          // The pool's score floor by selection, not a sort (sorting every candidate was a third of a common query's time).
+          if (this.selectScratch.length < pool.length) this.selectScratch = new Float64Array(Math.max(pool.length, 2 * this.selectScratch.length));
+          const scores = this.selectScratch;
+          for (let i = 0; i < pool.length; i++) scores[i] = docBest[pool[i]];
+          // The floor is that of the scores after proximity: the pending notes that could reach it are
+          // measured (kthSettled). No pending note is below the cut, before or after it is measured
+          // (see PROXIMITY_BOOST): the notes that pass the cut, and those the floor keeps, are the same
+          // as measuring them all would give.
+          const floor = proxTodo.length ? kthSettled(pool, TITLE_BOOST_POOL) : kthLargest(scores, pool.length, TITLE_BOOST_POOL);
+          const cut = floor / (1 + TITLE_BOOST + TITLE_EXACT_BOOST);
+          boostSet = pool.filter((s) => docBest[s] >= cut);
+          if (boostSet.length > TITLE_BOOST_POOL * 4) boostSet = boostSet.filter((s) => docBest[s] >= floor);
+        }
+        // A title term is in clause i when it is one of the clause's terms (or their forms) or starts
+        // with one of its prefixes: bit i of its mask (marked per term id, prefixes tested per title term).
+        const names = ix.dict.names;
+        if (this.titleMark.length < names.length) this.titleMark = new Int32Array(Math.max(names.length, 2 * this.titleMark.length));
+        const mark = this.titleMark;
+        const marked: number[] = [];
+        const wantPrefixes: { p: string; bit: number }[] = [];
+        want.forEach((c, i) => {
+          for (const it of c) {
+            if (it.prefix) wantPrefixes.push({ p: it.term, bit: 1 << i });
+            else
+              for (const x of ix.dict.forms(it.term, language)) {
+                if (mark[x] === 0) marked.push(x);
+                mark[x] |= 1 << i;
+              }
+          }
+        });
+        const maskOf = (x: number): number => {
+          let m = mark[x];
+          for (const { p, bit } of wantPrefixes) if (names[x].startsWith(p)) m |= bit;
+          return m;
+        };
+        for (const s of boostSet) {
+          const doc = ix.slots[s]!;
+          const tn = doc.titles;
+          if (tn === 0) continue;
+          let inTitle = 0;
+          let inQuery = 0;
+          for (let j = 0; j < tn; j++) {
+            const m = maskOf(titleId(doc, j));
+            inTitle |= m;
+            if (m !== 0) inQuery++;
+          }
+          if (inTitle === 0) continue;
+          let hit = 0;
+          let w = 0;
+          for (let i = 0; i < want.length; i++) {
+            if (inTitle & (1 << i)) {
+              hit++;
+              w += weights[i];
+            }
+          }
+          const cov = w / totalWeight;
+          const precision = inQuery / tn;
+          let f = 1 + TITLE_BOOST * cov * precision;
+          if (hit === wantCount && precision === 1) f += TITLE_EXACT_BOOST;
+          docBest[s] *= f;
+          if (todo[s] === 1) titleF[s] = f;
+        }
+        for (const x of marked) mark[x] = 0;
+      }
+
+      const better = (a: number, b: number) => docBest[a] > docBest[b] || (docBest[a] === docBest[b] && ix.slots[a]!.path < ix.slots[b]!.path);
+      // Top-k by insertion: most candidates fall below the current k-th score and cost one comparison.
+      const topOf = (list: readonly number[], k: number): number[] => {
+        const top: number[] = [];
+        for (const s of list) {
+          if (top.length === k && (k === 0 || !better(s, top[k - 1]))) continue;
+          let i = top.length < k ? top.length : k - 1;
+          if (top.length < k) top.push(s);
+          while (i > 0 && better(s, top[i - 1])) {
+            top[i] = top[i - 1];
+            i--;
+          }
+          top[i] = s;
+        }
+        return top;
+      };
+      yield;
+      settle(true, limit);
+      const whole = topOf(cands, limit);
+      settle(false, limit - whole.length);
+      const top = partial.length ? whole.concat(topOf(partial, limit - whole.length)) : whole;
+      // What a partial match lacks: each clause it missed, as the query holds it.
+      const clauseText = clauses.map((c) => c.map((it) => (it.kind === "term" ? `${it.term}${it.prefix ? "*" : ""}` : `"${it.terms.join(" ")}"`)).join(" OR "));
+      const missingOf = (slot: number): string[] => clauseText.filter((_t, i) => !(docMask[slot] & (1 << i)));
+
+      const paths = top.map((slot) => ix.slots[slot]!.path);
+      // The sections' contents are cut from the notes afterwards (see sections.ts): the index holds no texts.
+      const pending: PendingSection[] = [];
+      const hits = (withHits ? top : []).map((slot) => {
+        const doc = ix.slots[slot]!;
+        const chunkIds = scoredChunks(doc, acc).sort((a, b) => acc[b] - acc[a]);
+        const sections: SearchSection[] = [];
+        for (const id of chunkIds.slice(0, Math.max(0, req.chunksPerFile))) {
+          const o = ix.chunkOrd[id];
+          const section: SearchSection = { heading: headingOf(doc, o), content: "", score: round(acc[id]), line_start: span(doc, o, LINE_A), line_end: span(doc, o, LINE_B) };
+          sections.push(section);
+          pending.push({ section, doc, o });
+        }
+        const hit: SearchHit = { path: doc.path, title: basenameOf(doc.path), folder: parentOf(doc.path), score: round(docBest[slot]), frontmatter: frontmatterOf(doc), sections };
+        if (docMask[slot] !== full) hit.missing = missingOf(slot);
+        return hit;
+      });
+
+      const res: SearchResponse = { hits, total_files: relaxed ? partial.length : cands.length, relaxed };
+      if (partial.length && !relaxed) res.partial_files = partial.length;
+      const wantIds = pending.length ? new WantedIds(positiveTermSet(pq, language), ix.dict, language) : null;
+      return { answer: { res, pending, want: wantIds }, paths };
+    } finally {
+      // Done or ended early: the scratch space as it was.
+      reset();
+      for (const s of excludedDocs) this.docExcluded[s] = 0;
+      for (const s of proxTodo) todo[s] = 0;
+      for (const id of marked) this.clauseMark[id] = 0;
     }
-
-    const better = (a: number, b: number) => docBest[a] > docBest[b] || (docBest[a] === docBest[b] && ix.slots[a]!.path < ix.slots[b]!.path);
-    // Top-k by insertion: most candidates fall below the current k-th score and cost one comparison.
-    const topOf = (list: readonly number[], k: number): number[] => {
-      const top: number[] = [];
-      for (const s of list) {
-        if (top.length === k && (k === 0 || !better(s, top[k - 1]))) continue;
-        let i = top.length < k ? top.length : k - 1;
-        if (top.length < k) top.push(s);
-        while (i > 0 && better(s, top[i - 1])) {
-          top[i] = top[i - 1];
-          i--;
-        }
-        top[i] = s;
-      }
-      return top;
-    };
-    settle(true, limit);
-    const whole = topOf(cands, limit);
-    settle(false, limit - whole.length);
-    const top = partial.length ? whole.concat(topOf(partial, limit - whole.length)) : whole;
-    for (const s of proxTodo) todo[s] = 0;
-    for (const id of marked) this.clauseMark[id] = 0;
-    // What a partial match lacks: each clause it missed, as the query holds it.
-    const clauseText = clauses.map((c) => c.map((it) => (it.kind === "term" ? `${it.term}${it.prefix ? "*" : ""}` : `"${it.terms.join(" ")}"`)).join(" OR "));
-    const missingOf = (slot: number): string[] => clauseText.filter((_t, i) => !(docMask[slot] & (1 << i)));
-
-    const paths = top.map((slot) => ix.slots[slot]!.path);
-    // The sections' contents are cut from the notes afterwards (see sections.ts): the index holds no texts.
-    const pending: PendingSection[] = [];
-    const hits = (withHits ? top : []).map((slot) => {
-      const doc = ix.slots[slot]!;
-      const chunkIds = scoredChunks(doc, acc).sort((a, b) => acc[b] - acc[a]);
-      const sections: SearchSection[] = [];
-      for (const id of chunkIds.slice(0, Math.max(0, req.chunksPerFile))) {
-        const o = ix.chunkOrd[id];
-        const section: SearchSection = { heading: headingOf(doc, o), content: "", score: round(acc[id]), line_start: span(doc, o, LINE_A), line_end: span(doc, o, LINE_B) };
-        sections.push(section);
-        pending.push({ section, doc, o });
-      }
-      const hit: SearchHit = { path: doc.path, title: basenameOf(doc.path), folder: parentOf(doc.path), score: round(docBest[slot]), frontmatter: frontmatterOf(doc), sections };
-      if (docMask[slot] !== full) hit.missing = missingOf(slot);
-      return hit;
-    });
-
-    reset();
-    for (const s of excludedDocs) this.docExcluded[s] = 0;
-    const res: SearchResponse = { hits, total_files: relaxed ? partial.length : cands.length, relaxed };
-    if (partial.length && !relaxed) res.partial_files = partial.length;
-    const wantIds = pending.length ? new WantedIds(positiveTermSet(pq, language), ix.dict, language) : null;
-    return { answer: { res, pending, want: wantIds }, paths };
   }
 }
 

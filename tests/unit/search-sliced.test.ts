@@ -1,0 +1,131 @@
+/**
+ * A search in slices (`InvertedIndex.searchSliced`, what the search service runs) gives the event
+ * loop back between the scorer's steps, and answers as the plain search does: also when the index
+ * changes while it waits (it starts again), when two run at once, and when a plain search (the
+ * graph's mentions) runs in between.
+ */
+import { describe, expect, test } from "@jest/globals";
+import { parseQuery } from "../../src/core/search";
+import type { InvertedIndex } from "../../src/core/search/keyword/inverted-index";
+import type { KeywordAnswer } from "../../src/core/search/keyword/sections";
+import type { Scheduler, SearchRequest } from "../../src/core/search/types";
+import { addNote, crowdedIndex, crowdedQueries } from "../support/crowded-index";
+import { makeSearch } from "../support/search-service";
+import { MemoryVault } from "../../src/core/memory-vault";
+
+const req = (query: string, limit = 10): SearchRequest => ({ query, limit, chunksPerFile: 2, snippetWords: 0 });
+
+function shape(a: KeywordAnswer) {
+  return { ...a.res, hits: a.res.hits.map((h) => ({ path: h.path, score: h.score, missing: h.missing, sections: h.sections.map((s) => [s.heading, s.score]) })) };
+}
+
+const plain = (ix: InvertedIndex, q: string, limit = 10) => shape(ix.search(parseQuery(q), req(q, limit), "en"));
+
+/** A scheduler whose yields wait for `release()`, and count. */
+function heldScheduler() {
+  let waiting: (() => void)[] = [];
+  const s = {
+    yields: 0,
+    sched: {
+      now: () => 0,
+      yield: () =>
+        new Promise<void>((resolve) => {
+          s.yields++;
+          waiting.push(resolve);
+        }),
+    } satisfies Scheduler,
+    /** Lets every waiting search go on one step. */
+    release(): void {
+      const w = waiting;
+      waiting = [];
+      for (const f of w) f();
+    },
+    get held(): number {
+      return waiting.length;
+    },
+  };
+  return s;
+}
+
+/** Runs `p` to its end, releasing the scheduler's yields as they come; `between` runs at the first one. */
+async function drive<T>(s: ReturnType<typeof heldScheduler>, p: Promise<T>, between?: () => void): Promise<T> {
+  let done = false;
+  void p.finally(() => (done = true));
+  let first = true;
+  while (!done) {
+    await new Promise<void>((r) => setImmediate(r));
+    if (s.held > 0) {
+      if (first && between) between();
+      first = false;
+      s.release();
+    }
+  }
+  return p;
+}
+
+describe("search in slices", () => {
+  test("yields between its steps and answers as the plain search does", async () => {
+    const ix = crowdedIndex(600, 1);
+    const s = heldScheduler();
+    let compared = 0;
+    for (const q of crowdedQueries(11, 63)) {
+      for (const limit of [1, 10, 250]) {
+        const before = s.yields;
+        // A slice of 0 ms: it yields after every step.
+        const sliced = shape(await drive(s, ix.searchSliced(parseQuery(q), req(q, limit), "en", s.sched, 0)));
+        expect({ q, limit, res: sliced }).toEqual({ q, limit, res: plain(ix, q, limit) });
+        expect(s.yields).toBeGreaterThan(before);
+        compared++;
+      }
+    }
+    expect(compared).toBe(189);
+  });
+
+  test("a note added or removed while it waits: it starts again and answers from the index as it is now", async () => {
+    const ix = crowdedIndex(300, 2);
+    const s = heldScheduler();
+    const q = "kiln glaze";
+    const gone = plain(ix, q).hits[0].path;
+    // Removed at the first yield: the answer must not hold it.
+    const a = shape(await drive(s, ix.searchSliced(parseQuery(q), req(q), "en", s.sched, 0), () => ix.removeDoc(gone)));
+    expect(a.hits.map((h) => h.path)).not.toContain(gone);
+    expect(a).toEqual(plain(ix, q));
+    // Added at the first yield: a note that outranks every other one.
+    const b = shape(await drive(s, ix.searchSliced(parseQuery(q), req(q), "en", s.sched, 0), () => addNote(ix, "kiln glaze.md", "kiln glaze kiln glaze")));
+    expect(b.hits[0].path).toBe("kiln glaze.md");
+    expect(b).toEqual(plain(ix, q));
+  });
+
+  test("two at once run in turn, and a plain search in between gets its own answer", async () => {
+    const ix = crowdedIndex(300, 3);
+    const s = heldScheduler();
+    const [q1, q2, q3] = ["kiln glaze", "clay wheel fire", "ash slip"];
+    const want = [plain(ix, q1), plain(ix, q2), plain(ix, q3)];
+    let between: ReturnType<typeof plain> | null = null;
+    const both = Promise.all([ix.searchSliced(parseQuery(q1), req(q1), "en", s.sched, 0), ix.searchSliced(parseQuery(q2), req(q2), "en", s.sched, 0)]);
+    const [a1, a2] = await drive(s, both, () => (between = plain(ix, q3)));
+    expect([shape(a1), shape(a2), between]).toEqual(want);
+    // The scorer's scratch space is clean after them all: the same answers again.
+    expect(plain(ix, q1)).toEqual(want[0]);
+  });
+
+  test("the search service gives the event loop back during a long search", async () => {
+    const files: Record<string, string> = {};
+    const words = ["kiln", "glaze", "clay", "wheel", "fire", "ash"];
+    for (let i = 0; i < 400; i++) files[`n${i}.md`] = `# Note ${i}\n\n${Array.from({ length: 40 }, (_, k) => words[(i * 7 + k * 3) % words.length]).join(" ")}\n`;
+    const vault = new MemoryVault(files);
+    // A slice of 0 ms: the search yields after its first step.
+    const { svc } = makeSearch(vault, undefined, { options: { searchSliceMs: 0 } });
+    await svc.start();
+    await svc.waitForIdle(10_000);
+    let ran = false;
+    const answer = svc.search({ query: "kiln glaze", limit: 5, chunksPerFile: 1, snippetWords: 0 });
+    setImmediate(() => (ran = true));
+    // Without slices the search would be done before any other task runs: the flag set by a task
+    // queued after it started shows it gave the event loop back.
+    const res = await answer;
+    expect(ran).toBe(true);
+    expect(res.hits.length).toBe(5);
+    await svc.close();
+  });
+});
