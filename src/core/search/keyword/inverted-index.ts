@@ -542,6 +542,9 @@ export class InvertedIndex implements IndexState {
         if (r.done) return r.value.answer;
         if (sched.now() - start < sliceMs) continue;
         const seen = this.changes;
+        // Twice: a search a request started runs in the event loop's I/O phase, where one yield
+        // (setImmediate) resumes it in the same turn of the loop, before any other request is read.
+        await sched.yield();
         await sched.yield();
         start = sched.now();
         if (this.changes !== seen) {
