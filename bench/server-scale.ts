@@ -83,8 +83,11 @@ function getHealth(port: number, timeoutMs = 60_000): Promise<boolean> {
 }
 
 /** Requests `/health` back to back; `stop()` returns the answers' durations. */
-function healthProbe(port: number): { stop(): Promise<number[]>; pause(ms: number): Promise<void> } {
+function healthProbe(port: number): { stop(): Promise<number[]>; pause(ms: number): Promise<void>; slowestAt(): number } {
   const times: number[] = [];
+  /** When the slowest answer so far was asked for (performance.now()). */
+  let slowestAt = 0;
+  let slowest = -1;
   let running = true;
   let pausedUntil = 0;
   const loop = (async () => {
@@ -95,7 +98,14 @@ function healthProbe(port: number): { stop(): Promise<number[]>; pause(ms: numbe
       }
       const t = performance.now();
       const ok = await getHealth(port);
-      if (ok) times.push(performance.now() - t);
+      if (ok) {
+        const d = performance.now() - t;
+        times.push(d);
+        if (d > slowest) {
+          slowest = d;
+          slowestAt = t;
+        }
+      }
       else await new Promise((r) => setTimeout(r, 5));
     }
   })();
@@ -105,6 +115,7 @@ function healthProbe(port: number): { stop(): Promise<number[]>; pause(ms: numbe
       await loop;
       return times;
     },
+    slowestAt: () => slowestAt,
     /** No requests for `ms` (resolves when the time is up). */
     async pause(ms: number) {
       pausedUntil = performance.now() + ms;
@@ -205,7 +216,10 @@ async function phase(cli: string, vault: string, stateDir: string, queries: stri
       searchP99Ms: pct(lat, 0.99),
       maxBlockMs: Math.max(0, Math.max(...health) - pct(health, 0.5)),
     };
-    log(`  ${label}: RSS ${phaseResult.rssMB.toFixed(0)} MB (peak ${phaseResult.peakRssMB.toFixed(0)}), search p50 ${phaseResult.searchP50Ms.toFixed(2)} ms over HTTP, longest block ${phaseResult.maxBlockMs.toFixed(0)} ms (${health.length} /health samples)`);
+    // When the longest block was, against the phase's landmarks (to tell start-up, saving and searching apart).
+    const at = (probe.slowestAt() - t0) / 1000;
+    const when = at * 1000 < searchableMs ? "before every note was searchable" : at * 1000 < openMs ? "before the vault was open" : at * 1000 < openMs + settledMs ? "while it saved and settled" : "during the searches";
+    log(`  ${label}: RSS ${phaseResult.rssMB.toFixed(0)} MB (peak ${phaseResult.peakRssMB.toFixed(0)}), search p50 ${phaseResult.searchP50Ms.toFixed(2)} ms over HTTP, longest block ${phaseResult.maxBlockMs.toFixed(0)} ms at ${at.toFixed(1)} s, ${when} (${health.length} /health samples)`);
     return phaseResult;
   } finally {
     child.kill("SIGTERM");
