@@ -18,6 +18,7 @@
  *   merged into the base (dead names dropped, ids renumbered) when it grows.
  * Removal only clears a name's alive flag; its postings go at the next merge.
  */
+import { heapDown, heapUp } from "../sorted";
 import { basenameOf, parentOf } from "../vault";
 
 export const CJK = /[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af\uff66-\uff9f]/;
@@ -674,38 +675,14 @@ export class NameIndex {
       }
       acc[id] = key;
     }
-    const down = (k: number): void => {
-      const id = heap[k];
-      const v = acc[id];
-      for (;;) {
-        let c = 2 * k + 1;
-        if (c >= size) break;
-        if (c + 1 < size && acc[heap[c + 1]] > acc[heap[c]]) c++;
-        if (acc[heap[c]] <= v) break;
-        heap[k] = heap[c];
-        k = c;
-      }
-      heap[k] = id;
-    };
-    const up = (k: number): void => {
-      const id = heap[k];
-      const v = acc[id];
-      while (k > 0) {
-        const parent = (k - 1) >> 1;
-        if (acc[heap[parent]] >= v) break;
-        heap[k] = heap[parent];
-        k = parent;
-      }
-      heap[k] = id;
-    };
-    for (let k = (size >> 1) - 1; k >= 0; k--) down(k);
+    for (let k = (size >> 1) - 1; k >= 0; k--) heapDown(heap, size, acc, k);
 
     const best = new Map<string, { id: number; rank: number }>();
     let kth = -Infinity;
     while (size > 0) {
       const id = heap[0];
       heap[0] = heap[--size];
-      if (size > 0) down(0);
+      if (size > 0) heapDown(heap, size, acc, 0);
       let score = acc[id];
       if (best.size >= limit && score < kth) break;
       const path = this.paths[id]!;
@@ -717,7 +694,7 @@ export class NameIndex {
         if (score < acc[id]) {
           acc[id] = score;
           heap[size++] = id;
-          up(size - 1);
+          heapUp(heap, acc, size - 1);
           continue;
         }
       }

@@ -8,6 +8,7 @@
 import { own } from "../../dict";
 import { frontmatterTags, type NoteMetadata } from "../../metadata";
 import { isUnder } from "../../paths";
+import { heapDown } from "../../sorted";
 import { basenameOf, parentOf } from "../../vault";
 import type { ParsedQuery, QueryItem, SearchHit, SearchLanguage, SearchRequest, SearchResponse, SearchSection } from "../types";
 import { frontmatterOf, headingOf, LINE_A, LINE_B, span, titleId, type DocEntry } from "./doc";
@@ -812,26 +813,12 @@ class BestFirst implements Iterable<number> {
 
   *[Symbol.iterator](): Iterator<number> {
     const a = this.a;
-    const sc = this.score;
     let n = a.length;
-    const down = (i: number): void => {
-      const s = a[i];
-      const v = sc[s];
-      for (;;) {
-        const l = 2 * i + 1;
-        if (l >= n) break;
-        const c = l + 1 < n && sc[a[l + 1]] > sc[a[l]] ? l + 1 : l;
-        if (v >= sc[a[c]]) break;
-        a[i] = a[c];
-        i = c;
-      }
-      a[i] = s;
-    };
-    for (let i = (n >> 1) - 1; i >= 0; i--) down(i);
+    for (let i = (n >> 1) - 1; i >= 0; i--) heapDown(a, n, this.score, i);
     while (n > 0) {
       const top = a[0];
       a[0] = a[--n];
-      if (n > 0) down(0);
+      if (n > 0) heapDown(a, n, this.score, 0);
       yield top;
     }
   }
