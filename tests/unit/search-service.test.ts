@@ -306,8 +306,9 @@ describe("keyword search service", () => {
     const store = new MemoryStateStore();
     const vault = new MemoryVault(notes);
     // eslint-disable-next-line @typescript-eslint/unbound-method -- called with the index as `this` (the spy's implementation below)
-    const original = InvertedIndex.prototype.search;
-    const searches = jest.spyOn(InvertedIndex.prototype, "search");
+    const original = InvertedIndex.prototype.searchSliced;
+    // The warm-up searches as the service does: in slices.
+    const searches = jest.spyOn(InvertedIndex.prototype, "searchSliced");
     const sampled = jest.spyOn(InvertedIndex.prototype, "sampleTerms");
     try {
       // A first build: start() returns at once; the warm-up runs in the background, after the build.

@@ -547,7 +547,7 @@ class KeywordSearchService implements SearchService {
     this.searchWarm = true;
     // No note is read: the warm-up runs before `start()` returns (a fresh process's start must not
     // wait for reads), so its hits' sections stay empty.
-    return warmUpSearch(this.index, this.opts.language, this.clock, () => this.stopping, (a, req) => this.fill(a, req, noRead));
+    return warmUpSearch(this.index, this.opts.language, this.clock, this.opts.searchSliceMs, () => this.stopping, (a, req) => this.fill(a, req, noRead));
   }
 
   /** A restored segment's postings are unusable (called from whatever first needed them). */

@@ -24,11 +24,14 @@ const WARM_UP_ROUNDS = 4;
  * same process, whose optimised code goes with the old index), and 5–18 ms after this warm-up (16
  * bench runs of index v8). A single round, or terms of a few hundred chunks, left it unoptimised.
  * Stops early when `stopped()` says so. `fill` cuts the hits' sections from their notes, as a search does.
+ * The searches run in slices of `sliceMs`, as the service's do: in turn with a real search that came
+ * first (not beside it, on a scorer of their own).
  */
 export async function warmUpSearch(
   index: InvertedIndex,
   lang: SearchLanguage,
   clock: SliceClock,
+  sliceMs: number,
   stopped: () => boolean,
   fill: (answer: KeywordAnswer, req: SearchRequest) => Promise<unknown>,
 ): Promise<void> {
@@ -41,7 +44,7 @@ export async function warmUpSearch(
   // V8 compiles each function on its first call: the first search's code is compiled over three
   // tasks (the query parser, the scoring, then the hits and snippets), not all in one.
   const steps: (() => unknown)[] = [() => parseQuery(queries[0], lang), () => index.matchPaths(parseQuery(queries[0], lang), req(queries[0]), lang)];
-  for (let round = 0; round < WARM_UP_ROUNDS; round++) for (const q of queries) steps.push(() => fill(index.search(parseQuery(q, lang), req(q), lang), req(q)));
+  for (let round = 0; round < WARM_UP_ROUNDS; round++) for (const q of queries) steps.push(async () => fill(await index.searchSliced(parseQuery(q, lang), req(q), lang, clock.sched, sliceMs), req(q)));
   for (const step of steps) {
     await clock.sched.yield();
     if (stopped()) return;
