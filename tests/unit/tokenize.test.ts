@@ -33,6 +33,26 @@ describe("tokenize", () => {
     for (const [w, s] of Object.entries(cases)) expect([w, stemEnglish(w)]).toEqual([w, s]);
   });
 
+  test("the dictionary's bitset of terms caught up in steps finds the same forms as made in one go", () => {
+    // The forms of "sync" on either side of the steps' edges (terms 4,095 and 4,096, 8,191 and 8,192).
+    const at = new Map([[4095, "syncs"], [4096, "synced"], [8191, "syncing"], [8192, "sync"]]);
+    const fill = (d: TermDict) => {
+      for (let i = 0; i < 20000; i++) d.id(at.get(i) ?? `w${i}x`);
+      for (const t of ["constructor", "__proto__", "toString"]) d.id(t);
+    };
+    const stepped = new TermDict();
+    fill(stepped);
+    let steps = 0;
+    // Stopped at every chance: 4,096 terms a step.
+    while (!stepped.catchUpTermBits(() => true)) steps++;
+    expect(steps).toBe(4);
+    expect(stepped.catchUpTermBits(() => true)).toBe(true);
+    const whole = new TermDict();
+    fill(whole);
+    for (const w of ["sync", "syncing", "constructor"]) expect(stepped.forms(w, "en")).toEqual(whole.forms(w, "en"));
+    expect(stepped.forms("syncing", "en").map((g) => stepped.names[g]).sort()).toEqual(["sync", "synced", "syncing", "syncs"]);
+  });
+
   test("splits on punctuation: hyphens, colons, C++, apostrophes", () => {
     expect(tokenize("e-mail well-known a:b C++", { language: "none" })).toEqual(["e", "mail", "well", "known", "a", "b", "c"]);
     expect(tokenize("don't", { language: "none" })).toEqual(["dont"]);

@@ -322,6 +322,16 @@ export class TermDict {
   private termBitsN = 0;
 
   private freshTermBits(): Int32Array {
+    this.catchUpTermBits(() => false);
+    return this.termBits!;
+  }
+
+  /**
+   * Adds the terms not in the bitset yet (made anew when the dictionary outgrew it), asking `due()`
+   * every 4,096 terms; true once every term is in. The search warm-up calls it in short steps: the
+   * first search after a build at 100k notes hashed every term in one go (a 61 ms task with it).
+   */
+  catchUpTermBits(due: () => boolean): boolean {
     const n = this.names.length;
     let bits = this.termBits;
     if (!bits || n * 8 > bits.length * 32) {
@@ -334,9 +344,13 @@ export class TermDict {
     for (let g = this.termBitsN; g < n; g++) {
       const b = hashBit(polyHash(this.names[g]), mask);
       bits[b >>> 5] |= 1 << (b & 31);
+      if ((g & 4095) === 4095 && g + 1 < n && due()) {
+        this.termBitsN = g + 1;
+        return false;
+      }
     }
     this.termBitsN = n;
-    return bits;
+    return true;
   }
 
   private formsOf(t: string, language: SearchLanguage): number[] {
