@@ -224,16 +224,13 @@ export class Scorer {
       const idf = idfOf(g);
       if (idf === 0) return;
       // `only` as marks per chunk id (a typed read in the loop, not a hash lookup).
-      let onlyMark: Uint8Array | null = null;
-      if (only) {
-        onlyMark = this.onlyMark;
-        for (const id of only) onlyMark[id] = 1;
-      }
+      const onlyMark = only ? this.onlyMark : null;
+      if (only) for (const id of only) this.onlyMark[id] = 1;
       for (let k = 0; k < g.ls.length; k++) {
         const l = g.ls[k];
         addPostings(l.ids, l.tfs, l.n, g.w[k], idf, avg, onlyMark, need, bit, alive, chunkDoc, chunkLen, acc, docMask, noteTf, touched, docsTouched, termSlots);
       }
-      if (onlyMark && only) for (const id of only) onlyMark[id] = 0;
+      if (only) for (const id of only) this.onlyMark[id] = 0;
       // The whole note as one document: its summed tf against its length.
       for (let i = 0; i < termSlots.n; i++) {
         const slot = termSlots.a[i];
@@ -532,11 +529,8 @@ export class Scorer {
         docBest[s] = v;
       };
       if (this.eager) for (const s of proxTodo) measure(s);
-      /**
-       * The pending notes of `list` that could reach `bar` (a score), best first, taken one by one
-       * (most callers stop after a few: no sort of them all).
-       */
-      const pendingOf = (list: readonly number[], bar: number): Iterable<number> => new BestFirst(list.filter((s) => todo[s] === 1 && docBest[s] * maxF * (1 + 1e-9) >= bar), docBest);
+      /** The most a pending note's score can become once measured (maxF times it, rounding aside). */
+      const most = (s: number): number => docBest[s] * maxF * (1 + 1e-9);
       /**
        * Measures the pending notes of `list` (best first) that could reach the k-th best score of
        * `list`, which rises as they are measured; returns that k-th best score, the same as measuring
@@ -545,9 +539,9 @@ export class Scorer {
        */
       const kthSettled = (list: readonly number[], k: number): number => {
         const top = new TopK(k, list, docBest);
-        for (const s of pendingOf(list, top.min())) {
-          // Rounding aside, a measured score is at most maxF times the pending one.
-          if (docBest[s] * maxF * (1 + 1e-9) < top.min()) break;
+        // The pending notes that could reach it, best first, taken one by one (most are never taken: no sort of them all).
+        for (const s of new BestFirst(list.filter((s) => todo[s] === 1 && most(s) >= top.min()), docBest)) {
+          if (most(s) < top.min()) break;
           measure(s);
           top.update(s, docBest[s]);
         }
