@@ -54,3 +54,40 @@ describe("ScratchChunks", () => {
     }
   });
 });
+
+describe("ScratchChunks.release", () => {
+  test("gives back the memory of the chunks with no piece out (they read as empty), keeps the others, and carves anew after", () => {
+    const before = ScratchChunks.chunkBytes;
+    ScratchChunks.chunkBytes = 1024;
+    try {
+      const s = new ScratchChunks();
+      // Pieces of 250 bytes (256 with alignment): four fill a chunk.
+      const p0 = s.take(0, 250)!;
+      for (let i = 0; i < 3; i++) s.take(0, 250);
+      const p1 = s.take(1, 250)!;
+      expect(p0.buffer).not.toBe(p1.buffer);
+      expect(s.chunkCount).toBe(2);
+      s.done(0);
+      s.release();
+      // The first chunk had no piece out: detached, forgotten. The second still has one: intact.
+      expect(p0.buffer.byteLength).toBe(0);
+      expect(p1.buffer.byteLength).toBe(1024);
+      expect(s.chunkCount).toBe(1);
+      p1.fill(3);
+      for (let i = 0; i < 3; i++) s.take(2, 250);
+      const p2 = s.take(2, 250)!;
+      expect(p2.buffer).not.toBe(p0.buffer);
+      expect(p2.buffer).not.toBe(p1.buffer);
+      expect(p2.buffer.byteLength).toBe(1024);
+      expect(p1.every((b) => b === 3)).toBe(true);
+    } finally {
+      ScratchChunks.chunkBytes = before;
+    }
+  });
+
+  test("Carver lists the chunks it carved", () => {
+    const c = new Carver();
+    const a = c.take(100)!;
+    expect(c.chunks).toEqual([a.buffer]);
+  });
+});

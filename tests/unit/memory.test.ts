@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { buildSync } from "esbuild";
-import { releaseGarbage } from "../../src/core/memory";
+import { freeBuffers, releaseGarbage } from "../../src/core/memory";
 
 /**
  * releaseGarbage relies on how V8 schedules collections: dead ArrayBuffers are freed only by a full
@@ -17,18 +17,21 @@ describe("releaseGarbage", () => {
     buildSync({ entryPoints: [join(__dirname, "../../src/core/memory.ts")], bundle: true, platform: "node", format: "cjs", outfile: join(dir, "memory.js"), logLevel: "silent" });
     writeFileSync(
       join(dir, "child.js"),
-      `const { releaseGarbage } = require("./memory.js");
+      `const { freeBuffers, releaseGarbage } = require("./memory.js");
 const nudge = process.argv[2] === "nudge";
+const free = process.argv[2] === "free";
 let slabs = [];
 // Long-lived buffers (they outlive young-generation collections), written so their pages are real.
 for (let i = 0; i < 6; i++) { const b = new Uint8Array(32 << 20); b.fill(1); slabs.push(b); }
 let keep = []; for (let i = 0; i < 300000; i++) keep.push({ i });
 setTimeout(() => {
+  const freed = free ? freeBuffers(slabs.map((b) => b.buffer)) : false;
+  const emptied = slabs.every((b) => b.length === 0);
   slabs = null;
   const hinted = nudge ? releaseGarbage() : false;
   setTimeout(() => {
     const mb = Math.round(process.memoryUsage().arrayBuffers / 1048576);
-    process.stdout.write(JSON.stringify({ hinted, mb, kept: keep.length }));
+    process.stdout.write(JSON.stringify({ hinted, freed, emptied, mb, kept: keep.length }));
   }, 1500);
 }, 200);
 `,
@@ -36,7 +39,7 @@ setTimeout(() => {
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  const run = (arg: string): { hinted: boolean; mb: number } => JSON.parse(execFileSync(process.execPath, [join(dir, "child.js"), arg], { encoding: "utf8" })) as { hinted: boolean; mb: number };
+  const run = (arg: string) => JSON.parse(execFileSync(process.execPath, [join(dir, "child.js"), arg], { encoding: "utf8" })) as { hinted: boolean; freed: boolean; emptied: boolean; mb: number };
 
   test("an idle process keeps dead buffers; after the hint V8 collects them", () => {
     const idle = run("none");
@@ -44,6 +47,26 @@ setTimeout(() => {
     const hinted = run("nudge");
     expect(hinted.hinted).toBe(true);
     expect(hinted.mb).toBeLessThan(20);
+  });
+
+  test("freeBuffers gives dead buffers' memory back without a collection, and leaves them empty", () => {
+    const idle = run("none");
+    expect(idle.emptied).toBe(false);
+    expect(idle.mb).toBeGreaterThanOrEqual(180);
+    const freed = run("free");
+    expect(freed.freed).toBe(true);
+    expect(freed.emptied).toBe(true);
+    expect(freed.mb).toBeLessThan(20);
+  });
+
+  test("freeBuffers leaves what it cannot give back: shared memory, nothing at all", () => {
+    expect(freeBuffers([])).toBe(false);
+    const shared = new SharedArrayBuffer(16);
+    expect(freeBuffers([shared])).toBe(false);
+    expect(shared.byteLength).toBe(16);
+    const own = new ArrayBuffer(16);
+    expect(freeBuffers([own])).toBe(true);
+    expect(own.byteLength).toBe(0);
   });
 
   test("at most one hint a second", () => {

@@ -13,7 +13,7 @@ import { gunzipSync } from "node:zlib";
 import { readBlobs } from "../../src/core/search/db";
 import { MemoryVault } from "../../src/core/memory-vault";
 import { MemoryStateStore } from "../../src/core/state";
-import { ScratchChunks } from "../../src/core/search/keyword/carve";
+import { Carver, ScratchChunks } from "../../src/core/search/keyword/carve";
 import { SAVED_INDEX_FIXTURE, SAVED_INDEX_QUERIES, savedIndexVault, unpackFiles } from "../support/saved-index-fixture";
 import { searchReq, startedSearch } from "../support/search-service";
 import type { SearchService } from "../../src/core/search";
@@ -124,6 +124,44 @@ describe("an index saved by an earlier version", () => {
       await loaded.svc.close();
       await fresh.svc.close();
     } finally {
+      ScratchChunks.chunkBytes = before;
+    }
+  });
+
+  // Once loaded and every list decoded, the load's scratch chunks and the chunks that kept the encoded
+  // postings are given back at once (detached: freeBuffers), not left to V8's next full collection.
+  // A piece the index still used would read as empty, so the answers are compared too.
+  test("a loaded index gives its scratch and encoded-postings chunks back once done, and answers as a fresh build", async () => {
+    const before = ScratchChunks.chunkBytes;
+    ScratchChunks.chunkBytes = 64 << 10;
+    const taken: { scratch: Set<ArrayBufferLike>; arena: Set<ArrayBufferLike> } = { scratch: new Set(), arena: new Set() };
+    const scratchTake = ScratchChunks.prototype.take;
+    const carverTake = Carver.prototype.take;
+    ScratchChunks.prototype.take = function (this: ScratchChunks, seg: number, n: number) {
+      const out = scratchTake.call(this, seg, n);
+      if (out) taken.scratch.add(out.buffer);
+      return out;
+    };
+    Carver.prototype.take = function (this: Carver, n: number) {
+      const out = carverTake.call(this, n);
+      if (out) taken.arena.add(out.buffer);
+      return out;
+    };
+    try {
+      const store = new ReadIntoStore();
+      for (const [name, bytes] of fixtureStore().files) store.files.set(name, bytes);
+      const loaded = await startedSearch(countingVault().vault, store);
+      expect(loaded.logs.filter((l) => /rebuild|unusable|indexed again|format changed/i.test(l))).toEqual([]);
+      expect(taken.scratch.size).toBeGreaterThan(1);
+      expect(taken.arena.size).toBeGreaterThan(0);
+      for (const b of [...taken.scratch, ...taken.arena]) expect(b.byteLength).toBe(0);
+      const fresh = await startedSearch(new MemoryVault(savedIndexVault()));
+      expect(await answers(loaded.svc)).toEqual(await answers(fresh.svc));
+      await loaded.svc.close();
+      await fresh.svc.close();
+    } finally {
+      ScratchChunks.prototype.take = scratchTake;
+      Carver.prototype.take = carverTake;
       ScratchChunks.chunkBytes = before;
     }
   });

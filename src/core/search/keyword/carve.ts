@@ -8,6 +8,7 @@
  * (the same start with `MALLOC_MMAP_THRESHOLD_=131072`: 725 → 663 MB). A chunk here is above 32 MB,
  * so it is always a mapping of its own, given back whole when freed, and never raises the threshold.
  */
+import { freeBuffers } from "../../memory";
 
 /** A chunk: above 32 MB, glibc's largest dynamic mmap threshold (see postings.ts, SLAB). */
 export const CARVE_CHUNK = 33 << 20;
@@ -25,12 +26,15 @@ export class Carver {
   private buf = new Uint8Array(0);
   private used = 0;
   private readonly mine = new WeakSet<ArrayBufferLike>();
+  /** Every chunk taken so far, for whoever knows when all its pieces are dead (see freeBuffers). */
+  readonly chunks: ArrayBufferLike[] = [];
 
   take(n: number): Uint8Array | undefined {
     if (n > MAX_PIECE) return undefined;
     if (this.used + n > this.buf.length) {
       this.buf = new Uint8Array(CARVE_CHUNK);
       this.mine.add(this.buf.buffer);
+      this.chunks.push(this.buf.buffer);
       this.used = 0;
     }
     const out = this.buf.subarray(this.used, this.used + n);
@@ -101,6 +105,18 @@ export class ScratchChunks {
     if (!mine) return;
     this.pieces.delete(seg);
     for (const c of mine) c.live--;
+  }
+
+  /**
+   * Gives back the memory of every chunk none of whose pieces is out (see freeBuffers), now rather
+   * than at V8's next full collection; those chunks are forgotten. Call when the job is over.
+   */
+  release(): void {
+    const idle = this.chunks.filter((c) => c.live === 0);
+    if (idle.length === 0) return;
+    freeBuffers(idle.map((c) => c.buf.buffer));
+    for (const c of idle) this.chunks.splice(this.chunks.indexOf(c), 1);
+    if (this.cur && this.cur.live === 0) this.cur = null;
   }
 
   /** Chunks allocated so far (for tests). */

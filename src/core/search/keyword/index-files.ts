@@ -170,6 +170,9 @@ export class KeywordIndexFiles {
         scratch?.done(k);
       }
     }
+    // Every file is read and decoded: the scratch chunks' memory goes back now, not at V8's next
+    // full collection (an idle warm server at 100k notes kept ~65 MB of them).
+    scratch?.release();
     const t = now();
     await index.finishRestore(yieldIfDue, () => clock.next());
     lt.lists = now() - t;
@@ -292,6 +295,8 @@ export class KeywordIndexFiles {
       files++;
       const written = await write(file, bytes);
       scratch?.done(MAIN_PIECES);
+      // The files are written: their scratch chunks' memory goes back now (see the load's).
+      scratch?.release();
       if (!written) mainDirty = true;
       else if (this.staleSegments > index.segCount) {
         // The main file no longer names them: the files of segments past the layout go.
