@@ -7,7 +7,7 @@
  * previous tokenizer (stemmed words) and ones of earlier formats (v8, chunk texts in files of their
  * own; v9) are built again once.
  */
-import { describe, expect, test } from "@jest/globals";
+import { describe, expect, jest, test } from "@jest/globals";
 import { readFileSync } from "node:fs";
 import { gunzipSync } from "node:zlib";
 import { readBlobs } from "../../src/core/search/db";
@@ -134,24 +134,16 @@ describe("an index saved by an earlier version", () => {
   test("a loaded index gives its scratch and encoded-postings chunks back once done, and answers as a fresh build", async () => {
     const before = ScratchChunks.chunkBytes;
     ScratchChunks.chunkBytes = 64 << 10;
-    const taken: { scratch: Set<ArrayBufferLike>; arena: Set<ArrayBufferLike> } = { scratch: new Set(), arena: new Set() };
-    const scratchTake = ScratchChunks.prototype.take;
-    const carverTake = Carver.prototype.take;
-    ScratchChunks.prototype.take = function (this: ScratchChunks, seg: number, n: number) {
-      const out = scratchTake.call(this, seg, n);
-      if (out) taken.scratch.add(out.buffer);
-      return out;
-    };
-    Carver.prototype.take = function (this: Carver, n: number) {
-      const out = carverTake.call(this, n);
-      if (out) taken.arena.add(out.buffer);
-      return out;
-    };
+    // Spies call through: their results are the pieces handed out.
+    const scratchTake = jest.spyOn(ScratchChunks.prototype, "take");
+    const carverTake = jest.spyOn(Carver.prototype, "take");
+    const buffers = (spy: typeof scratchTake | typeof carverTake) => new Set(spy.mock.results.map((r) => (r.value as Uint8Array | undefined)?.buffer).filter((b) => b !== undefined));
     try {
       const store = new ReadIntoStore();
       for (const [name, bytes] of fixtureStore().files) store.files.set(name, bytes);
       const loaded = await startedSearch(countingVault().vault, store);
       expect(loaded.logs.filter((l) => /rebuild|unusable|indexed again|format changed/i.test(l))).toEqual([]);
+      const taken = { scratch: buffers(scratchTake), arena: buffers(carverTake) };
       expect(taken.scratch.size).toBeGreaterThan(1);
       expect(taken.arena.size).toBeGreaterThan(0);
       for (const b of [...taken.scratch, ...taken.arena]) expect(b.byteLength).toBe(0);
@@ -160,8 +152,8 @@ describe("an index saved by an earlier version", () => {
       await loaded.svc.close();
       await fresh.svc.close();
     } finally {
-      ScratchChunks.prototype.take = scratchTake;
-      Carver.prototype.take = carverTake;
+      scratchTake.mockRestore();
+      carverTake.mockRestore();
       ScratchChunks.chunkBytes = before;
     }
   });
