@@ -31,7 +31,7 @@ describe("POST /mcp on a session: the direct lane and the SDK transport", () => 
         "Joinery/Mortise.md": "# Mortise and tenon\n\nThe oldest joint; no dovetail here.\n",
         "Garden.md": "Tomatoes and beans.\n",
       }),
-      { stateStore },
+      { stateStore, search: { persistDebounceMs: 20 } },
     );
     // The index built and saved, so that both answers below see it idle (`_meta.index_stale` alike).
     for (let i = 0; i < 500 && !stateStore.files.has(INDEX_FILE); i++) await new Promise((r) => setTimeout(r, 10));
