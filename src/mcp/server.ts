@@ -1,5 +1,7 @@
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { ListToolsRequestSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { JsonSchemaType, JsonSchemaValidator, jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation";
+import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import { isVaultError, VaultError } from "../core/errors";
 import type { CoreServices } from "../core/services";
 import { registerPrompts } from "./prompts";
@@ -55,6 +57,20 @@ export function selectTools(all: readonly ToolDef[], services: Pick<CoreServices
 }
 
 /**
+ * The JSON Schema validator every session's server shares, made on first use. The SDK makes an Ajv
+ * instance per server by default (its meta-schemas compiled each time) for one purpose: checking a
+ * client's answer to an elicitation, which these tools never ask for. A client's first session paid
+ * for it while the vault was still being opened (a first `initialize` ~30 ms in a fresh process).
+ */
+class SharedValidator implements jsonSchemaValidator {
+  private static ajv: AjvJsonSchemaValidator | null = null;
+  getValidator<T>(schema: JsonSchemaType): JsonSchemaValidator<T> {
+    return (SharedValidator.ajv ??= new AjvJsonSchemaValidator()).getValidator<T>(schema);
+  }
+}
+const sharedValidator = new SharedValidator();
+
+/**
  * Builds one `McpServer` (one per client session) over the shared core services.
  * Tool handlers' `VaultError`s become `isError` results with their message; anything else is
  * logged and reported as an internal error without machine paths.
@@ -62,7 +78,7 @@ export function selectTools(all: readonly ToolDef[], services: Pick<CoreServices
 export function createMcpServer(services: CoreServices, tools: readonly ToolDef[], info: ServerInfo): McpServer {
   const server = new McpServer(
     { name: info.name, version: info.version },
-    { instructions: info.instructions, capabilities: { logging: {} } },
+    { instructions: info.instructions, capabilities: { logging: {} }, jsonSchemaValidator: sharedValidator },
   );
   const stopResources = registerResources(server, services);
   registerPrompts(server, services);
