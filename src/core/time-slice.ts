@@ -3,15 +3,15 @@
  * loop over the whole vault gives the event loop back every few milliseconds. Owns only the clock
  * and the yield; what a loop does between yields is the caller's.
  */
-import { setTimer } from "./timers";
+import { soon } from "./timers";
 
 /** How long a loop may run before it yields (the UI must never block for more than 50 ms). */
 export const SLICE_MS = 8;
 
-/** Lets other work run: a zero-delay timer (the host's; see timers.ts). */
+/** Lets other work run: the host's immediate, in the turn the engines share (see timers.ts `soon`). */
 export function yieldToEventLoop(): Promise<void> {
   return new Promise<void>((resolve) => {
-    setTimer(resolve, 0);
+    soon(resolve);
   });
 }
 

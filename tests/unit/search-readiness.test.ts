@@ -16,6 +16,24 @@ function notes(n: number, extra: Record<string, string> = {}): Record<string, st
 }
 
 describe("search readiness", () => {
+  // Counting the visible notes walks every listed file: up to 20k files at once, a bigger listing in
+  // slices (a 25 ms task at 100k notes), the status meanwhile saying what the index holds.
+  test("while loading, a listing of over 20k files is counted in slices: the status has the count once they are done", async () => {
+    const files: Record<string, string> = {};
+    for (let i = 0; i < 25_000; i++) files[`img/${i}.png`] = "";
+    for (let i = 0; i < 30; i++) files[`N/${i}.md`] = `# ${i}\n`;
+    files["Private/secret.md"] = "hidden\n";
+    const big = makeSearch(new MemoryVault(files));
+    expect(big.svc.status()).toMatchObject({ readiness: "loading", notes_total: 0 });
+    for (let i = 0; i < 50 && big.svc.status().notes_total === 0; i++) await new Promise((r) => setTimeout(r, 10));
+    expect(big.svc.status()).toMatchObject({ readiness: "loading", notes_total: 30 });
+    // A smaller listing is counted at once.
+    const small = makeSearch(new MemoryVault(notes(40, { "Private/secret.md": "hidden\n" })));
+    expect(small.svc.status()).toMatchObject({ readiness: "loading", notes_total: 40 });
+    await big.svc.close();
+    await small.svc.close();
+  });
+
   test("a first build: not ready (indexing, notes covered of total) until every note is indexed, then ready", async () => {
     const vault = new MemoryVault(notes(200));
     const { svc } = makeSearch(vault);

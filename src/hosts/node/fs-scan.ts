@@ -3,6 +3,7 @@
  * follows symbolic links only to inside the vault (and never round a cycle), and gives the event loop
  * back every ~10 ms. Returns entries; it must not change the vault's picture in memory (the vault does).
  */
+import { soon } from "../../core/timers";
 import { promises as fsp, statSync, type Dirent, type Stats } from "node:fs";
 import * as nodePath from "node:path";
 import { isOurTempName } from "../common/leftovers";
@@ -59,7 +60,7 @@ export class Breather {
   breathe(): Promise<void> | undefined {
     if (this.turn) return this.turn;
     if (performance.now() - this.sliceStart < SLICE_MS) return undefined;
-    this.turn = new Promise<void>((r) => setImmediate(r)).then(() => {
+    this.turn = new Promise<void>((r) => soon(r)).then(() => {
       this.turn = null;
       this.sliceStart = performance.now();
     });
