@@ -4,7 +4,7 @@
  * changes while it waits (it starts again), when two run at once, and when a plain search (the
  * graph's mentions) runs in between.
  */
-import { describe, expect, test } from "@jest/globals";
+import { describe, expect, jest, test } from "@jest/globals";
 import { parseQuery } from "../../src/core/search";
 import type { InvertedIndex } from "../../src/core/search/keyword/inverted-index";
 import type { KeywordAnswer } from "../../src/core/search/keyword/sections";
@@ -12,6 +12,7 @@ import type { Scheduler, SearchRequest } from "../../src/core/search/types";
 import { addNote, crowdedIndex, crowdedQueries } from "../support/crowded-index";
 import { makeSearch } from "../support/search-service";
 import { MemoryVault } from "../../src/core/memory-vault";
+import { Scorer } from "../../src/core/search/keyword/score";
 
 const req = (query: string, limit = 10): SearchRequest => ({ query, limit, chunksPerFile: 2, snippetWords: 0 });
 
@@ -107,6 +108,35 @@ describe("search in slices", () => {
     expect([shape(a1), shape(a2), between]).toEqual(want);
     // The scorer's scratch space is clean after them all: the same answers again.
     expect(plain(ix, q1)).toEqual(want[0]);
+  });
+
+  // A change while a search is part-way made it start again in one go: at 100k notes, the
+  // compaction's steps after a cold build turned common-word searches into 50-100 ms tasks.
+  test("the service's background work waits for a search part-way: a note changed meanwhile is indexed after it, and the search does not start again", async () => {
+    const files: Record<string, string> = {};
+    const words = ["kiln", "glaze", "clay", "wheel", "fire", "ash", "slip", "bisque"];
+    for (let i = 0; i < 200; i++) files[`n${i}.md`] = `# Note ${i}\n\n${Array.from({ length: 30 }, (_, k) => words[(i * 5 + k * 3) % words.length]).join(" ")}\n`;
+    const vault = new MemoryVault(files);
+    // Every yield takes 3 ms (a slice of 0 ms: the search yields after each step), so the change's
+    // indexing (after its 5 ms debounce) comes while the search is part-way.
+    const sched: Scheduler = { now: () => performance.now(), yield: () => new Promise((r) => setTimeout(r, 3)) };
+    const { svc } = makeSearch(vault, undefined, { scheduler: sched, options: { searchSliceMs: 0 } });
+    await svc.start();
+    expect(await svc.waitForIdle(10_000)).toBe(true);
+    const restarts = jest.spyOn(Scorer.prototype, "run");
+    try {
+      const q = "kiln glaze clay wheel fire ash slip bisque";
+      const answer = svc.search({ query: q, limit: 5, chunksPerFile: 1, snippetWords: 0 });
+      vault.write("n0.md", "# Note 0\n\nporcelain\n");
+      const res = await answer;
+      expect(res.hits.length).toBe(5);
+      expect(restarts).not.toHaveBeenCalled();
+      expect(await svc.waitForIdle(10_000)).toBe(true);
+      expect((await svc.search({ query: "porcelain", limit: 5, chunksPerFile: 1, snippetWords: 0 })).hits.map((h) => h.path)).toEqual(["n0.md"]);
+    } finally {
+      restarts.mockRestore();
+      await svc.close();
+    }
   });
 
   test("the search service gives the event loop back during a long search", async () => {

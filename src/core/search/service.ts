@@ -450,7 +450,21 @@ class KeywordSearchService implements SearchService {
     if (!this.clock.used()) return;
     this.emitProgress(false);
     await this.clock.next();
-    while (this.index.mergeDue && !this.index.mergeSome(this.clock.used)) await this.clock.next();
+    await this.noSearchPartWay();
+    while (this.index.mergeDue && !this.index.mergeSome(this.clock.used)) {
+      await this.clock.next();
+      await this.noSearchPartWay();
+    }
+  }
+
+  /**
+   * Waits while a search in slices is part-way (see InvertedIndex.searchesDone): called after every
+   * yield and await of the background work, before it changes the index.
+   */
+  private async noSearchPartWay(): Promise<void> {
+    if (!this.index.searching) return;
+    await this.index.searchesDone();
+    this.clock.restart();
   }
 
   /**
@@ -460,7 +474,11 @@ class KeywordSearchService implements SearchService {
    * 20–110 ms once per save).
    */
   private async mergeAll(): Promise<void> {
-    while (!this.index.mergeSome(this.clock.used)) await this.clock.next();
+    await this.noSearchPartWay();
+    while (!this.index.mergeSome(this.clock.used)) {
+      await this.clock.next();
+      await this.noSearchPartWay();
+    }
   }
 
   private async reconcile(): Promise<void> {
@@ -568,6 +586,7 @@ class KeywordSearchService implements SearchService {
   }
 
   private async processPath(path: string): Promise<void> {
+    await this.noSearchPartWay();
     const port = this.deps.port;
     const force = this.forceIndex.delete(path);
     const st = port.stat(path);
@@ -579,6 +598,7 @@ class KeywordSearchService implements SearchService {
     const pre = st.size > this.opts.maxNoteBytes ? undefined : this.prefetched.get(path);
     this.prefetched.delete(path);
     const read = await readNoteForIndex(port, path, st.size, this.opts.maxNoteBytes, pre);
+    await this.noSearchPartWay();
     if ("skip" in read) {
       this.skip(path, st.mtime, st.size, read.skip);
       return;
@@ -603,6 +623,7 @@ class KeywordSearchService implements SearchService {
       builder.addChunk(c, this.opts.language);
       await this.maybeYield();
     }
+    await this.noSearchPartWay();
     if (this.stopping) {
       this.queue.add(path);
       return;
@@ -652,6 +673,7 @@ class KeywordSearchService implements SearchService {
     await this.mergeAll();
     const it = { seg: 0, k: 0 };
     for (;;) {
+      await this.noSearchPartWay();
       const more = this.index.compactSome(it, this.clock.used);
       if (!more) break;
       await this.maybeYield();

@@ -532,6 +532,21 @@ export class InvertedIndex implements IndexState {
     return turn;
   }
 
+  /**
+   * Resolves once no search in slices is part-way (one that yielded and will go on). The service's
+   * background work awaits it before it changes the index: a change would make that search start
+   * again in one go (a whole common-word search in one task: the longest blocks after a cold build,
+   * when the compaction's steps came between a search's slices).
+   */
+  async searchesDone(): Promise<void> {
+    while (this.scorerBusy) await this.slicedTurn;
+  }
+
+  /** A search in slices is part-way (see searchesDone). */
+  get searching(): boolean {
+    return this.scorerBusy;
+  }
+
   private async runSliced(pq: ParsedQuery, req: SearchRequest, language: SearchLanguage, sched: Scheduler, sliceMs: number): Promise<KeywordAnswer> {
     this.scorerBusy = true;
     const steps = this.scorer.steps(this, pq, req, language, true);
