@@ -295,8 +295,6 @@ export class KeywordIndexFiles {
       files++;
       const written = await write(file, bytes);
       scratch?.done(MAIN_PIECES);
-      // The files are written: their scratch chunks' memory goes back now (see the load's).
-      scratch?.release();
       if (!written) mainDirty = true;
       else if (this.staleSegments > index.segCount) {
         // The main file no longer names them: the files of segments past the layout go.
