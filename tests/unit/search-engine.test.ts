@@ -651,6 +651,24 @@ describe("segmented keyword index", () => {
     expect(index.sampleTerms([1], 0)).toEqual([]);
   });
 
+  test("the warm-up's sample counts a word's other forms: a small list whose forms are long is passed over", () => {
+    const index = withSegments(new InvertedIndex());
+    const add = (path: string, text: string) => {
+      const chunks = chunkNote(path, text, null, { maxWords: 300 });
+      const b = index.docBuilder();
+      for (const c of chunks) b.addChunk(c, "en");
+      index.addDoc({ seg: segmentOf(path), path, mtime: 0, size: text.length, hash: path, frontmatter: {}, tags: [] }, chunks, b);
+    };
+    // "sync" in 50 notes, its form "syncs" in 300; every other word in at most 40.
+    for (let i = 0; i < 300; i++) add(`n${i}.md`, `${i < 50 ? "sync" : ""} syncs word${"qrstuvwx"[i % 8]}`);
+    const size = (t: string) => index.lookup(t)!.n;
+    expect(size("sync")).toBe(50);
+    expect(index.sampleTerms([1], 100)).toEqual(["sync"]);
+    const [picked] = index.sampleTerms([1], 100, "en");
+    expect(picked).not.toBe("sync");
+    expect(index.dict.forms(picked, "en").reduce((n, g) => n + index.listN(g), 0)).toBeLessThanOrEqual(100);
+  });
+
   test("saving splits the long posting lists of common terms across steps, not only every 256 lists", () => {
     const index = withSegments(new InvertedIndex());
     // Paths made of 24 words, so that the whole index has few terms (few lists, some very long).

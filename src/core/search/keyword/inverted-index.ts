@@ -472,7 +472,7 @@ export class InvertedIndex implements IndexState {
    * path), among at most ~2k terms spread evenly over the dictionary (testing and sorting all 30k
    * terms of 10k notes was one ~15 ms step) whose lists hold at most `maxPostings` chunks.
    */
-  sampleTerms(quantiles: number[], maxPostings = Infinity): string[] {
+  sampleTerms(quantiles: number[], maxPostings = Infinity, language?: SearchLanguage): string[] {
     this.flushPostings();
     const gs: number[] = [];
     const stride = Math.max(1, Math.floor(this.lists.length / 2048));
@@ -482,7 +482,19 @@ export class InvertedIndex implements IndexState {
     }
     if (!gs.length) return [];
     gs.sort((a, b) => this.listN(a) - this.listN(b));
-    return quantiles.map((q) => this.dict.names[gs[Math.min(gs.length - 1, Math.floor(q * gs.length))]]);
+    // With `language`, a word's other forms count too (a search reads their lists with its own):
+    // from each quantile down to the first term whose forms' postings stay within the cap.
+    const within = (g: number): boolean => {
+      if (!language) return true;
+      let n = 0;
+      for (const f of this.dict.forms(this.dict.names[g], language)) n += this.listN(f);
+      return n <= maxPostings;
+    };
+    return quantiles.map((q) => {
+      let i = Math.min(gs.length - 1, Math.floor(q * gs.length));
+      for (let tries = 0; i > 0 && tries < 64 && !within(gs[i]); tries++) i--;
+      return this.dict.names[gs[i]];
+    });
   }
 
   /** The notes of segment `k` as loaded from disk (not indexed again since: they share its term sequences). */

@@ -9,7 +9,8 @@ import type { InvertedIndex } from "./inverted-index";
 import type { KeywordAnswer } from "./sections";
 
 /**
- * Terms from the upper part of the list sizes, each list at most WARM_UP_MAX_POSTINGS long, searched
+ * Terms from the upper part of the list sizes, each list (with the word's other forms' lists: a search
+ * reads them in one step) at most WARM_UP_MAX_POSTINGS long, searched
  * in WARM_UP_ROUNDS rounds (in a fresh process at 10k notes, a first search of the largest term takes
  * 7–20 ms, the next ones 1–14 ms).
  */
@@ -43,7 +44,7 @@ export async function warmUpSearch(
     if (index.dict.catchUpTermBits(() => clock.sched.now() - t0 >= 5)) break;
   }
   await clock.sched.yield(); // picking the terms is a step of its own
-  const terms = index.sampleTerms(WARM_UP_QUANTILES, WARM_UP_MAX_POSTINGS);
+  const terms = index.sampleTerms(WARM_UP_QUANTILES, WARM_UP_MAX_POSTINGS, lang);
   if (!terms.length) return;
   // Two terms at once take the AND path (clauses pruned by the earlier ones).
   const queries = terms.length > 1 ? [...terms, terms.slice(-2).join(" ")] : terms;
