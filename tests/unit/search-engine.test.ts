@@ -69,6 +69,14 @@ function countReads(vault: MemoryVault): { n: number } {
   return count;
 }
 
+/** Indexes `text` as the note at `path` (chunks of up to 300 words, its segment by path). */
+function addText(index: InvertedIndex, path: string, text: string): void {
+  const chunks = chunkNote(path, text, null, { maxWords: 300 });
+  const b = index.docBuilder();
+  for (const c of chunks) b.addChunk(c, "en");
+  index.addDoc({ seg: segmentOf(path), path, mtime: 0, size: text.length, hash: path, frontmatter: {}, tags: [] }, chunks, b);
+}
+
 describe("segmented keyword index", () => {
   test("a long note is tokenized across several slices", async () => {
     const sections: string[] = [];
@@ -477,12 +485,7 @@ describe("segmented keyword index", () => {
 
   test("compaction lays the lists out again in many small steps, dropping deleted notes only", () => {
     const index = withSegments(new InvertedIndex());
-    const add = (path: string, text: string) => {
-      const chunks = chunkNote(path, text, null, { maxWords: 300 });
-      const b = index.docBuilder();
-      for (const c of chunks) b.addChunk(c, "en");
-      index.addDoc({ seg: segmentOf(path), path, mtime: 0, size: text.length, hash: path, frontmatter: {}, tags: [] }, chunks, b);
-    };
+    const add = (path: string, text: string) => addText(index, path, text);
     for (let i = 0; i < 3000; i++) add(`n${i}.md`, `common words for all ${i % 3 ? "odd" : "even"} tag${i % 50} unique${i}`);
     for (let i = 0; i < 3000; i += 2) index.removeDoc(`n${i}.md`);
     const pq = (q: string) => parseQuery(q);
@@ -653,12 +656,7 @@ describe("segmented keyword index", () => {
 
   test("the warm-up's sample counts a word's other forms: a small list whose forms are long is passed over", () => {
     const index = withSegments(new InvertedIndex());
-    const add = (path: string, text: string) => {
-      const chunks = chunkNote(path, text, null, { maxWords: 300 });
-      const b = index.docBuilder();
-      for (const c of chunks) b.addChunk(c, "en");
-      index.addDoc({ seg: segmentOf(path), path, mtime: 0, size: text.length, hash: path, frontmatter: {}, tags: [] }, chunks, b);
-    };
+    const add = (path: string, text: string) => addText(index, path, text);
     // "sync" in 50 notes, its form "syncs" in 300; every other word in at most 40.
     for (let i = 0; i < 300; i++) add(`n${i}.md`, `${i < 50 ? "sync" : ""} syncs word${"qrstuvwx"[i % 8]}`);
     const size = (t: string) => index.lookup(t)!.n;
