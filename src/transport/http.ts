@@ -65,6 +65,9 @@ export interface RunningHttpServer {
   close(): Promise<void>;
 }
 
+/** How long an idle keep-alive connection stays open (see where it is set). */
+const KEEP_ALIVE_MS = 65_000;
+
 /** listen() failed because the port is taken. */
 export class AddressInUseError extends Error {
   constructor(readonly port: number) {
@@ -423,6 +426,11 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
     s.once("listening", () => resolve(s));
     s.once("error", (err: NodeJS.ErrnoException) => reject(err.code === "EADDRINUSE" ? new AddressInUseError(opts.port) : err));
   });
+  // An idle connection is kept 65 s, not Node's 5: a client reuses it for up to its own idle time
+  // (undici: the server's figure less 1 s), and a client held up near the end of that window sent a
+  // request on a socket the server had just closed (ECONNRESET, seen on a busy 2-core machine).
+  httpServer.keepAliveTimeout = KEEP_ALIVE_MS;
+  httpServer.headersTimeout = KEEP_ALIVE_MS + 1_000;
   httpServer.on("connection", (sock) => {
     sockets.add(sock);
     sock.on("close", () => sockets.delete(sock));

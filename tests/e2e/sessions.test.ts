@@ -56,7 +56,8 @@ describe("MCP sessions are bounded", () => {
     const s = server;
     const baseline = vaultListeners(s);
     // A connection per request: with keep-alive, a machine busy enough to hold this process for the
-    // server's keep-alive timeout (5 s) let the server drop a socket the client was reusing (ECONNRESET).
+    // server's keep-alive timeout (5 s then; 65 s now) let the server drop a socket the client was
+    // reusing (ECONNRESET).
     const agent = new http.Agent({ keepAlive: false, maxSockets: 4 });
     const ids: string[] = [];
     try {

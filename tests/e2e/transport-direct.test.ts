@@ -96,4 +96,12 @@ describe("POST /mcp on a session: the direct lane and the SDK transport", () => 
     const r = JSON.parse((await post(searchCall(30))).body);
     expect(r.result.structuredContent.hits[0].path).toBe("Joinery/Dovetail.md");
   });
+
+  // Idle connections are kept 65 s (Node's default is 5 s): a client held up near the end of its
+  // reuse window sent a request on a socket the server had just closed (ECONNRESET).
+  test("the server keeps an idle connection 65 s, and says so", async () => {
+    const r = await rawRequest(server.port, { path: "/health", headers: { Connection: "keep-alive" } });
+    expect(r.status).toBe(200);
+    expect(r.headers["keep-alive"]).toBe("timeout=65");
+  });
 });
