@@ -1,5 +1,5 @@
 import type { NoteMetadata } from "./metadata";
-import { soon } from "./timers";
+import { yieldToEventLoop } from "./time-slice";
 
 /**
  * The vault port: everything the core needs from a vault. Two adapters implement it —
@@ -140,13 +140,13 @@ export interface VaultPort {
 
 /**
  * The port's `listed()`, or `ready()` where it has none; then a task of its own for each caller
- * (`soon`, in the turn the engines share). When the listing ended, everything that waited for it
+ * (`yieldToEventLoop`, in the turn the engines share). When the listing ended, everything that waited for it
  * (the search index's start, the first client's session, the CLI's banner) went on in the listing's
  * last task: ~30 ms in one at 100k notes.
  */
 export async function whenListed(port: VaultPort): Promise<void> {
   await (port.listed ? port.listed() : port.ready());
-  await new Promise<void>((resolve) => soon(resolve));
+  await yieldToEventLoop();
 }
 
 export function isNotePath(path: string): boolean {

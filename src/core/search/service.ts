@@ -802,15 +802,21 @@ class KeywordSearchService implements SearchService {
     const now = this.clock.sched.now();
     const last = this.visibleCount;
     if (last && now - last.at < 2000) return last.n;
+    const meanwhile = last ? last.n : this.index.docs.size;
+    if (this.counting) return meanwhile;
     const files = this.deps.port.listFiles();
     if (files.length > SYNC_COUNT_FILES) {
-      if (!this.counting) void this.countVisibleNotes(files);
-      return last ? last.n : this.index.docs.size;
+      void this.countVisibleNotes(files);
+      return meanwhile;
     }
     let n = 0;
-    for (const f of files) if (isNotePath(f.path) && !this.deps.policy.isHidden(f.path)) n++;
+    for (const f of files) if (this.isVisibleNote(f.path)) n++;
     this.visibleCount = { n, at: now };
     return n;
+  }
+
+  private isVisibleNote(path: string): boolean {
+    return isNotePath(path) && !this.deps.policy.isHidden(path);
   }
 
   private async countVisibleNotes(files: readonly { path: string }[]): Promise<void> {
@@ -823,7 +829,7 @@ class KeywordSearchService implements SearchService {
           await slice.next();
           if (this.stopping) return;
         }
-        if (isNotePath(f.path) && !this.deps.policy.isHidden(f.path)) n++;
+        if (this.isVisibleNote(f.path)) n++;
       }
       this.visibleCount = { n, at: this.clock.sched.now() };
     } finally {

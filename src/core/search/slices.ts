@@ -3,13 +3,14 @@
  * event loop is used up, and a worker that runs an engine's steps in priority order until none has
  * work. Owns no index and knows no engine: each engine brings its steps and decides when to kick.
  */
-import { clearTimer, setTimer, soon } from "../timers";
+import { clearTimer, setTimer } from "../timers";
+import { yieldToEventLoop } from "../time-slice";
 import type { Scheduler } from "./types";
 
 export const defaultScheduler: Scheduler = {
   now: () => (typeof performance !== "undefined" ? performance.now() : Date.now()),
-  // Without setTimeout(0)'s clamp where the host can (see timers.ts `soon`).
-  yield: () => new Promise<void>((resolve) => soon(resolve)),
+  // Without setTimeout(0)'s clamp where the host can, in the turn every engine shares (timers.ts `soon`).
+  yield: yieldToEventLoop,
 };
 
 /** Time slices: work runs until its slice (`sliceMs`) is used up, then gives the event loop back. */

@@ -1,11 +1,11 @@
 /**
  * Listing a vault folder on disk: a recursive scan that skips dot-entries and the config folder,
  * follows symbolic links only to inside the vault (and never round a cycle), and gives the event loop
- * back every ~10 ms. Returns entries; it must not change the vault's picture in memory (the vault does).
+ * back every ~5 ms. Returns entries; it must not change the vault's picture in memory (the vault does).
  */
-import { soon } from "../../core/timers";
 import { promises as fsp, statSync, type Dirent, type Stats } from "node:fs";
 import * as nodePath from "node:path";
+import { yieldToEventLoop } from "../../core/time-slice";
 import { isOurTempName } from "../common/leftovers";
 import type { LogLevel } from "../common/runtime";
 import type { VaultPaths } from "./vault-paths";
@@ -60,7 +60,7 @@ export class Breather {
   breathe(): Promise<void> | undefined {
     if (this.turn) return this.turn;
     if (performance.now() - this.sliceStart < SLICE_MS) return undefined;
-    this.turn = new Promise<void>((r) => soon(r)).then(() => {
+    this.turn = yieldToEventLoop().then(() => {
       this.turn = null;
       this.sliceStart = performance.now();
     });

@@ -9,7 +9,7 @@ import * as nodePath from "node:path";
 import { VaultError } from "../../core/errors";
 import type { NoteMetadata } from "../../core/metadata";
 import { isUnder } from "../../core/paths";
-import { soon } from "../../core/timers";
+import { yieldToEventLoop } from "../../core/time-slice";
 import { isNotePath, parentOf, type RenamePlan, type RenameProgress, type RenameResult, type VaultEvent, type VaultFile, type VaultPort } from "../../core/vault";
 import type { LogLevel } from "../common/runtime";
 import { applyFrontmatterEdit } from "./frontmatter-edit";
@@ -186,7 +186,7 @@ export class FsVault implements VaultPort {
       });
       const dirs = [...folders].map((f) => paths.diskOf(f));
       if (!this.configDir.includes("/")) dirs.push(this.configDir);
-      void this.watcher.start(dirs, () => new Promise((r) => soon(r)));
+      void this.watcher.start(dirs, yieldToEventLoop);
     }
     this.log("debug", `Listed ${files.size} files (${this.unread.length} notes) in ${folders.size} folders in ${Math.round(this.listMs)} ms.`);
   }
