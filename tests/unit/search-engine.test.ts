@@ -23,7 +23,7 @@ function withSegments(ix: InvertedIndex): InvertedIndex {
   return ix;
 }
 import type { RestoredBlobs } from "../../src/core/search/keyword/persist";
-import { kthLargest } from "../../src/core/search/keyword/score";
+import { kthLargest, Scorer } from "../../src/core/search/keyword/score";
 import { linesOf } from "../../src/core/search/keyword/sections";
 import { positiveTermSet, snippet } from "../../src/core/search/keyword/snippet";
 import { MemoryVault } from "../../src/core/memory-vault";
@@ -594,16 +594,35 @@ describe("segmented keyword index", () => {
       await index.finishRestore(async () => {});
       return index;
     };
-    const queries = ["common", "odd", "even", "tag7", "unique101", "pott*", "unique1*", '"all odd"', "common -even"];
+    // The last four score their common words only in the notes the rare ones found, skipping to
+    // those notes' chunks in the lists: a restored list (its segments' parts one after another) is
+    // sorted by chunk id first.
+    const queries = ["common", "odd", "even", "tag7", "unique101", "pott*", "unique1*", '"all odd"', "common -even", "unique101 common", "tag7 odd", "pottery3 tag7 common", "tag7 common -even"];
     const run = (index: InvertedIndex) => queries.map((q) => index.search(parseQuery(q), req(q, { limit: 1000, snippetWords: 6 }), "en").res);
+    const ascending = (index: InvertedIndex) => {
+      for (let g = 0; g < index.lists.length; g++) {
+        const l = index.listAt(g);
+        for (let i = 1; l && i < l.n; i++) if (l.ids[i] <= l.ids[i - 1]) return false;
+      }
+      return true;
+    };
     const original = build();
     const expected = run(original);
     const saved = save(original);
     expect(expected[0].total_files).toBe(1000);
+    expect(expected[10].total_files).toBe(13); // tag7 odd: 13 of the 20 notes with tag7 (7, 57, 107, …)
+    expect(ascending(original)).toBe(true);
 
     // Searched at once: the query's lists are decoded (and made objects) on first use.
     const a = await restore(saved);
     expect(a.hasEncodedLists).toBe(true);
+    // At a limit the notes with every word reach (else every note is scored again, without skipping).
+    const top5 = ["tag7 odd", "tag7 common", "pottery3 common", "tag7 common -even"];
+    const skipping = new Scorer();
+    const five = (index: InvertedIndex, scorer?: Scorer) => top5.map((q) => (scorer ? scorer.run(index, parseQuery(q), req(q, { limit: 5 }), "en", true).answer.res : index.search(parseQuery(q), req(q, { limit: 5 }), "en").res));
+    expect(five(a, skipping)).toEqual(five(original));
+    // All but "pottery3 common" (143 notes: "common"'s 1,000 postings are read through).
+    expect(skipping.skipped).toBe(3);
     expect(run(a)).toEqual(expected);
     // Decoded in the background, in steps, then searched.
     const b = await restore(saved);
@@ -620,12 +639,19 @@ describe("segmented keyword index", () => {
       while (index.compactSome(state, () => false));
     }
     expect(c.hasEncodedLists).toBe(false);
+    // Laid out again, every list ascends, restored or not.
+    expect(ascending(c)).toBe(true);
     expect(run(c)).toEqual(run(original));
     expect(run(c)[0].total_files).toBe(500);
     // Saved again before any list was used: the same bytes as saving the original.
     const d = await restore(saved);
     const bytes = (x: ReturnType<typeof save>) => [x.dict, ...x.segs.flatMap(({ rest }) => Object.values(rest))].map((v) => Buffer.from(v).toString("base64"));
     expect(bytes(save(d))).toEqual(bytes(saved));
+    // And after searches sorted some of its lists: each segment's part of a list is in the same order.
+    const e = await restore(saved);
+    expect(ascending(e)).toBe(false);
+    run(e);
+    expect(bytes(save(e))).toEqual(bytes(saved));
   });
 
   test("warm-up terms: words of letters only, at growing list sizes, sampled from a large dictionary", () => {

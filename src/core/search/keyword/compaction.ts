@@ -4,7 +4,7 @@
  * copying; the service decides when it runs.
  */
 import type { IndexState } from "./index-state";
-import { EMPTY_BYTES, EMPTY_INTS, postingBuffer } from "./postings";
+import { EMPTY_BYTES, EMPTY_INTS, postingBuffer, sortPostings } from "./postings";
 
 /** Where a compaction under way stands (start with `{ seg: 0, k: 0 }`). */
 export interface CompactionState {
@@ -13,6 +13,8 @@ export interface CompactionState {
   ids?: Int32Array;
   tfs?: Uint8Array;
   off?: number;
+  /** Zeros, one per chunk id: to sort a restored list whose ids do not ascend (see `sortPostings`). */
+  scratch?: Int32Array;
 }
 
 /** Dead postings are a quarter of the postings or more. (The service also compacts after indexing many notes, for the space grown lists left behind.) */
@@ -39,7 +41,8 @@ export function compactSome(ix: IndexState, state: CompactionState, deadline: ()
   let o = state.off ?? 0;
   let checked = o;
   while (state.k < ix.lists.length) {
-    const l = ix.listAt(state.k++);
+    const g = state.k++;
+    const l = ix.listAt(g);
     if (l) {
       const li = l.ids;
       const lt = l.tfs;
@@ -52,6 +55,8 @@ export function compactSome(ix: IndexState, state: CompactionState, deadline: ()
         }
       }
       const w = o - start;
+      // Laid out again, a restored list's ids ascend like every other list's (the restored marks end here).
+      if (ix.restored?.unsorted[g]) checked -= sortPostings(ids, tfs, start, o, (state.scratch ??= new Int32Array(ix.nextId))) - w;
       if (w) l.placeIn(ids, tfs, start, w);
       else l.setStorage(EMPTY_INTS, EMPTY_BYTES);
       ix.totalPostings -= l.n - w;

@@ -21,6 +21,12 @@ export interface RestoredLists {
   off: Int32Array;
   n: Int32Array;
   encoded: Uint8Array;
+  /**
+   * Per term: 1 while its list's ids do not ascend (see `sortPostings`): decoded from several
+   * segments' parts, one after another. Sorted on first use where order matters (the scorer's
+   * skipping), or by compaction.
+   */
+  unsorted: Uint8Array;
 }
 
 export interface IndexState {
@@ -38,6 +44,8 @@ export interface IndexState {
   chunkSeg: Uint8Array;
   alive: Uint8Array;
   nextId: number;
+  /** Moves with every change a search can see (notes added or removed, lists merged or compacted, loading). */
+  readonly changeCount: number;
   liveChunks: number;
   totalLen: number;
   totalPostings: number;

@@ -128,7 +128,10 @@ export class InvertedIndex implements IndexState {
    * cleared or loaded): a search in slices that sees it move while it yielded starts again.
    */
   private changes = 0;
-  private readonly fillRestored = (l: PostingList): void => this.loader.decodeList(l.term);
+  get changeCount(): number {
+    return this.changes;
+  }
+  private readonly fillRestored = (l: PostingList): void => void this.loader.decodeList(l.term);
   private builder: DocBuilder | null = null;
   private slabs = new NoteSlabs();
   /** Every tag a note has, one string each, and every set of tags a note has, by its tags joined (see `internTags`). */

@@ -104,6 +104,57 @@ export class PostingList {
   }
 }
 
+/**
+ * Puts postings `[from, to)` of `ids`/`tfs` in chunk id order, in place; returns the work it took
+ * (postings and ids visited). A list's ids ascend (it grows only by chunks newer than all it holds,
+ * and compaction keeps the order), except a list restored from disk from several segments: their
+ * parts one after another, each ascending (`RestoredLists.unsorted`). `scratch`: zeros, one per chunk
+ * id at least up to the largest; left zeros. Ids are distinct but for 0 (a lost segment's, never alive).
+ */
+export function sortPostings(ids: Int32Array, tfs: Uint8Array, from: number, to: number, scratch: Int32Array): number {
+  let lo = 0x7fffffff;
+  let hi = 0;
+  let sorted = true;
+  for (let i = from; i < to; i++) {
+    const id = ids[i];
+    if (i > from && id < ids[i - 1]) sorted = false;
+    if (id < lo) lo = id;
+    if (id > hi) hi = id;
+  }
+  const n = to - from;
+  if (sorted || n < 2) return n;
+  if (hi - lo < 16 * n) {
+    // Dense: mark each id's tf code (+1) by id, then read the ids back in order.
+    let zeros = 0;
+    for (let i = from; i < to; i++) {
+      if (ids[i] === 0) zeros++;
+      else scratch[ids[i]] = tfs[i] + 1;
+    }
+    let o = from;
+    for (; o < from + zeros; o++) {
+      ids[o] = 0;
+      tfs[o] = 0;
+    }
+    for (let id = Math.max(1, lo); id <= hi; id++) {
+      const v = scratch[id];
+      if (v === 0) continue;
+      ids[o] = id;
+      tfs[o++] = v - 1;
+      scratch[id] = 0;
+    }
+    return n + hi - lo;
+  }
+  const key = new Float64Array(n);
+  for (let i = 0; i < n; i++) key[i] = ids[from + i] * 256 + tfs[from + i];
+  key.sort();
+  for (let i = 0; i < n; i++) {
+    const id = Math.floor(key[i] / 256);
+    ids[from + i] = id;
+    tfs[from + i] = key[i] - id * 256;
+  }
+  return n * 8;
+}
+
 export const EMPTY_INTS = new Int32Array(0);
 export const EMPTY_BYTES = new Uint8Array(0);
 /**

@@ -62,7 +62,13 @@ export class SegmentLoader {
    * `PostingList.pending`) or by `decodeSomeLists` in the background. `owner` tags each chunk id with
    * its segment (k + 1) to check every posting; `left` counts the lists not decoded yet.
    */
-  private lazy: { segs: { k: number; src: Uint8Array; gs: Int32Array; ns: Int32Array; offs: Int32Array; failed: boolean }[]; owner: Uint16Array; left: number; next: number; chunks: readonly ArrayBufferLike[] } | null = null;
+  private lazy: {
+    segs: { k: number; src: Uint8Array; gs: Int32Array; ns: Int32Array; offs: Int32Array; failed: boolean }[];
+    owner: Uint16Array;
+    left: number;
+    next: number;
+    chunks: readonly ArrayBufferLike[];
+  } | null = null;
   private pendingPaths = new Set<string>();
   /** Where the segments' encoded postings are kept until decoded (a big index only; see ARENA_SEGMENTS). */
   private arena: Carver | null = null;
@@ -250,7 +256,7 @@ export class SegmentLoader {
       lists++;
     }
     this.ix.totalPostings += total;
-    this.ix.restored = lists ? { ids, tfs, off: offs, n: counts, encoded } : null;
+    this.ix.restored = lists ? { ids, tfs, off: offs, n: counts, encoded, unsorted: new Uint8Array(counts.length) } : null;
     const chunks = this.arena?.chunks ?? [];
     this.lazy = lists
       ? { segs: this.pending.map(({ k, b, gs, ns, offs }) => ({ k, src: b.postings, gs, ns, offs, failed: false })), owner: this.owner, left: lists, next: 0, chunks }
@@ -272,14 +278,18 @@ export class SegmentLoader {
     this.arena = null;
   }
 
-  /** Decodes term g's restored postings from every segment that has the term, in segment order. */
-  decodeList(g: number): void {
+  /**
+   * Decodes term g's restored postings from every segment that has the term, in segment order (a
+   * list of several segments' parts is marked `unsorted`); returns how many.
+   */
+  decodeList(g: number): number {
     const lz = this.lazy;
     const r = this.ix.restored;
-    if (!lz || !r || !r.encoded[g]) return;
+    if (!lz || !r || !r.encoded[g]) return 0;
     r.encoded[g] = 0;
     const ids = r.ids;
     let at = r.off[g];
+    let parts = 0;
     for (const s of lz.segs) {
       const t = findSorted(s.gs, g);
       if (t < 0) continue;
@@ -292,8 +302,11 @@ export class SegmentLoader {
       // A failed segment's part stays (or becomes) chunk 0, which is never alive.
       if (s.failed) ids.fill(0, at, at + n);
       at += n;
+      parts++;
     }
+    if (parts > 1) r.unsorted[g] = 1;
     if (--lz.left === 0) this.decoded();
+    return at - r.off[g];
   }
 
   /**
@@ -323,8 +336,7 @@ export class SegmentLoader {
       // Decoded in place, list object or not (a list object's own `pending` then finds it done).
       const r = this.ix.restored;
       if (!r?.encoded[g]) continue;
-      work += r.n[g];
-      this.decodeList(g);
+      work += this.decodeList(g);
       if (work > 16384) {
         work = 0;
         if (deadline()) return this.lazy !== null;

@@ -13,7 +13,7 @@ import { basenameOf, parentOf } from "../../vault";
 import type { ParsedQuery, QueryItem, SearchHit, SearchLanguage, SearchRequest, SearchResponse, SearchSection } from "../types";
 import { frontmatterOf, headingOf, LINE_A, LINE_B, span, titleId, type DocEntry } from "./doc";
 import type { IndexState } from "./index-state";
-import { TF_OF, type PostingList } from "./postings";
+import { sortPostings, TF_OF, type PostingList } from "./postings";
 import type { KeywordAnswer, PendingSection } from "./sections";
 import { positiveTermSet, WantedIds } from "./snippet";
 
@@ -64,6 +64,14 @@ const PROXIMITY_SPAN = 8;
 /** Proximity is computed for about this many of the best candidates, in at most this many sections each. */
 const PROXIMITY_POOL = 30;
 const PROXIMITY_SECTIONS = 3;
+/** The most dfs kept between searches (see `Scorer.dfMemo`). */
+const DF_MEMO_MAX = 4096;
+/**
+ * A term scored only in the notes that match the earlier clauses skips to those notes' chunks in its
+ * lists (a binary search each) when its lists hold more than this many postings per note touched so
+ * far; else it reads its lists through.
+ */
+const SKIP_RATIO = 8;
 
 /** A search's answer and its notes' paths (see `Scorer.run`). */
 export interface ScoredAnswer {
@@ -84,7 +92,13 @@ export class Scorer {
    * `eager`: measure every pool note's proximity at once (a reference for the tests: the lazy
    * measuring must give the same answers).
    */
-  constructor(private readonly eager = false) {}
+  constructor(
+    private readonly eager = false,
+    /** false: a pruned term's lists are read through, never skipped in (a reference for the tests). */
+    private readonly skip = true,
+  ) {}
+  /** Terms scored by skipping to the candidate notes' chunks in their lists, since this scorer was made. */
+  skipped = 0;
 
   // Scratch space.
   private acc = new Float64Array(1024);
@@ -109,6 +123,17 @@ export class Scorer {
   private titleF = new Float64Array(64);
   /** Per term id: the bits of the clauses it is in while title boosts are computed, else 0. */
   private titleMark = new Int32Array(0);
+  /**
+   * Per term id: its list's live postings (its df), counted by scanning the list (a common word's
+   * 100k+ postings at 100k notes). Kept while the index is unchanged: `dfAt` and `dfLive` are the
+   * index's change count and live chunks it was counted at.
+   */
+  private readonly dfMemo = new Map<number, number>();
+  private dfAt = -1;
+  private dfLive = -1;
+  /** A pruned term's candidate notes: their chunk ranges [rangeA[i], rangeB[i]), by first chunk (see `rangesOf`). */
+  private rangeA = new Int32Array(64);
+  private rangeB = new Int32Array(64);
 
   private ensureScratch(ix: IndexState): void {
     if (this.acc.length < ix.alive.length) {
@@ -189,10 +214,20 @@ export class Scorer {
       const ls = listsOf(t);
       return { ls, w: ls.map(() => 1), ids: ls.map(() => ix.dict.map.get(t)!) };
     };
-    const dfOf = (l: PostingList): number => {
-      let df = 0;
+    if (this.dfAt !== ix.changeCount || this.dfLive !== ix.liveChunks || this.dfMemo.size > DF_MEMO_MAX) {
+      this.dfMemo.clear();
+      this.dfAt = ix.changeCount;
+      this.dfLive = ix.liveChunks;
+    }
+    const dfMemo = this.dfMemo;
+    /** List `l`'s live postings (term id `t`): counted once while the index is unchanged. */
+    const dfOf = (l: PostingList, t: number): number => {
+      let df = dfMemo.get(t);
+      if (df !== undefined) return df;
+      df = 0;
       const ids = l.ids;
       for (let i = 0; i < l.n; i++) if (alive[ids[i]]) df++;
+      dfMemo.set(t, df);
       return df;
     };
     const idfMemo = new Map<TermGroup, number>();
@@ -204,8 +239,8 @@ export class Scorer {
       const memo = idfMemo.get(g);
       if (memo !== undefined) return memo;
       let df = 0;
-      if (g.w[0] === 1) df = dfOf(g.ls[0]);
-      else for (const l of g.ls) df += dfOf(l);
+      if (g.w[0] === 1) df = dfOf(g.ls[0], g.ids[0]);
+      else for (let k = 0; k < g.ls.length; k++) df += dfOf(g.ls[k], g.ids[k]);
       const idf = df === 0 ? 0 : Math.log(1 + (N - df + 0.5) / (df + 0.5));
       idfMemo.set(g, idf);
       return idf;
@@ -219,6 +254,42 @@ export class Scorer {
       }
       return v;
     };
+    /**
+     * Makes list `l` (term `t`) ascend by chunk id, for skipping in it: a list restored from several
+     * segments is sorted the first time (in place: the same postings, which every reader takes in any
+     * order; see `RestoredLists.unsorted`).
+     */
+    const ascending = (l: PostingList, t: number): void => {
+      const ids = l.ids; // decodes a restored list first, which marks it
+      const r = ix.restored;
+      if (!r?.unsorted[t]) return;
+      sortPostings(ids, l.tfs, 0, l.n, this.cnt);
+      r.unsorted[t] = 0;
+    };
+    /**
+     * The notes touched so far that match every clause in `need`: their chunk ranges in `rangeA`/`rangeB`,
+     * by first chunk (a note's chunks have consecutive ids); returns how many.
+     */
+    const rangesOf = (need: number): number => {
+      if (this.rangeA.length < docsTouched.n) {
+        this.rangeA = new Int32Array(Math.max(docsTouched.n, 2 * this.rangeA.length));
+        this.rangeB = new Int32Array(this.rangeA.length);
+      }
+      const a = this.rangeA;
+      let c = 0;
+      let sorted = true;
+      for (let i = 0; i < docsTouched.n; i++) {
+        const slot = docsTouched.a[i];
+        if ((docMask[slot] & need) !== need) continue;
+        const first = ix.slots[slot]!.chunk0;
+        if (c > 0 && first < a[c - 1]) sorted = false;
+        a[c++] = first;
+      }
+      if (!sorted) a.subarray(0, c).sort();
+      const b = this.rangeB;
+      for (let i = 0; i < c; i++) b[i] = a[i] + ix.slots[chunkDoc[a[i]]]!.chunks;
+      return c;
+    };
     /** Adds a term's scores (section and whole note). `need`: docs must already match these clause bits (AND pruning). */
     const addTerm = (g: TermGroup, bit: number, only: Set<number> | null, need: number) => {
       const idf = idfOf(g);
@@ -226,9 +297,20 @@ export class Scorer {
       // `only` as marks per chunk id (a typed read in the loop, not a hash lookup).
       const onlyMark = only ? this.onlyMark : null;
       if (only) for (const id of only) this.onlyMark[id] = 1;
+      let ranges = -1;
+      if (need !== 0) {
+        let postings = 0;
+        for (const l of g.ls) postings += l.n;
+        if (this.skip && docsTouched.n * SKIP_RATIO < postings) {
+          this.skipped++;
+          ranges = rangesOf(need);
+          for (let k = 0; k < g.ls.length; k++) ascending(g.ls[k], g.ids[k]);
+        }
+      }
       for (let k = 0; k < g.ls.length; k++) {
         const l = g.ls[k];
-        addPostings(l.ids, l.tfs, l.n, g.w[k], idf, avg, onlyMark, need, bit, alive, chunkDoc, chunkLen, acc, docMask, noteTf, touched, docsTouched, termSlots);
+        if (ranges >= 0) addPostingsIn(l.ids, l.tfs, l.n, this.rangeA, this.rangeB, ranges, g.w[k], idf, avg, onlyMark, bit, alive, chunkDoc, chunkLen, acc, docMask, noteTf, touched, termSlots);
+        else addPostings(l.ids, l.tfs, l.n, g.w[k], idf, avg, onlyMark, need, bit, alive, chunkDoc, chunkLen, acc, docMask, noteTf, touched, docsTouched, termSlots);
       }
       if (only) for (const id of only) this.onlyMark[id] = 0;
       // The whole note as one document: its summed tf against its length.
@@ -781,6 +863,86 @@ function addPostings(
   }
   touchedStack.n = nt;
   docsStack.n = nd;
+  slotsStack.n = ns;
+}
+
+/**
+ * `addPostings` for a term scored only in some notes (those matching the earlier clauses): their
+ * chunk ranges `[ra[r], rb[r])` (`nr` of them, in order), found in the list by galloping. The same
+ * postings, in the same order, as `addPostings` with their clause bits as `need`.
+ */
+function addPostingsIn(
+  ids: Int32Array,
+  tfs: Uint8Array,
+  n: number,
+  ra: Int32Array,
+  rb: Int32Array,
+  nr: number,
+  wk: number,
+  idf: number,
+  avg: number,
+  only: Uint8Array | null,
+  bit: number,
+  alive: Uint8Array,
+  chunkDoc: Int32Array,
+  chunkLen: Float32Array,
+  acc: Float64Array,
+  docMask: Uint32Array,
+  noteTf: Float64Array,
+  touchedStack: IntStack,
+  slotsStack: IntStack,
+): void {
+  // Each chunk in range pushes at most one id on `touched`, each note one slot on `termSlots`.
+  let chunks = 0;
+  for (let r = 0; r < nr; r++) chunks += rb[r] - ra[r];
+  touchedStack.room(Math.min(n, chunks));
+  slotsStack.room(nr);
+  const touched = touchedStack.a;
+  let nt = touchedStack.n;
+  const termSlots = slotsStack.a;
+  let ns = slotsStack.n;
+  const c = wk * idf * (K1 + 1);
+  const normA = K1 * (1 - B);
+  const normB = (K1 * B) / avg;
+  let i = 0;
+  for (let r = 0; r < nr && i < n; r++) {
+    const from = ra[r];
+    const to = rb[r];
+    if (ids[i] < from) {
+      // Gallop: ids[lo] < from; find hi with ids[hi] >= from (or n), then search between.
+      let lo = i;
+      let step = 1;
+      let hi = i + 1;
+      while (hi < n && ids[hi] < from) {
+        lo = hi;
+        step *= 2;
+        hi = lo + step;
+      }
+      if (hi > n) hi = n;
+      lo++;
+      while (lo < hi) {
+        const m = (lo + hi) >>> 1;
+        if (ids[m] < from) lo = m + 1;
+        else hi = m;
+      }
+      i = lo;
+    }
+    for (; i < n; i++) {
+      const id = ids[i];
+      if (id >= to) break;
+      if (!alive[id] || (only !== null && only[id] === 0)) continue;
+      const slot = chunkDoc[id];
+      const tf = TF_OF[tfs[i]];
+      const s = (c * tf) / (tf + normA + normB * chunkLen[id]);
+      if (acc[id] === 0) touched[nt++] = id;
+      acc[id] += s;
+      // The note matches the earlier clauses: it is in docsTouched already.
+      docMask[slot] |= bit;
+      if (noteTf[slot] === 0) termSlots[ns++] = slot;
+      noteTf[slot] += wk * tf;
+    }
+  }
+  touchedStack.n = nt;
   slotsStack.n = ns;
 }
 
