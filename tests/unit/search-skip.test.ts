@@ -6,7 +6,10 @@
  */
 import { describe, expect, test } from "@jest/globals";
 import { parseQuery } from "../../src/core/search";
+import { chunkNote } from "../../src/core/search/chunk";
+import { segmentOf } from "../../src/core/search/keyword/doc";
 import { InvertedIndex } from "../../src/core/search/keyword/inverted-index";
+import type { RestoredBlobs } from "../../src/core/search/keyword/persist";
 import { sortPostings } from "../../src/core/search/keyword/postings";
 import { Scorer } from "../../src/core/search/keyword/score";
 import type { SearchRequest } from "../../src/core/search/types";
@@ -57,6 +60,42 @@ describe("skipping in a pruned term's lists", () => {
     expect(through.skipped).toBe(0);
     // Most of them skip ("often common" does not: too many notes have "often").
     expect(skipping.skipped).toBeGreaterThan(20);
+  });
+
+  test("a restored long list is put in chunk id order when decoded in the background; a short one when a search first skips in it", async () => {
+    const SEGS = 16;
+    const original = new InvertedIndex();
+    original.segCount = SEGS;
+    for (let i = 0; i < 2500; i++) {
+      const path = `n${i}.md`;
+      const text = `common ${i % 100 === 7 ? "rare" : "plain"} ${i % 2 ? "half" : "other"}`;
+      const chunks = chunkNote(path, text, null, { maxWords: 300 });
+      const b = original.docBuilder();
+      for (const c of chunks) b.addChunk(c, "en");
+      original.addDoc({ seg: segmentOf(path, SEGS), path, mtime: 0, size: text.length, hash: path, frontmatter: {}, tags: [] }, chunks, b);
+    }
+    const job = original.segmentWriter(Array.from({ length: SEGS }, (_, k) => k));
+    while (!job.step(() => false));
+    const ix = new InvertedIndex();
+    await ix.restoreDict(original.dictBytes().slice(), async () => {});
+    ix.segCount = SEGS;
+    for (let k = 0; k < SEGS; k++) ix.restoreSegment(k, Object.fromEntries(Object.entries(job.blobs(k)).map(([n, v]) => [n, v.slice()])) as unknown as RestoredBlobs);
+    await ix.finishRestore(async () => {});
+    const term = (t: string) => ix.dict.map.get(t)!;
+    const ascends = (t: string) => {
+      const l = ix.listAt(term(t))!;
+      for (let i = 1; i < l.n; i++) if (l.ids[i] < l.ids[i - 1]) return false;
+      return true;
+    };
+    while (ix.decodeSomeLists(() => true));
+    // "common" (2,500 postings) was sorted in the background; "half" (1,250) waits for a search.
+    expect([ix.restored!.unsorted[term("common")], ix.restored!.unsorted[term("half")]]).toEqual([0, 1]);
+    expect([ascends("common"), ascends("half")]).toEqual([true, false]);
+    const q = "rare half";
+    const skipping = new Scorer();
+    expect(answer(skipping, ix, q, 5)).toEqual(answer(new Scorer(), original, q, 5));
+    expect(skipping.skipped).toBe(1);
+    expect([ix.restored!.unsorted[term("half")], ascends("half")]).toEqual([0, true]);
   });
 
   test("sortPostings puts ids in order with their tf codes, dense or sparse, and leaves its scratch clean", () => {

@@ -123,7 +123,8 @@ export function sortPostings(ids: Int32Array, tfs: Uint8Array, from: number, to:
   }
   const n = to - from;
   if (sorted || n < 2) return n;
-  if (hi - lo < 16 * n) {
+  // Reading the marks back costs ~1.6 ns an id of the span; sorting keys, ~70 ns a posting at 10k.
+  if (hi - lo < 40 * n) {
     // Dense: mark each id's tf code (+1) by id, then read the ids back in order.
     let zeros = 0;
     for (let i = from; i < to; i++) {

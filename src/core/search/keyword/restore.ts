@@ -9,7 +9,7 @@ import { decodePostings, unzig, VarintReader } from "./codec";
 import { CHUNK_NUMS, LEN, LINE_A, LINE_B, SEQ_A, SEQ_B, span, type DocEntry } from "./doc";
 import type { IndexState } from "./index-state";
 import type { PersistedDoc, RestoredBlobs } from "./persist";
-import { postingBuffer } from "./postings";
+import { postingBuffer, sortPostings } from "./postings";
 import { Carver } from "./carve";
 import { freeBuffers } from "../../memory";
 
@@ -54,6 +54,11 @@ function findSorted(a: Int32Array, v: number): number {
  * carved too: 657 vs 662 MB.)
  */
 const ARENA_SEGMENTS = 32;
+/**
+ * Lists of at least this many postings decoded in the background are sorted by chunk id there too
+ * (see `RestoredLists.unsorted`): the first search skipping in a long list would otherwise sort it.
+ */
+const SORT_EARLY = 2048;
 
 export class SegmentLoader {
   private pending: { k: number; docs: RestoredDoc[]; b: KeptBlobs; spans: Int32Array; gs: Int32Array; ns: Int32Array; offs: Int32Array }[] = [];
@@ -68,6 +73,8 @@ export class SegmentLoader {
     left: number;
     next: number;
     chunks: readonly ArrayBufferLike[];
+    /** Zeros, one per chunk id: to sort a long list with once decoded (see `sortPostings`). */
+    scratch?: Int32Array;
   } | null = null;
   private pendingPaths = new Set<string>();
   /** Where the segments' encoded postings are kept until decoded (a big index only; see ARENA_SEGMENTS). */
@@ -337,6 +344,11 @@ export class SegmentLoader {
       const r = this.ix.restored;
       if (!r?.encoded[g]) continue;
       work += this.decodeList(g);
+      // A long list is sorted now, in the background, rather than by the first search that skips in it.
+      if (r.unsorted[g] && r.n[g] >= SORT_EARLY) {
+        work += sortPostings(r.ids, r.tfs, r.off[g], r.off[g] + r.n[g], (this.lazy.scratch ??= new Int32Array(this.lazy.owner.length)));
+        r.unsorted[g] = 0;
+      }
       if (work > 16384) {
         work = 0;
         if (deadline()) return this.lazy !== null;
