@@ -138,14 +138,20 @@ export interface VaultPort {
   close(): Promise<void>;
 }
 
+/** Ports whose listing `whenListed` saw done: later calls go on at once. */
+const listedPorts = new WeakSet<VaultPort>();
+
 /**
  * The port's `listed()`, or `ready()` where it has none; then a task of its own for each caller
  * (`yieldToEventLoop`, in the turn the engines share). When the listing ended, everything that waited for it
  * (the search index's start, the first client's session, the CLI's banner) went on in the listing's
- * last task: ~30 ms in one at 100k notes.
+ * last task: ~30 ms in one at 100k notes. Once a call saw it done, later ones go on in their own
+ * task (every search calls it: a task more was a search's answer behind whatever else was queued).
  */
 export async function whenListed(port: VaultPort): Promise<void> {
+  if (listedPorts.has(port)) return;
   await (port.listed ? port.listed() : port.ready());
+  listedPorts.add(port);
   await yieldToEventLoop();
 }
 

@@ -1,6 +1,7 @@
 import { describe, expect, test } from "@jest/globals";
 import { promises as fsp } from "node:fs";
 import { soon, TURN_MS } from "../../src/core/timers";
+import { whenListed, type VaultPort } from "../../src/core/vault";
 
 const busy = (ms: number): void => {
   const end = performance.now() + ms;
@@ -50,5 +51,24 @@ describe("soon: one turn of the event loop for every engine's slices", () => {
     // The I/O was answered after all five (same turn), not between them.
     await new Promise((r) => setTimeout(r, 20));
     expect(io).toBe(5);
+  });
+});
+
+describe("whenListed", () => {
+  test("callers that waited for the listing go on in a task of their own; once it was seen done, a call goes on at once", async () => {
+    let listed!: () => void;
+    const listing = new Promise<void>((r) => (listed = r));
+    const port = { listed: () => listing, ready: () => listing } as unknown as VaultPort;
+    const order: string[] = [];
+    const waiting = whenListed(port).then(() => order.push("waited"));
+    listed();
+    // A task queued after the listing ended runs before the caller that waited for it.
+    setImmediate(() => order.push("task"));
+    await waiting;
+    expect(order).toEqual(["task", "waited"]);
+    // Seen done: no task in between (a search calls it each time).
+    setImmediate(() => order.push("task 2"));
+    await whenListed(port).then(() => order.push("later"));
+    expect(order).toEqual(["task", "waited", "later"]);
   });
 });
