@@ -97,8 +97,22 @@ describe("transport security", () => {
   test("/health answers without auth and leaks nothing about the vault", async () => {
     const r = await rawRequest(server.port, { path: "/health" });
     expect(r.status).toBe(200);
+    expect(r.headers["content-type"]).toBe("application/json; charset=utf-8");
     expect(JSON.parse(r.body)).toEqual({ status: "ok" });
     expect(r.body).not.toMatch(/Secret|vault|plans/i);
+    // Answered before express when plain; with a query, or HEAD, the same through express.
+    const q = await rawRequest(server.port, { path: "/health?x=1" });
+    expect([q.status, JSON.parse(q.body)]).toEqual([200, { status: "ok" }]);
+    expect((await rawRequest(server.port, { method: "HEAD", path: "/health" })).status).toBe(200);
+  });
+
+  test("/health from a foreign Origin or with a foreign Host → 403, like every other path", async () => {
+    const o = await rawRequest(server.port, { path: "/health", headers: { Origin: "https://evil.example" } });
+    expect(o.status).toBe(403);
+    expect(JSON.parse(o.body).error.message).toMatch(/origin/);
+    const h = await rawRequest(server.port, { path: "/health", headers: { Host: `evil.example:${server.port}` } });
+    expect(h.status).toBe(403);
+    expect(JSON.parse(h.body).error.message).toMatch(/Host/);
   });
 
   test("unknown session → 404; malformed JSON → parse error; unknown path → 404", async () => {
