@@ -29,6 +29,7 @@ const KINDS: Record<string, RegExp> = {
 
 /** The modules allowed to reach the network, what with, and why (the README says the same). */
 const ALLOWED: Record<string, { kinds: string[]; why: string }> = {
+  "transport/http.ts": { kinds: ["node:http/https"], why: "the server itself (createServer): it listens on 127.0.0.1 and answers; it sends no request" },
   "hosts/common/net.ts": { kinds: ["node:http/https"], why: "the fetch tool: only when a client calls it; private addresses refused unless on the owner's allow-list" },
   "hosts/common/http-client.ts": {
     kinds: ["node:http/https"],
