@@ -1,6 +1,6 @@
 /**
  * A term scored only in the notes the earlier clauses found skips to their chunks in its lists
- * (score.ts: `rangesOf`, `addPostingsIn`) instead of reading them through. These tests hold it to
+ * (score.ts: `rangesOf`, then `addPostings` over their ranges) instead of reading them through. These tests hold it to
  * reading them through (`new Scorer(false, false)`), and `sortPostings` (a restored list's parts put
  * in chunk id order, which skipping needs) to a plain sort.
  */

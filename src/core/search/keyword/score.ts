@@ -309,8 +309,8 @@ export class Scorer {
       }
       for (let k = 0; k < g.ls.length; k++) {
         const l = g.ls[k];
-        if (ranges >= 0) addPostingsIn(l.ids, l.tfs, l.n, this.rangeA, this.rangeB, ranges, g.w[k], idf, avg, onlyMark, bit, alive, chunkDoc, chunkLen, acc, docMask, noteTf, touched, termSlots);
-        else addPostings(l.ids, l.tfs, l.n, g.w[k], idf, avg, onlyMark, need, bit, alive, chunkDoc, chunkLen, acc, docMask, noteTf, touched, docsTouched, termSlots);
+        const skips = ranges >= 0;
+        addPostings(l.ids, l.tfs, l.n, skips ? this.rangeA : WHOLE_A, skips ? this.rangeB : WHOLE_B, skips ? ranges : 1, g.w[k], idf, avg, onlyMark, need, bit, alive, chunkDoc, chunkLen, acc, docMask, noteTf, touched, docsTouched, termSlots);
       }
       if (only) for (const id of only) this.onlyMark[id] = 0;
       // The whole note as one document: its summed tf against its length.
@@ -809,15 +809,26 @@ export function kthLargest(a: Float64Array, n: number, k: number): number {
   return a[m];
 }
 
+/** The one range that is a whole list (`addPostings` reading it through). */
+const WHOLE_A = Int32Array.of(-1);
+const WHOLE_B = Int32Array.of(0x7fffffff);
+
 /**
  * One posting list's BM25 (weight `wk`) into the chunks' scores (`acc`) and their notes' summed tf
- * (`noteTf`); `only`: the chunks marked 1 alone; `need`: notes already matching these clause bits alone.
- * A function of its own, its arrays passed in: V8 keeps them in registers through the loop.
+ * (`noteTf`); `only`: the chunks marked 1 alone; `need`: notes already matching these clause bits
+ * alone. Only the chunk ids in the ranges `[ra[r], rb[r])` (`nr` of them, in order) are read, found
+ * in the list (whose ids ascend) by galloping: the candidate notes' chunks when the scorer skips
+ * (`rangesOf`), else `WHOLE_A`/`WHOLE_B`, the list read through. Either way the same postings in
+ * the same order pass. A function of its own, its arrays passed in: V8 keeps them in registers
+ * through the loop.
  */
 function addPostings(
   ids: Int32Array,
   tfs: Uint8Array,
   n: number,
+  ra: Int32Array,
+  rb: Int32Array,
+  nr: number,
   wk: number,
   idf: number,
   avg: number,
@@ -842,63 +853,6 @@ function addPostings(
   let nt = touchedStack.n;
   const docsTouched = docsStack.a;
   let nd = docsStack.n;
-  const termSlots = slotsStack.a;
-  let ns = slotsStack.n;
-  const c = wk * idf * (K1 + 1);
-  const normA = K1 * (1 - B);
-  const normB = (K1 * B) / avg;
-  for (let i = 0; i < n; i++) {
-    const id = ids[i];
-    if (!alive[id] || (only !== null && only[id] === 0)) continue;
-    const slot = chunkDoc[id];
-    if (need !== 0 && (docMask[slot] & need) !== need) continue;
-    const tf = TF_OF[tfs[i]];
-    const s = (c * tf) / (tf + normA + normB * chunkLen[id]);
-    if (acc[id] === 0) touched[nt++] = id;
-    acc[id] += s;
-    if (docMask[slot] === 0) docsTouched[nd++] = slot;
-    docMask[slot] |= bit;
-    if (noteTf[slot] === 0) termSlots[ns++] = slot;
-    noteTf[slot] += wk * tf;
-  }
-  touchedStack.n = nt;
-  docsStack.n = nd;
-  slotsStack.n = ns;
-}
-
-/**
- * `addPostings` for a term scored only in some notes (those matching the earlier clauses): their
- * chunk ranges `[ra[r], rb[r])` (`nr` of them, in order), found in the list by galloping. The same
- * postings, in the same order, as `addPostings` with their clause bits as `need`.
- */
-function addPostingsIn(
-  ids: Int32Array,
-  tfs: Uint8Array,
-  n: number,
-  ra: Int32Array,
-  rb: Int32Array,
-  nr: number,
-  wk: number,
-  idf: number,
-  avg: number,
-  only: Uint8Array | null,
-  bit: number,
-  alive: Uint8Array,
-  chunkDoc: Int32Array,
-  chunkLen: Float32Array,
-  acc: Float64Array,
-  docMask: Uint32Array,
-  noteTf: Float64Array,
-  touchedStack: IntStack,
-  slotsStack: IntStack,
-): void {
-  // Each chunk in range pushes at most one id on `touched`, each note one slot on `termSlots`.
-  let chunks = 0;
-  for (let r = 0; r < nr; r++) chunks += rb[r] - ra[r];
-  touchedStack.room(Math.min(n, chunks));
-  slotsStack.room(nr);
-  const touched = touchedStack.a;
-  let nt = touchedStack.n;
   const termSlots = slotsStack.a;
   let ns = slotsStack.n;
   const c = wk * idf * (K1 + 1);
@@ -932,17 +886,19 @@ function addPostingsIn(
       if (id >= to) break;
       if (!alive[id] || (only !== null && only[id] === 0)) continue;
       const slot = chunkDoc[id];
+      if (need !== 0 && (docMask[slot] & need) !== need) continue;
       const tf = TF_OF[tfs[i]];
       const s = (c * tf) / (tf + normA + normB * chunkLen[id]);
       if (acc[id] === 0) touched[nt++] = id;
       acc[id] += s;
-      // The note matches the earlier clauses: it is in docsTouched already.
+      if (docMask[slot] === 0) docsTouched[nd++] = slot;
       docMask[slot] |= bit;
       if (noteTf[slot] === 0) termSlots[ns++] = slot;
       noteTf[slot] += wk * tf;
     }
   }
   touchedStack.n = nt;
+  docsStack.n = nd;
   slotsStack.n = ns;
 }
 
