@@ -145,8 +145,9 @@ const listedPorts = new WeakSet<VaultPort>();
  * The port's `listed()`, or `ready()` where it has none; then a task of its own for each caller
  * (`yieldToEventLoop`, in the turn the engines share). When the listing ended, everything that waited for it
  * (the search index's start, the first client's session, the CLI's banner) went on in the listing's
- * last task: ~30 ms in one at 100k notes. Once a call saw it done, later ones go on in their own
- * task (every search calls it: a task more was a search's answer behind whatever else was queued).
+ * last task: ~30 ms in one at 100k notes. Once a call saw it done, later ones go on at once, in
+ * their caller's task (every search calls it: the task it yielded put the search's answer behind
+ * whatever else was queued).
  */
 export async function whenListed(port: VaultPort): Promise<void> {
   if (listedPorts.has(port)) return;
