@@ -1,13 +1,28 @@
-/** The index of the first element ≥ `v` in the ascending `a` (its length when there is none). */
-export function lowerBound(a: ArrayLike<number>, v: number): number {
-  let lo = 0;
-  let hi = a.length;
+/** The index of the first element ≥ `v` in the ascending `a[lo, hi)` (`hi` when there is none). */
+export function lowerBound(a: ArrayLike<number>, v: number, lo = 0, hi = a.length): number {
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
     if (a[mid] < v) lo = mid + 1;
     else hi = mid;
   }
   return lo;
+}
+
+/**
+ * `lowerBound` in the ascending `a[from, end)` for a `v` expected near `from`: steps of 1, 2, 4, …
+ * find a bound, then a binary search within it (a walk through sorted values skipping ahead).
+ */
+export function gallop(a: ArrayLike<number>, v: number, from: number, end: number): number {
+  if (from >= end || a[from] >= v) return from;
+  let lo = from;
+  let step = 1;
+  let hi = from + 1;
+  while (hi < end && a[hi] < v) {
+    lo = hi;
+    step *= 2;
+    hi = lo + step;
+  }
+  return lowerBound(a, v, lo + 1, Math.min(hi, end));
 }
 
 /** A max-heap of ids ordered by `key[id]`, in `heap[0, n)`: moves `heap[k]` down to its place. */

@@ -62,13 +62,10 @@ export function selectTools(all: readonly ToolDef[], services: Pick<CoreServices
  * client's answer to an elicitation, which these tools never ask for. A client's first session paid
  * for it while the vault was still being opened (a first `initialize` ~30 ms in a fresh process).
  */
-class SharedValidator implements jsonSchemaValidator {
-  private static ajv: AjvJsonSchemaValidator | null = null;
-  getValidator<T>(schema: JsonSchemaType): JsonSchemaValidator<T> {
-    return (SharedValidator.ajv ??= new AjvJsonSchemaValidator()).getValidator<T>(schema);
-  }
-}
-const sharedValidator = new SharedValidator();
+let ajv: AjvJsonSchemaValidator | null = null;
+const sharedValidator: jsonSchemaValidator = {
+  getValidator: <T>(schema: JsonSchemaType): JsonSchemaValidator<T> => (ajv ??= new AjvJsonSchemaValidator()).getValidator<T>(schema),
+};
 
 /**
  * Builds one `McpServer` (one per client session) over the shared core services.

@@ -449,12 +449,14 @@ class KeywordSearchService implements SearchService {
   private async maybeYield(): Promise<void> {
     if (!this.clock.used()) return;
     this.emitProgress(false);
+    await this.nextSlice();
+    while (this.index.mergeDue && !this.index.mergeSome(this.clock.used)) await this.nextSlice();
+  }
+
+  /** The next slice of the background work, once no search in slices is part-way. */
+  private async nextSlice(): Promise<void> {
     await this.clock.next();
     await this.noSearchPartWay();
-    while (this.index.mergeDue && !this.index.mergeSome(this.clock.used)) {
-      await this.clock.next();
-      await this.noSearchPartWay();
-    }
   }
 
   /**
@@ -475,10 +477,7 @@ class KeywordSearchService implements SearchService {
    */
   private async mergeAll(): Promise<void> {
     await this.noSearchPartWay();
-    while (!this.index.mergeSome(this.clock.used)) {
-      await this.clock.next();
-      await this.noSearchPartWay();
-    }
+    while (!this.index.mergeSome(this.clock.used)) await this.nextSlice();
   }
 
   private async reconcile(): Promise<void> {

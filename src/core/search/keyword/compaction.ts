@@ -13,8 +13,6 @@ export interface CompactionState {
   ids?: Int32Array;
   tfs?: Uint8Array;
   off?: number;
-  /** Zeros, one per chunk id: to sort a restored list whose ids do not ascend (see `sortPostings`). */
-  scratch?: Int32Array;
 }
 
 /** Dead postings are a quarter of the postings or more. (The service also compacts after indexing many notes, for the space grown lists left behind.) */
@@ -56,7 +54,7 @@ export function compactSome(ix: IndexState, state: CompactionState, deadline: ()
       }
       const w = o - start;
       // Laid out again, a restored list's ids ascend like every other list's (the restored marks end here).
-      if (ix.restored?.unsorted[g]) checked -= sortPostings(ids, tfs, start, o, (state.scratch ??= new Int32Array(ix.nextId))) - w;
+      if (ix.restored?.unsorted[g]) checked -= sortPostings(ids, tfs, start, o) - w;
       if (w) l.placeIn(ids, tfs, start, w);
       else l.setStorage(EMPTY_INTS, EMPTY_BYTES);
       ix.totalPostings -= l.n - w;

@@ -104,14 +104,18 @@ export class PostingList {
   }
 }
 
+/** `sortPostings`' own marks: zeros, one per chunk id up to the largest it sorted (two bytes each: a tf code + 1). */
+let ownMarks = new Uint16Array(0);
+
 /**
  * Puts postings `[from, to)` of `ids`/`tfs` in chunk id order, in place; returns the work it took
  * (postings and ids visited). A list's ids ascend (it grows only by chunks newer than all it holds,
  * and compaction keeps the order), except a list restored from disk from several segments: their
  * parts one after another, each ascending (`RestoredLists.unsorted`). `scratch`: zeros, one per chunk
- * id at least up to the largest; left zeros. Ids are distinct but for 0 (a lost segment's, never alive).
+ * id at least up to the largest, left zeros (by default its own, kept for the next call). Ids are
+ * distinct but for 0 (a lost segment's, never alive).
  */
-export function sortPostings(ids: Int32Array, tfs: Uint8Array, from: number, to: number, scratch: Int32Array): number {
+export function sortPostings(ids: Int32Array, tfs: Uint8Array, from: number, to: number, scratch?: Int32Array | Uint16Array): number {
   let lo = 0x7fffffff;
   let hi = 0;
   let sorted = true;
@@ -126,10 +130,11 @@ export function sortPostings(ids: Int32Array, tfs: Uint8Array, from: number, to:
   // Reading the marks back costs ~1.6 ns an id of the span; sorting keys, ~70 ns a posting at 10k.
   if (hi - lo < 40 * n) {
     // Dense: mark each id's tf code (+1) by id, then read the ids back in order.
+    const marks = scratch ?? (ownMarks.length > hi ? ownMarks : (ownMarks = new Uint16Array(hi + 1)));
     let zeros = 0;
     for (let i = from; i < to; i++) {
       if (ids[i] === 0) zeros++;
-      else scratch[ids[i]] = tfs[i] + 1;
+      else marks[ids[i]] = tfs[i] + 1;
     }
     let o = from;
     for (; o < from + zeros; o++) {
@@ -137,11 +142,11 @@ export function sortPostings(ids: Int32Array, tfs: Uint8Array, from: number, to:
       tfs[o] = 0;
     }
     for (let id = Math.max(1, lo); id <= hi; id++) {
-      const v = scratch[id];
+      const v = marks[id];
       if (v === 0) continue;
       ids[o] = id;
       tfs[o++] = v - 1;
-      scratch[id] = 0;
+      marks[id] = 0;
     }
     return n + hi - lo;
   }

@@ -73,8 +73,6 @@ export class SegmentLoader {
     left: number;
     next: number;
     chunks: readonly ArrayBufferLike[];
-    /** Zeros, one per chunk id: to sort a long list with once decoded (see `sortPostings`). */
-    scratch?: Int32Array;
   } | null = null;
   private pendingPaths = new Set<string>();
   /** Where the segments' encoded postings are kept until decoded (a big index only; see ARENA_SEGMENTS). */
@@ -334,8 +332,8 @@ export class SegmentLoader {
   /** Decodes encoded lists until `deadline` passes (checked every ~16k postings). False when none is left. */
   decodeSomeLists(deadline: () => boolean): boolean {
     let work = 0;
-    for (let lz = this.lazy; lz; lz = this.lazy) {
-      const g = lz.next++;
+    while (this.lazy) {
+      const g = this.lazy.next++;
       if (g >= this.ix.lists.length) {
         this.decoded(); // every list was visited (none can be left encoded)
         break;
@@ -343,11 +341,10 @@ export class SegmentLoader {
       // Decoded in place, list object or not (a list object's own `pending` then finds it done).
       const r = this.ix.restored;
       if (!r?.encoded[g]) continue;
-      // The last list decoded ends the decoding (`this.lazy` is null after it): `lz` still holds the scratch space.
       work += this.decodeList(g);
       // A long list is sorted now, in the background, rather than by the first search that skips in it.
       if (r.unsorted[g] && r.n[g] >= SORT_EARLY) {
-        work += sortPostings(r.ids, r.tfs, r.off[g], r.off[g] + r.n[g], (lz.scratch ??= new Int32Array(lz.owner.length)));
+        work += sortPostings(r.ids, r.tfs, r.off[g], r.off[g] + r.n[g]);
         r.unsorted[g] = 0;
       }
       if (work > 16384) {

@@ -8,7 +8,7 @@
 import { own } from "../../dict";
 import { frontmatterTags, type NoteMetadata } from "../../metadata";
 import { isUnder } from "../../paths";
-import { heapDown } from "../../sorted";
+import { gallop, heapDown } from "../../sorted";
 import { basenameOf, parentOf } from "../../vault";
 import type { ParsedQuery, QueryItem, SearchHit, SearchLanguage, SearchRequest, SearchResponse, SearchSection } from "../types";
 import { frontmatterOf, headingOf, LINE_A, LINE_B, span, titleId, type DocEntry } from "./doc";
@@ -263,7 +263,7 @@ export class Scorer {
       const ids = l.ids; // decodes a restored list first, which marks it
       const r = ix.restored;
       if (!r?.unsorted[t]) return;
-      sortPostings(ids, l.tfs, 0, l.n, this.cnt);
+      sortPostings(ids, l.tfs, 0, l.n);
       r.unsorted[t] = 0;
     };
     /**
@@ -862,25 +862,7 @@ function addPostings(
   for (let r = 0; r < nr && i < n; r++) {
     const from = ra[r];
     const to = rb[r];
-    if (ids[i] < from) {
-      // Gallop: ids[lo] < from; find hi with ids[hi] >= from (or n), then search between.
-      let lo = i;
-      let step = 1;
-      let hi = i + 1;
-      while (hi < n && ids[hi] < from) {
-        lo = hi;
-        step *= 2;
-        hi = lo + step;
-      }
-      if (hi > n) hi = n;
-      lo++;
-      while (lo < hi) {
-        const m = (lo + hi) >>> 1;
-        if (ids[m] < from) lo = m + 1;
-        else hi = m;
-      }
-      i = lo;
-    }
+    i = gallop(ids, from, i, n);
     for (; i < n; i++) {
       const id = ids[i];
       if (id >= to) break;
