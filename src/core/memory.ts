@@ -12,16 +12,37 @@
  * short steps, like the allocation of a big buffer does: its pages are never touched, so it costs no
  * memory (a fresh mapping, given back by the same collection).
  */
+import { clearTimer, setTimer, type TimerHandle } from "./timers";
+
 const NUDGE_BYTES = 65 << 20;
 /** At most one nudge per this long: a collection started by one is enough for the work of a while. */
 const MIN_GAP_MS = 1_000;
+/**
+ * One more nudge this long after the last one, when no other came since. The job's own nudge comes
+ * while other work still allocates (a warm start's last list decoded while the link graph builds),
+ * and V8 keeps its young generation at the size that work grew it to (2 × 16 MB); it shrinks it at
+ * the end of a full collection only when little was allocated over the last ~5 s. Node has no idle
+ * collections (V8's memory reducer never ran in an idle Node 20 process; a renderer has them), so a
+ * headless server kept those 32 MB until ~50 requests and 5 s of quiet made the server hint
+ * (`transport/http.ts`): at 100k notes, 601–615 MB of RSS after a warm start, 567 after this one.
+ */
+export const FOLLOW_UP_MS = 8_000;
 
 let last = -Infinity;
+let followUp: TimerHandle | null = null;
 
-/** Nudges V8 toward a collection (see above); at most once per MIN_GAP_MS. True when it did. */
-export function releaseGarbage(now: number = Date.now()): boolean {
+/**
+ * Nudges V8 toward a collection (see above); at most once per MIN_GAP_MS. True when it did. With
+ * `followUp` (the default) another nudge comes FOLLOW_UP_MS after the last one, once (see there).
+ */
+export function releaseGarbage(now: number = Date.now(), opts: { followUp?: boolean } = {}): boolean {
+  if (opts.followUp ?? true) armFollowUp();
   if (now - last < MIN_GAP_MS) return false;
   last = now;
+  return nudge();
+}
+
+function nudge(): boolean {
   try {
     // Dropped at once; its byte length is read so the allocation is not left out as unused.
     return new ArrayBuffer(NUDGE_BYTES).byteLength === NUDGE_BYTES;
@@ -29,6 +50,17 @@ export function releaseGarbage(now: number = Date.now()): boolean {
     // No room for the mapping: nothing to hint with.
     return false;
   }
+}
+
+function armFollowUp(): void {
+  clearTimer(followUp);
+  followUp = setTimer(() => {
+    followUp = null;
+    last = Date.now();
+    nudge();
+  }, FOLLOW_UP_MS);
+  // Not a reason for a Node process to stay (a window's timer id has no `unref`).
+  (followUp as { unref?: () => void }).unref?.();
 }
 
 /**

@@ -1,4 +1,4 @@
-import { execFileSync } from "node:child_process";
+import { execFile, execFileSync } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -14,10 +14,15 @@ describe("releaseGarbage", () => {
   let dir: string;
   beforeAll(() => {
     dir = mkdtempSync(join(tmpdir(), "vmcp-memory-"));
-    buildSync({ entryPoints: [join(__dirname, "../../src/core/memory.ts")], bundle: true, platform: "node", format: "cjs", outfile: join(dir, "memory.js"), logLevel: "silent" });
+    writeFileSync(
+      join(dir, "entry.ts"),
+      `export * from ${JSON.stringify(join(__dirname, "../../src/core/memory"))};\nexport { useHostTimers } from ${JSON.stringify(join(__dirname, "../../src/core/timers"))};\n`,
+    );
+    buildSync({ entryPoints: [join(dir, "entry.ts")], bundle: true, platform: "node", format: "cjs", outfile: join(dir, "memory.js"), logLevel: "silent" });
     writeFileSync(
       join(dir, "child.js"),
-      `const { freeBuffers, releaseGarbage } = require("./memory.js");
+      `const { freeBuffers, releaseGarbage, useHostTimers } = require("./memory.js");
+useHostTimers({ setTimeout, clearTimeout });
 const nudge = process.argv[2] === "nudge";
 const free = process.argv[2] === "free";
 let slabs = [];
@@ -34,6 +39,29 @@ setTimeout(() => {
     process.stdout.write(JSON.stringify({ hinted, freed, emptied, mb, kept: keep.length }));
   }, 1500);
 }, 200);
+`,
+    );
+    // Allocates for 2.5 s (the young generation grows to its largest), hints 1 s before the end,
+    // then sits idle: a job that ends while other work still allocates.
+    writeFileSync(
+      join(dir, "young.js"),
+      `const { releaseGarbage, useHostTimers, FOLLOW_UP_MS } = require("./memory.js");
+const v8 = require("v8");
+useHostTimers({ setTimeout, clearTimeout });
+const followUp = process.argv[2] === "follow";
+const keep = []; for (let i = 0; i < 300000; i++) keep.push({ i });
+let sink = null;
+const busyUntil = Date.now() + 2500;
+let hinted = false;
+(function busy() {
+  for (let i = 0; i < 200000; i++) sink = { i, s: "x" + i };
+  if (!hinted && Date.now() > busyUntil - 1000) hinted = releaseGarbage(Date.now(), { followUp });
+  if (Date.now() < busyUntil) setImmediate(busy);
+  else setTimeout(() => {
+    const young = v8.getHeapSpaceStatistics().find((s) => s.space_name === "new_space");
+    process.stdout.write(JSON.stringify({ hinted, youngMB: young.space_size / 1048576, kept: keep.length, sink: sink !== null }));
+  }, FOLLOW_UP_MS + 2000);
+})();
 `,
     );
   });
@@ -71,8 +99,20 @@ setTimeout(() => {
 
   test("at most one hint a second", () => {
     const t = 1e12;
-    expect(releaseGarbage(t)).toBe(true);
-    expect(releaseGarbage(t + 500)).toBe(false);
-    expect(releaseGarbage(t + 1000)).toBe(true);
+    expect(releaseGarbage(t, { followUp: false })).toBe(true);
+    expect(releaseGarbage(t + 500, { followUp: false })).toBe(false);
+    expect(releaseGarbage(t + 1000, { followUp: false })).toBe(true);
   });
+
+  test("the follow-up hint, once the process is quiet, lets V8 shrink its young generation", async () => {
+    const young = (arg: string) =>
+      new Promise<{ hinted: boolean; youngMB: number }>((resolve, reject) =>
+        execFile(process.execPath, [join(dir, "young.js"), arg], { encoding: "utf8" }, (err, out) => (err ? reject(new Error(err.message)) : resolve(JSON.parse(out) as { hinted: boolean; youngMB: number }))),
+      );
+    const [once, followed] = await Promise.all([young("once"), young("follow")]);
+    expect(once.hinted && followed.hinted).toBe(true);
+    // Node 20 on x64: 2 × 16 MB semi-spaces once grown, 1–2 MB shrunk.
+    expect(once.youngMB).toBeGreaterThanOrEqual(16);
+    expect(followed.youngMB).toBeLessThanOrEqual(4);
+  }, 30_000);
 });

@@ -96,7 +96,7 @@ export function parseQuery(q: string, language: SearchLanguage = "en"): ParsedQu
       pendingOr = false;
       continue;
     }
-    const isStop = !p.quoted && !p.prefix && STOP_WORDS.has(p.text.toLowerCase().replace(/[’]/g, "'"));
+    const isStop = !p.quoted && !p.prefix && STOP_WORDS.has(p.text.toLowerCase().replace(/[\u2019]/g, "'"));
     if (pendingOr && clauses.length) {
       clauses[clauses.length - 1].push(item);
       stop[clauses.length - 1] = stop[clauses.length - 1] && isStop;

@@ -25,14 +25,14 @@ const NON_ASCII = /[^\u0000-\u007f]/;
 const ASCII_ALPHA = /^[a-z']+$/;
 
 const SPECIAL_FOLD = new Map<string, string>([["ß", "ss"], ["æ", "ae"], ["œ", "oe"], ["ø", "o"], ["đ", "d"], ["ð", "d"], ["þ", "th"], ["ł", "l"], ["ı", "i"]]);
-const SPECIAL_RE = /[ßæœøđðþłı]/g;
+const SPECIAL_RE = /[\u00df\u00e6\u0153\u00f8\u0111\u00f0\u00fe\u0142\u0131]/g;
 
 /** Lower-cases and strips diacritics (Latin, Greek, Cyrillic…); leaves CJK as is except width (NFKC). */
 export function foldWord(word: string): string {
   let w = word.toLowerCase();
   if (!NON_ASCII.test(w)) return w;
   w = w.normalize("NFKC").toLowerCase();
-  w = w.replace(/’/g, "'");
+  w = w.replace(/\u2019/g, "'");
   if (!NON_ASCII.test(w)) return w;
   w = w.normalize("NFD").replace(/\p{M}+/gu, "").normalize("NFC");
   return w.replace(SPECIAL_RE, (c) => SPECIAL_FOLD.get(c) ?? c);

@@ -11,7 +11,7 @@ export function showable(snippet: string, inside: OpenComments = NONE): string {
   if (s.includes("![")) s = s.split("\n").filter((l) => !IMAGES_ONLY.test(l)).join("\n");
   s = s.replace(/\n[ \t]*\n(?:[ \t]*\n)+/g, "\n\n").trim();
   // Only the window's "…" marks left: nothing to show.
-  return s.replace(/…/g, "").trim() ? s : snippet;
+  return s.replace(/\u2026/g, "").trim() ? s : snippet;
 }
 
 export interface OpenComments {

@@ -166,9 +166,9 @@ function findMention(lines: ProseLine[], names: string[]): { line: number; sente
 /** The sentence of `text` holding offset `at`. */
 function sentenceAround(text: string, at: number): string {
   let a = at;
-  while (a > 0 && !/[.!?。！？]/.test(text[a - 1])) a--;
+  while (a > 0 && !/[.!?\u3002\uff01\uff1f]/.test(text[a - 1])) a--;
   let b = at;
-  while (b < text.length && !/[.!?。！？]/.test(text[b])) b++;
+  while (b < text.length && !/[.!?\u3002\uff01\uff1f]/.test(text[b])) b++;
   return text
     .slice(a, Math.min(text.length, b + 1))
     .replace(/^\s*(?:[-*+]|\d+[.)])\s+/, "")

@@ -639,7 +639,7 @@ export function shortEmbeddings(s: EmbeddingsStatus): string {
 
 /** A message without its final full stop, to go on inside a sentence ("… setting; these are …"). */
 export function trimStop(msg: string): string {
-  return msg.trim().replace(/[.。]+$/, "");
+  return msg.trim().replace(/[.\u3002]+$/, "");
 }
 
 /** `_meta.embeddings` of every answer that uses embeddings: the same state and numbers as embeddings_status. */
