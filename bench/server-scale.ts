@@ -4,7 +4,7 @@
  * on the index it saved). Measured per phase:
  * - spawn → `/health` answers; spawn → every note searchable (a search's `_meta.index_stale` false and
  *   no `index_loading`);
- * - the server's RSS (`/proc/<pid>/status` VmRSS) once settled (state files unchanged for 3 s, then 8 s
+ * - the server's RSS (`/proc/<pid>/status` VmRSS) once settled (state files unchanged for 3 s, then 15 s
  *   without requests), and its peak (VmHWM);
  * - search p50 over MCP HTTP with the SDK client;
  * - the longest event-loop block, seen from outside: `/health` is requested all the while, about
@@ -58,6 +58,9 @@ export interface ServerScaleResult {
 }
 
 const mb = (n: number) => n / (1024 * 1024);
+
+/** How long the server is left without requests before its RSS is read (see where it is used). */
+const QUIET_BEFORE_RSS_MS = 15_000;
 
 function procStatus(pid: number): { rss: number; hwm: number } {
   try {
@@ -219,13 +222,15 @@ async function phase(cli: string, vault: string, stateDir: string, queries: stri
     log(`  ${label}: /health after ${healthMs.toFixed(0)} ms, every note searchable after ${searchableMs.toFixed(0)} ms, the vault open (every tool answers) after ${openMs.toFixed(0)} ms`);
     // Let saving and background work finish before RSS is read (the plugin's steady state): at least
     // 8 s, and until no state file has changed for 3 s (a cold build's save takes longer than 8 s on
-    // a busy machine). Then 8 s without requests, the /health probe's included: the server hints a
+    // a busy machine). Then 15 s without requests, the /health probe's included: the server hints a
     // collection once quiet 5 s after serving requests (transport/http.ts), as it does for a client
-    // that stops asking; the probe's own garbage is not the server's steady state.
+    // that stops asking, and once more 8 s after its last hint (core/memory.ts: V8 shrinks its young
+    // generation only after a quiet stretch); the probe's own garbage is not the server's steady
+    // state. (Until 2026-11-26's seventh pass: 8 s, before that follow-up.)
     const settledMs = await settle(stateDir, 8000, 3000, 90_000);
-    await probe.pause(8000);
+    await probe.pause(QUIET_BEFORE_RSS_MS);
     const mem = procStatus(child.pid!);
-    log(`  ${label}: state files settled ${(settledMs / 1000).toFixed(1)} s after the vault opened; RSS read after 8 s without requests`);
+    log(`  ${label}: state files settled ${(settledMs / 1000).toFixed(1)} s after the vault opened; RSS read after ${QUIET_BEFORE_RSS_MS / 1000} s without requests`);
     const lat: number[] = [];
     for (const q of queries.slice(0, 20)) await client.callTool({ name: "search", arguments: { query: q } });
     for (const q of queries) {

@@ -57,3 +57,35 @@ describe("posting pool", () => {
     expect(tfs.length).toBe(10);
   });
 });
+
+describe("PostingList.peek", () => {
+  test("reads a placed list's postings without keeping views; a pending list is filled once", () => {
+    const ids = Int32Array.from([9, 9, 3, 5, 7, 9]);
+    const tfs = Uint8Array.from([0, 0, 1, 2, 3, 0]);
+    const l = new PostingList();
+    l.placeIn(ids, tfs, 2, 3);
+    l.n = 3;
+    const [pi, pt] = l.peek();
+    expect([...pi]).toEqual([3, 5, 7]);
+    expect([...pt]).toEqual([1, 2, 3]);
+    // Nothing kept: the list still makes its views on first use, over the same room.
+    expect((l as unknown as { idView: Int32Array }).idView.length).toBe(0);
+    expect([...l.ids]).toEqual([3, 5, 7]);
+    expect((l as unknown as { idView: Int32Array }).idView.length).toBe(3);
+
+    let fills = 0;
+    const r = new PostingList();
+    r.placeIn(ids, tfs, 0, 2);
+    r.n = 2;
+    r.pending = (x) => {
+      fills++;
+      expect(x).toBe(r);
+      ids[0] = 1;
+      ids[1] = 2;
+    };
+    expect([...r.peek()[0]]).toEqual([1, 2]);
+    expect([...r.peek()[0]]).toEqual([1, 2]);
+    expect([...r.ids]).toEqual([1, 2]);
+    expect(fills).toBe(1);
+  });
+});

@@ -42,8 +42,7 @@ export function compactSome(ix: IndexState, state: CompactionState, deadline: ()
     const g = state.k++;
     const l = ix.listAt(g);
     if (l) {
-      const li = l.ids;
-      const lt = l.tfs;
+      const [li, lt] = l.peek();
       const start = o;
       for (let i = 0; i < l.n; i++) {
         const id = li[i];

@@ -97,8 +97,7 @@ export function segmentWriter(ix: IndexState, segs: number[], scratch?: ScratchC
         const l = ix.listAt(g);
         if (l && l.n) {
           counts.fill(0);
-          const ids = l.ids;
-          const tfs = l.tfs;
+          const [ids, tfs] = l.peek();
           for (let i = 0; i < l.n; i++) {
             const id = ids[i];
             if (alive[id] && want[chunkSeg[id]]) counts[chunkSeg[id]]++;

@@ -73,6 +73,20 @@ export class PostingList {
     if (this.pending || this.baseIds) this.settle();
     return this.tfView;
   }
+  /**
+   * The ids and tf codes for one pass that keeps neither (a save, compaction): a list no search used
+   * yet gets no views of its own to keep. At 100k notes the save after a cold build made and kept two
+   * views for each of ~30k lists (~5.6 MB of heap, whatever searches the vault then saw).
+   */
+  peek(): readonly [Int32Array, Uint8Array] {
+    const fill = this.pending;
+    if (fill) {
+      this.pending = null;
+      fill(this);
+    }
+    if (this.baseIds) return [this.baseIds.subarray(this.off, this.off + this.cap), this.baseTfs!.subarray(this.off, this.off + this.cap)];
+    return [this.idView, this.tfView];
+  }
   /** Makes `ids` and `tfs` (of equal length) the list's storage. */
   setStorage(ids: Int32Array, tfs: Uint8Array): void {
     this.idView = ids;
