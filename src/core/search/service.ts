@@ -195,6 +195,7 @@ class KeywordSearchService implements SearchService {
         }
       },
     });
+    this.index.listedPath = (p) => this.deps.port.stat(p)?.path;
     this.index.onSegmentLost = (k) => this.segmentLost(k, `Search index segment ${segmentFileName(this.file, k)} has inconsistent postings`);
   }
 

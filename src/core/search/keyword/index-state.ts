@@ -63,6 +63,11 @@ export interface IndexState {
   restored: RestoredLists | null;
   /** Called when a restored segment's postings turn out inconsistent (its notes must be indexed again). */
   onSegmentLost: ((k: number) => void) | null;
+  /**
+   * The vault's own string for a path, when it lists it: a restored note keeps that one, not a copy
+   * parsed from the saved index (at 100k notes ~7 MB of heap the listing already held).
+   */
+  listedPath: ((path: string) => string | undefined) | null;
   readonly reader: ChunkReader;
 
   /** Forgets everything. */

@@ -115,6 +115,7 @@ export class InvertedIndex implements IndexState {
   restored: RestoredLists | null = null;
   /** Called when a restored segment's postings turn out inconsistent (its notes must be indexed again). */
   onSegmentLost: ((k: number) => void) | null = null;
+  listedPath: ((path: string) => string | undefined) | null = null;
 
   readonly reader = new ChunkReader();
   private readonly log = new PostingsLog(this);

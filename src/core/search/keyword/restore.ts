@@ -366,7 +366,7 @@ export class SegmentLoader {
       const doc: DocEntry = {
         slot,
         seg: k,
-        path: d.p,
+        path: ix.listedPath?.(d.p) ?? d.p,
         mtime: d.m,
         size: d.s,
         hash: d.h,
