@@ -1,8 +1,9 @@
 /**
  * An index saved by this format's earlier code loads in this one: `tests/fixtures/saved-index.bin.gz`
  * holds the files saved for a generated vault (written anew by `npm run fixture:saved-index` only when
- * the format changes on purpose: last at index format v10, frontmatter saved as JSON text and each
- * note's headings as one string, issue #32). Loaded, it answers as a fresh build does without reading
+ * the format changes on purpose: last at tokenizer version 3, unspaced scripts cut into words,
+ * issue #31; the format itself last changed at v10, frontmatter saved as JSON text and each note's
+ * headings as one string, issue #32). Loaded, it answers as a fresh build does without reading
  * a note while loading, and this version saves the same rows for the same vault. An index of the
  * previous tokenizer (stemmed words) and ones of earlier formats (v8, chunk texts in files of their
  * own; v9) are built again once.
@@ -40,6 +41,8 @@ class ReadIntoStore extends MemoryStateStore {
 
 /** The files the code before tokenizer version 2 (words stemmed in the index, issue #31) saved for the same vault. */
 const STEMMED_FIXTURE = SAVED_INDEX_FIXTURE.replace(/saved-index\.bin\.gz$/, "saved-index-tokenizer-v1.bin.gz");
+/** The files the code before tokenizer version 3 (Thai, Lao, Khmer and Myanmar phrases one term each, marks off every letter) saved for the same vault. */
+const TOKENIZER_V2_FIXTURE = SAVED_INDEX_FIXTURE.replace(/saved-index\.bin\.gz$/, "saved-index-tokenizer-v2.bin.gz");
 /** The files index format v8 saved for the same vault: each segment's chunk texts in a `-NN-text.sqlite` file beside it. */
 const TEXTS_FIXTURE = SAVED_INDEX_FIXTURE.replace(/saved-index\.bin\.gz$/, "saved-index-v8-texts.bin.gz");
 /** The files index format v9 saved for the same vault (frontmatter as objects, headings as arrays). */
@@ -184,6 +187,10 @@ describe("an index saved by an earlier version", () => {
     expect(await answers(loaded.svc)).toEqual(await answers(fresh.svc));
     await loaded.svc.close();
     await fresh.svc.close();
+  });
+
+  test("an index of tokenizer version 2 is built again once, then answers as a fresh build and loads at the next start", async () => {
+    await rebuiltOnce(fixtureStore(TOKENIZER_V2_FIXTURE));
   });
 
   test("an index with chunk texts (format v8) is built again once, its text files removed, then answers as a fresh build", async () => {
