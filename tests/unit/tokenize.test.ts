@@ -1,10 +1,27 @@
 import { foldWord, stemEnglish, tokenize } from "../../src/core/search";
-import { TermDict } from "../../src/core/search/tokenize";
+import { accentKey, TermDict } from "../../src/core/search/tokenize";
 
 describe("tokenize", () => {
-  test("folds case and diacritics", () => {
-    expect(tokenize("Café NAÏVE Résumé Straße Ångström", { language: "none" })).toEqual(["cafe", "naive", "resume", "strasse", "angstrom"]);
+  test("folds case and width, keeps accents; a word's accent key spells it without them", () => {
+    expect(tokenize("Café NAÏVE Résumé Straße Ångström", { language: "none" })).toEqual(["café", "naïve", "résumé", "straße", "ångström"]);
+    expect(["café", "naïve", "résumé", "straße", "ångström", "đường", "quả"].map(accentKey)).toEqual(["cafe", "naive", "resume", "strasse", "angstrom", "duong", "qua"]);
     expect(foldWord("ＯＢＳＩＤＩＡＮ")).toBe("obsidian");
+    // Decomposed accents are composed (NFKC): the same term as the composed spelling.
+    expect(tokenize("e\u0301te\u0301", { language: "none" })).toEqual(["été"]);
+  });
+
+  test("a query word's forms: itself first, then the words with its accent key, in every language", () => {
+    const dict = new TermDict();
+    for (const t of ["café", "cafe", "cafè", "cafes", "quá", "quả", "qua", "quan", "constructor"]) dict.id(t);
+    const forms = (t: string, language: "en" | "none" = "en") => dict.forms(t, language).map((g) => dict.names[g]);
+    expect(forms("cafe")).toEqual(["cafe", "café", "cafè", "cafes"]);
+    expect(forms("café", "none")).toEqual(["café", "cafe", "cafè"]);
+    expect(forms("quá", "none")).toEqual(["quá", "qua", "quả"]);
+    // A word the dictionary lacks still reaches its accented forms.
+    expect(forms("cafë", "none")).toEqual(["cafe", "café", "cafè"]);
+    dict.id("càfe");
+    expect(forms("cafe", "none")).toEqual(["cafe", "café", "cafè", "càfe"]);
+    expect(forms("constructor", "none")).toEqual(["constructor"]);
   });
 
   test("indexes words as written in every language; the dictionary gives a query word its other forms (Porter2 stems)", () => {
@@ -43,9 +60,9 @@ describe("tokenize", () => {
     const stepped = new TermDict();
     fill(stepped);
     let steps = 0;
-    // Stopped at every chance: 4,096 terms a step.
+    // Stopped at every chance: 4,096 terms a step, the bitset's then the accent keys'.
     while (!stepped.catchUpTermBits(() => true)) steps++;
-    expect(steps).toBe(4);
+    expect(steps).toBe(8);
     expect(stepped.catchUpTermBits(() => true)).toBe(true);
     const whole = new TermDict();
     fill(whole);

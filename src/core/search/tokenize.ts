@@ -1,9 +1,11 @@
 /**
  * Text into terms, exactly as notes and queries are both tokenized: Unicode words, folding, CJK
  * bigrams, and the term dictionary (`TermDict`). Words are indexed as written (folded, not stemmed);
- * a query word reaches the other forms of its English stem through the dictionary
- * (`TermDict.forms`), its own form weighing more. Bump TOKENIZER_VERSION on any change.
+ * a query word reaches its accented and unaccented forms and the other forms of its English stem
+ * through the dictionary (`TermDict.forms`), its own form weighing more. Bump TOKENIZER_VERSION on
+ * any change.
  */
+import { addOne, valuesOf, type OneOrMany } from "../one-or-many";
 import { detach } from "../strings";
 import { stemEnglish } from "./stemmer";
 import type { SearchLanguage, TokenizeOptions } from "./types";
@@ -28,17 +30,28 @@ const SPECIAL_FOLD = new Map<string, string>([["ß", "ss"], ["æ", "ae"], ["œ",
 const FOLDED_MARKS = /([\p{Script=Latin}\p{Script=Greek}\p{Script=Cyrillic}\p{Script=Arabic}\p{Script=Hebrew}])\p{M}+/gu;
 const SPECIAL_RE = /[\u00df\u00e6\u0153\u00f8\u0111\u00f0\u00fe\u0142\u0131]/g;
 
-/** Lower-cases and strips diacritics off Latin, Greek, Cyrillic, Arabic and Hebrew letters; leaves CJK as is except width (NFKC), and the marks of other scripts (Thai, Devanagari…). */
+/**
+ * A word as a term: lower-cased, width and compatibility forms folded (NFKC), ’ as '. Accents stay:
+ * a query word reaches its accented and unaccented forms through the dictionary (`accentKey`,
+ * `TermDict.forms`), its own form weighing more. Folded into the terms, accents made distinct words
+ * one (Vietnamese writes its tones as accents: "quá", "quả", "qua" all "qua"; on Obsidian's
+ * Vietnamese help vault known-item MRR@10 was 0.942 against 0.967 for FTS5).
+ */
 export function foldWord(word: string): string {
-  let w = word.toLowerCase();
+  const w = word.toLowerCase();
   if (!NON_ASCII.test(w)) return w;
-  w = w.normalize("NFKC").toLowerCase();
-  w = w.replace(/\u2019/g, "'");
-  if (!NON_ASCII.test(w)) return w;
-  // Diacritics off letters of the scripts that write them as optional accents or points; a mark of
-  // another script is part of its letter (Thai, Devanagari, Bengali vowel signs: without them the
-  // words of a Thai note collapsed into a few).
-  w = w.normalize("NFD").replace(FOLDED_MARKS, "$1").normalize("NFC");
+  return w.normalize("NFKC").toLowerCase().replace(/\u2019/g, "'");
+}
+
+/**
+ * A term without its accents: diacritics off Latin, Greek, Cyrillic, Arabic and Hebrew letters, and
+ * ß, æ, œ, ø, đ, ð, þ, ł, ı spelled in ASCII. The terms sharing a key are one another's other forms
+ * ("café", "cafe"). A mark of another script is part of its letter (Thai, Devanagari, Bengali vowel
+ * signs) and stays.
+ */
+export function accentKey(term: string): string {
+  if (!NON_ASCII.test(term)) return term;
+  const w = term.normalize("NFD").replace(FOLDED_MARKS, "$1").normalize("NFC");
   return w.replace(SPECIAL_RE, (c) => SPECIAL_FOLD.get(c) ?? c);
 }
 
@@ -306,7 +319,8 @@ export class TermDict {
 
   /**
    * The ids of the terms a query word `t` matches: `t` itself first (when the dictionary has it),
-   * then, in English, the other terms with the same stem ("sync" → "syncs", "synced", "syncing").
+   * then the terms with its accent key ("cafe" → "café"), then, in English, the other terms with the
+   * same stem ("sync" → "syncs", "synced", "syncing").
    */
   forms(t: string, language: SearchLanguage): number[] {
     // One search asks for a word's forms up to three times (scoring, title boost, snippets).
@@ -330,10 +344,43 @@ export class TermDict {
   private termBits: Int32Array | null = null;
   /** How many of `names` are in `termBits`. */
   private termBitsN = 0;
+  /**
+   * The hash of an accent key → the terms with that key that are not the key itself (only terms
+   * with a character outside ASCII: none in an all-ASCII vault), caught up with the terms added
+   * since like `termBits`. Numbers, not the keys: a key string a term would cost ~80 bytes where a
+   * vault's terms are mostly accented; a bucket may hold another key's terms (checked by `forms`).
+   */
+  private readonly accented = new Map<number, OneOrMany<number>>();
+  /** How many of `names` are in `accented`. */
+  private accentedN = 0;
 
   private freshTermBits(): Int32Array {
     this.catchUpTermBits(() => false);
     return this.termBits!;
+  }
+
+  /** The accented terms of `key` (see `accented`), every term caught up first. */
+  private accentedOf(key: string): number[] {
+    this.catchUpAccents(() => false);
+    return valuesOf(this.accented.get(polyHash(key))).filter((g) => accentKey(this.names[g]) === key);
+  }
+
+  /** Adds the terms not in `accented` yet, asking `due()` every 4,096 terms; true once every term is in. */
+  private catchUpAccents(due: () => boolean): boolean {
+    const n = this.names.length;
+    for (let g = this.accentedN; g < n; g++) {
+      const t = this.names[g];
+      if (NON_ASCII.test(t)) {
+        const k = accentKey(t);
+        if (k !== t) addOne(this.accented, polyHash(k), g, false);
+      }
+      if ((g & 4095) === 4095 && g + 1 < n && due()) {
+        this.accentedN = g + 1;
+        return false;
+      }
+    }
+    this.accentedN = n;
+    return true;
   }
 
   /**
@@ -360,12 +407,22 @@ export class TermDict {
       }
     }
     this.termBitsN = n;
-    return true;
+    return this.catchUpAccents(due);
   }
 
   private formsOf(t: string, language: SearchLanguage): number[] {
     const own = this.map.get(t);
     const out = own === undefined ? [] : [own];
+    const seen = new Set<number>(out);
+    const take = (g: number | undefined): void => {
+      if (g === undefined || seen.has(g)) return;
+      seen.add(g);
+      out.push(g);
+    };
+    // The word with other accents or none ("cafe" → "café"; "café" → "cafe", "cafè").
+    const key = accentKey(t);
+    if (key !== t) take(this.map.get(key));
+    for (const g of this.accentedOf(key)) take(g);
     if (language !== "en" || !stemmable(t)) return out;
     // The word's likely forms (its stem, with a final i as y, a doubled last letter or an e, and
     // common endings), kept when the dictionary has them and they have the word's stem. No stem map
@@ -379,7 +436,6 @@ export class TermDict {
     if (s.endsWith("e")) bases.add(s.slice(0, -1));
     else bases.add(s + "e");
     if (/[bdfgklmnprstvz]$/.test(s) && s[s.length - 2] !== s[s.length - 1]) bases.add(s + s[s.length - 1]);
-    const seen = new Set<number>(out);
     const bits = this.freshTermBits();
     const mask = bits.length * 32 - 1;
     for (const b of bases) {
@@ -390,8 +446,7 @@ export class TermDict {
         const x = b + FORM_ENDINGS[k];
         const g = this.map.get(x);
         if (g === undefined || seen.has(g) || !stemmable(x) || stemOf(x) !== s) continue;
-        seen.add(g);
-        out.push(g);
+        take(g);
       }
     }
     return out;

@@ -3,7 +3,7 @@
  * words, with what Obsidian does not show taken out (`showable`). Owns no index data: the index hands
  * it texts, term sequences and the query's wanted terms.
  */
-import { forEachToken, stemWord, type TermDict } from "../tokenize";
+import { accentKey, forEachToken, stemWord, type TermDict } from "../tokenize";
 import type { ParsedQuery, SearchLanguage } from "../types";
 import { commentsOpenAt, showable } from "./showable";
 
@@ -12,6 +12,8 @@ export interface TermSet {
   prefixes: string[];
   /** English: the stems of `exact` (a query word matches the other forms of its stem). */
   stems?: Set<string>;
+  /** The accent keys of `exact` (a query word matches its accented and unaccented forms; see `accentKey`). */
+  keys?: Set<string>;
 }
 
 /** The terms a query looks for (not its exclusions): what snippets centre on. */
@@ -24,13 +26,19 @@ export function positiveTermSet(pq: ParsedQuery, language: SearchLanguage = "en"
       else if (it.prefix) prefixes.push(it.term);
       else exact.add(it.term);
     }
-  if (language !== "en") return { exact, prefixes };
-  return { exact, prefixes, stems: new Set([...exact].map((t) => stemWord(t, "en"))) };
+  const keys = new Set([...exact].map(accentKey));
+  if (language !== "en") return { exact, prefixes, keys };
+  return { exact, prefixes, keys, stems: new Set([...exact].map((t) => stemWord(t, "en"))) };
 }
 
 /** True when text term `t` is one the query looks for. */
 function wanted(want: TermSet, t: string): boolean {
-  return want.exact.has(t) || (want.stems !== undefined && want.stems.has(stemWord(t, "en"))) || want.prefixes.some((p) => t.startsWith(p));
+  return (
+    want.exact.has(t) ||
+    (want.keys !== undefined && want.keys.has(accentKey(t))) ||
+    (want.stems !== undefined && want.stems.has(stemWord(t, "en"))) ||
+    want.prefixes.some((p) => t.startsWith(p))
+  );
 }
 
 const WORD_STOP = /[\s\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\u3000-\u303f\uff01-\uff0f]/u;
