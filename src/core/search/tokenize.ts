@@ -507,8 +507,23 @@ function segmentSlices(text: string, start: number, end: number, language: Searc
     let b = Math.min(end, a + SEG_SLICE);
     while (b < end && b > a + 1 && classAt(text, b, LEN) === C_MARK) b--;
     if (b < end && text.charCodeAt(b) >= 0xdc00 && text.charCodeAt(b) <= 0xdfff) b--;
-    for (const s of segmenter.segment(text.slice(a, b))) {
-      if (s.isWordLike) emitWord(s.segment, a + s.index, language, cb);
+    // Walked with `containing` (~1.3 µs a segment) rather than iterated (~2.4 µs: the iterator's
+    // result objects); terms from the word cache (NFKC per word was a tenth of the time).
+    const slice = text.slice(a, b);
+    const segs = segmenter.segment(slice);
+    for (let i = 0; i < slice.length; ) {
+      const s = segs.containing(i);
+      if (!s) break;
+      const word = s.segment;
+      i = s.index + word.length;
+      if (!s.isWordLike) continue;
+      let term = WORD_CACHE.get(word);
+      if (term === undefined) {
+        term = termOf(word, language) ?? "";
+        if (WORD_CACHE.size >= CACHE_MAX) WORD_CACHE.clear();
+        WORD_CACHE.set(detach(word), term);
+      }
+      if (term) cb(term, a + s.index, i + a);
     }
     a = b;
   }
