@@ -5,6 +5,7 @@
  * known-item MRR@10 0.454, Khmer 0.405, against 0.971 / 0.958 for MiniSearch). The texts are ours.
  */
 import { describe, expect, test } from "@jest/globals";
+import { chunkNote, countWords } from "../../src/core/search/chunk";
 import { accentKey, foldWord, forEachToken, tokenize } from "../../src/core/search/tokenize";
 import { MemoryVault } from "../../src/core/memory-vault";
 import { searchPaths, startedSearch } from "../support/search-service";
@@ -51,6 +52,16 @@ describe("words of unspaced scripts", () => {
       expect(accentKey(w)).toBe(w);
     }
     expect(tokenize("Café Ελληνικά Ёлка مُحَمَّد", { language: "none" }).map(accentKey)).toEqual(["cafe", "ελληνικα", "елка", "محمد"]);
+  });
+
+  test("a Thai phrase counts its words for chunking (about one in five characters), not as one word", () => {
+    expect(countWords(THAI)).toBeGreaterThanOrEqual(4);
+    // 40 paragraphs of ~10 phrases: as one word a phrase, the whole note was one chunk of 400 "words".
+    const para = Array.from({ length: 10 }, () => THAI).join(" ");
+    const note = Array.from({ length: 40 }, () => para).join("\n\n");
+    const chunks = chunkNote("long.md", note, null, { maxWords: 300 });
+    expect(chunks.length).toBeGreaterThan(5);
+    for (const c of chunks) expect(countWords(c.text)).toBeLessThanOrEqual(300);
   });
 
   test("search finds a Thai note by a word inside its phrase", async () => {
