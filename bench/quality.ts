@@ -236,10 +236,12 @@ async function measureVault(label: string, root: string, args: Args): Promise<Va
     sets.navigational[name] = s;
   }
   if (process.env.QUALITY_MISSES) {
+    // QUALITY_MISSES=fts5 compares with FTS5, anything else with MiniSearch.
+    const fts = process.env.QUALITY_MISSES === "fts5";
     const { ranks } = await score(known, ours);
-    const { ranks: mr } = await score(known, mini);
+    const { ranks: mr } = await score(known, fts ? fts5 : mini);
     for (const [i, q] of known.entries()) {
-      if ((ranks[i] ?? 99) > (mr[i] ?? 99)) log(`  miss: "${q.q}" → ${q.answers[0]}: ours ${ranks[i] ?? "-"}, MiniSearch ${mr[i] ?? "-"}; ours top: ${(await ours(q.q)).slice(0, 3).join(" | ")}`);
+      if ((ranks[i] ?? 99) > (mr[i] ?? 99)) log(`  miss: "${q.q}" → ${q.answers[0]}: ours ${ranks[i] ?? "-"}, ${fts ? "FTS5" : "MiniSearch"} ${mr[i] ?? "-"}; ours top: ${(await ours(q.q)).slice(0, 3).join(" | ")}`);
     }
   }
   lookup.close();
