@@ -319,8 +319,9 @@ export class TermDict {
 
   /**
    * The ids of the terms a query word `t` matches: `t` itself first (when the dictionary has it),
-   * then the terms with its accent key ("cafe" → "café"), then, in English, the other terms with the
-   * same stem ("sync" → "syncs", "synced", "syncing").
+   * then its spellings with accents when typed without ("cafe" → "café") or the one without when
+   * typed with them ("café" → "cafe"), then, in English, the other terms with the same stem ("sync"
+   * → "syncs", "synced", "syncing").
    */
   forms(t: string, language: SearchLanguage): number[] {
     // One search asks for a word's forms up to three times (scoring, title boost, snippets).
@@ -419,10 +420,11 @@ export class TermDict {
       seen.add(g);
       out.push(g);
     };
-    // The word with other accents or none ("cafe" → "café"; "café" → "cafe", "cafè").
+    // A word typed without accents reaches every accented spelling ("cafe" → "café", "cafè"); one
+    // typed with them, only the spelling without ("café" → "cafe"): its accents were meant.
     const key = accentKey(t);
     if (key !== t) take(this.map.get(key));
-    for (const g of this.accentedOf(key)) take(g);
+    else for (const g of this.accentedOf(key)) take(g);
     if (language !== "en" || !stemmable(t)) return out;
     // The word's likely forms (its stem, with a final i as y, a doubled last letter or an e, and
     // common endings), kept when the dictionary has them and they have the word's stem. No stem map

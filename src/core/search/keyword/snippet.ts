@@ -12,7 +12,7 @@ export interface TermSet {
   prefixes: string[];
   /** English: the stems of `exact` (a query word matches the other forms of its stem). */
   stems?: Set<string>;
-  /** The accent keys of `exact` (a query word matches its accented and unaccented forms; see `accentKey`). */
+  /** The query words typed without accents: each matches its accented spellings (see `accentKey`). */
   keys?: Set<string>;
 }
 
@@ -26,7 +26,14 @@ export function positiveTermSet(pq: ParsedQuery, language: SearchLanguage = "en"
       else if (it.prefix) prefixes.push(it.term);
       else exact.add(it.term);
     }
-  const keys = new Set([...exact].map(accentKey));
+  // As the dictionary's forms: a word typed without accents matches every accented spelling, one
+  // typed with them only the spelling without.
+  const keys = new Set<string>();
+  for (const t of [...exact]) {
+    const k = accentKey(t);
+    if (k === t) keys.add(k);
+    else exact.add(k);
+  }
   if (language !== "en") return { exact, prefixes, keys };
   return { exact, prefixes, keys, stems: new Set([...exact].map((t) => stemWord(t, "en"))) };
 }
