@@ -349,7 +349,7 @@ export class TermDict {
    * The hash of an accent key → the terms with that key that are not the key itself (only terms
    * with a character outside ASCII: none in an all-ASCII vault), caught up with the terms added
    * since like `termBits`. Numbers, not the keys: a key string a term would cost ~80 bytes where a
-   * vault's terms are mostly accented; a bucket may hold another key's terms (checked by `forms`).
+   * vault's terms are mostly accented; a bucket may hold another key's terms (checked by `accentedOf`).
    */
   private readonly accented = new Map<number, OneOrMany<number>>();
   /** How many of `names` are in `accented`. */
@@ -385,9 +385,10 @@ export class TermDict {
   }
 
   /**
-   * Adds the terms not in the bitset yet (made anew when the dictionary outgrew it), asking `due()`
-   * every 4,096 terms; true once every term is in. The search warm-up calls it in short steps: the
-   * first search after a build at 100k notes hashed every term in one go (a 61 ms task with it).
+   * Adds the terms not in the bitset yet (made anew when the dictionary outgrew it), then those not
+   * in `accented`, asking `due()` every 4,096 terms; true once every term is in both. The search
+   * warm-up calls it in short steps: the first search after a build at 100k notes hashed every term
+   * in one go (a 61 ms task with it).
    */
   catchUpTermBits(due: () => boolean): boolean {
     const n = this.names.length;
