@@ -46,6 +46,34 @@ describe("words of unspaced scripts", () => {
     expect(got.map(([t]) => t).join("").length).toBeGreaterThan(text.length * 0.95);
   });
 
+  test("a letter with more marks than a slice holds, astral marks among them, still ends, at valid offsets", () => {
+    const hostile = [
+      "ก" + "\u0E31".repeat(126) + "\u{1D167}" + "\u0E31".repeat(300),
+      "ก" + "\u{1D167}".repeat(200),
+      "ก\u{1D167}" + "ข".repeat(300),
+      "ก".repeat(127) + "\u{1D167}" + "ก".repeat(10),
+    ];
+    // Random runs of Thai letters, Thai marks, astral marks, Latin letters and spaces.
+    let seed = 7;
+    const rnd = () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
+    const parts = ["ก", "ข", "\u0E31", "\u0E48", "\u{1D167}", "a", " ", "ที่", "😀"];
+    for (let k = 0; k < 200; k++) {
+      let t = "";
+      const n = Math.floor(rnd() * 400);
+      for (let i = 0; i < n; i++) t += parts[Math.floor(rnd() * parts.length)];
+      hostile.push(t);
+    }
+    const bad: string[] = [];
+    for (const text of hostile) {
+      let last = 0;
+      for (const [t, s, e] of tokens(text)) {
+        if (s < last || e <= s || e > text.length) bad.push(`${JSON.stringify(text.slice(0, 20))}…: ${t} at ${s}–${e}`);
+        last = e;
+      }
+    }
+    expect(bad).toEqual([]);
+  });
+
   test("marks stay on Thai, Devanagari and Bengali letters; the accent key takes them off Latin, Greek, Cyrillic and Arabic letters only", () => {
     for (const w of ["ที่", "हिन्दी", "বাংলা"]) {
       expect(foldWord(w)).toBe(w);

@@ -498,6 +498,8 @@ function splitSegWord(text: string, start: number, end: number, language: Search
   }
 }
 
+const isLowSurrogate = (c: number): boolean => c >= 0xdc00 && c <= 0xdfff;
+
 /** Longest slice given to Intl.Segmenter at once. */
 const SEG_SLICE = 128;
 let segmenter: Intl.Segmenter | null = null;
@@ -507,9 +509,13 @@ function segmentSlices(text: string, start: number, end: number, language: Searc
   segmenter ??= new Intl.Segmenter("th", { granularity: "word" });
   let a = start;
   while (a < end) {
-    let b = Math.min(end, a + SEG_SLICE);
+    const far = Math.min(end, a + SEG_SLICE);
+    let b = far;
     while (b < end && b > a + 1 && classAt(text, b, LEN) === C_MARK) b--;
-    if (b < end && text.charCodeAt(b) >= 0xdc00 && text.charCodeAt(b) <= 0xdfff) b--;
+    if (b < end && isLowSurrogate(text.charCodeAt(b))) b--;
+    // A letter with more marks than a slice holds: cut among them (never inside a surrogate pair),
+    // so that every slice moves on (an empty one looped forever).
+    if (b <= a) b = far < end && isLowSurrogate(text.charCodeAt(far)) ? far + 1 : far;
     // Walked with `containing` (~1.3 µs a segment) rather than iterated (~2.4 µs: the iterator's
     // result objects); terms from the word cache (NFKC per word was a tenth of the time).
     const slice = text.slice(a, b);
