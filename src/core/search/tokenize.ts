@@ -89,6 +89,19 @@ function polyHash(s: string): number {
   return h;
 }
 
+/**
+ * A string's 32-bit hash for the accent buckets: FNV-1a, then a finalizer. Not `polyHash`, whose
+ * collisions are easy to write ("Aa" and "BB"): a note full of words sharing one bucket would make
+ * every search for a word of that key filter them all.
+ */
+function keyHash(s: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
+  h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
+  h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
+  return (h ^ (h >>> 16)) | 0;
+}
+
 /** A bit of the dictionary's term bitset for a `polyHash` (mixed: the low bits of a polynomial hash of short words clump). */
 function hashBit(h: number, mask: number): number {
   h = Math.imul(h ^ (h >>> 16), 0x45d9f3b);
@@ -363,7 +376,7 @@ export class TermDict {
   /** The accented terms of `key` (see `accented`), every term caught up first. */
   private accentedOf(key: string): number[] {
     this.catchUpAccents(() => false);
-    return valuesOf(this.accented.get(polyHash(key))).filter((g) => accentKey(this.names[g]) === key);
+    return valuesOf(this.accented.get(keyHash(key))).filter((g) => accentKey(this.names[g]) === key);
   }
 
   /** Adds the terms not in `accented` yet, asking `due()` every 4,096 terms; true once every term is in. */
@@ -373,7 +386,7 @@ export class TermDict {
       const t = this.names[g];
       if (NON_ASCII.test(t)) {
         const k = accentKey(t);
-        if (k !== t) addOne(this.accented, polyHash(k), g, false);
+        if (k !== t) addOne(this.accented, keyHash(k), g, false);
       }
       if ((g & 4095) === 4095 && g + 1 < n && due()) {
         this.accentedN = g + 1;
