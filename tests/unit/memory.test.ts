@@ -42,32 +42,34 @@ setTimeout(() => {
 `,
     );
     // Allocates for 2.5 s (the young generation grows to its largest), hints 1 s before the end,
-    // then sits idle: a job that ends while other work still allocates.
+    // then sits idle: a job that ends while other work still allocates. Counts the full collections
+    // that start once it has been idle 4 s, and reads the young generation's size at the end.
     writeFileSync(
       join(dir, "young.js"),
       `const { releaseGarbage, useHostTimers, FOLLOW_UP_MS } = require("./memory.js");
 const v8 = require("v8");
+const { PerformanceObserver, constants } = require("perf_hooks");
 useHostTimers({ setTimeout, clearTimeout });
 const followUp = process.argv[2] === "follow";
 const keep = []; for (let i = 0; i < 300000; i++) keep.push({ i });
 let sink = null;
 const busyUntil = Date.now() + 2500;
+let quietFrom = Infinity;
 let hinted = false;
+let majors = 0;
+new PerformanceObserver((list) => {
+  for (const e of list.getEntries()) if (e.detail.kind === constants.NODE_PERFORMANCE_GC_MAJOR && e.startTime > quietFrom) majors++;
+}).observe({ entryTypes: ["gc"] });
 (function busy() {
   for (let i = 0; i < 200000; i++) sink = { i, s: "x" + i };
   if (!hinted && Date.now() > busyUntil - 1000) hinted = releaseGarbage(Date.now(), { followUp });
   if (Date.now() < busyUntil) setImmediate(busy);
   else {
-    // The smallest size seen until well after the follow-up (a loaded machine finishes its collection later).
-    let youngMB = Infinity;
-    const end = Date.now() + FOLLOW_UP_MS + 8000;
-    const look = setInterval(() => {
+    quietFrom = performance.now() + 4000;
+    setTimeout(() => {
       const young = v8.getHeapSpaceStatistics().find((s) => s.space_name === "new_space");
-      youngMB = Math.min(youngMB, young.space_size / 1048576);
-      if (Date.now() < end && youngMB > 2) return;
-      clearInterval(look);
-      process.stdout.write(JSON.stringify({ hinted, youngMB, kept: keep.length, sink: sink !== null }));
-    }, 250);
+      process.stdout.write(JSON.stringify({ hinted, majors, youngMB: young.space_size / 1048576, kept: keep.length, sink: sink !== null }));
+    }, FOLLOW_UP_MS + 4000);
   }
 })();
 `,
@@ -112,15 +114,20 @@ let hinted = false;
     expect(releaseGarbage(t + 1000, { followUp: false })).toBe(true);
   });
 
-  test("the follow-up hint, once the process is quiet, lets V8 shrink its young generation", async () => {
+  test("the follow-up hint starts one more full collection once the process is quiet", async () => {
+    type Young = { hinted: boolean; majors: number; youngMB: number };
     const young = (arg: string) =>
-      new Promise<{ hinted: boolean; youngMB: number }>((resolve, reject) =>
-        execFile(process.execPath, [join(dir, "young.js"), arg], { encoding: "utf8" }, (err, out) => (err ? reject(new Error(err.message)) : resolve(JSON.parse(out) as { hinted: boolean; youngMB: number }))),
+      new Promise<Young>((resolve, reject) =>
+        execFile(process.execPath, [join(dir, "young.js"), arg], { encoding: "utf8" }, (err, out) => (err ? reject(new Error(err.message)) : resolve(JSON.parse(out) as Young))),
       );
     const [once, followed] = await Promise.all([young("once"), young("follow")]);
     expect(once.hinted && followed.hinted).toBe(true);
-    // Node 20 on x64: 2 × 16 MB semi-spaces once grown, 1–2 MB shrunk.
+    // An idle Node process starts no collection of its own.
+    expect(once.majors).toBe(0);
+    expect(followed.majors).toBeGreaterThanOrEqual(1);
+    // In that collection V8 shrinks its young generation when it judges the allocation rate low:
+    // usually (2 × 16 MB → 1–2 MB; the 100k server's RSS), not always on a loaded machine, so it is
+    // not asserted here (one full run in four kept 32 MB).
     expect(once.youngMB).toBeGreaterThanOrEqual(16);
-    expect(followed.youngMB).toBeLessThanOrEqual(4);
   }, 40_000);
 });
