@@ -5,6 +5,7 @@
 import { splitFrontmatter } from "../frontmatter";
 import { frontmatterAliases, frontmatterTags, type NoteMetadata } from "../metadata";
 import { basenameOf } from "../vault";
+import { UNSPACED_CHAR } from "./tokenize";
 import type { Chunk, ChunkOptions } from "./types";
 
 const HEADING_RE = /^ {0,3}(#{1,6})(?:[ \t]+(.*?))?[ \t]*$/;
@@ -30,12 +31,11 @@ interface Segment {
 const WC_CLASS = new Uint8Array(0x10000);
 const SPACE_RE = /^\s$/u;
 const CJK_ONE = /^[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]$/u;
-const UNSPACED_ONE = /^[\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}]$/u;
 /** Characters (letters and their marks) of an unspaced script counted as one word: Thai words are ~4 letters and ~1 mark. */
 const UNSPACED_PER_WORD = 5;
 
 function wordClass(ch: string): number {
-  return SPACE_RE.test(ch) ? 1 : CJK_ONE.test(ch) ? 2 : UNSPACED_ONE.test(ch) ? 4 : 3;
+  return SPACE_RE.test(ch) ? 1 : CJK_ONE.test(ch) ? 2 : UNSPACED_CHAR.test(ch) ? 4 : 3;
 }
 for (let c = 0; c < 128; c++) WC_CLASS[c] = c === 32 || (c >= 9 && c <= 13) ? 1 : 3;
 

@@ -123,10 +123,11 @@ const ASTRAL_CLASS = new Map<number, number>();
 const LN_RE = /^[\p{L}\p{N}]$/u;
 const M_RE = /^\p{M}$/u;
 const CJK_CHAR_RE = /^[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\u30fc\u3005]$/u;
-const SEG_CHAR_RE = /^[\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}]$/u;
+/** One character (letter or mark) of a script written without spaces between words: Thai, Lao, Khmer, Myanmar (chunk.ts counts their words by it). */
+export const UNSPACED_CHAR = /^[\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}]$/u;
 
 function classify(ch: string): number {
-  if (LN_RE.test(ch)) return CJK_CHAR_RE.test(ch) ? (HAS_CJK.test(ch) ? C_CJK : C_CJKX) : SEG_CHAR_RE.test(ch) ? C_SEG : C_WORD;
+  if (LN_RE.test(ch)) return CJK_CHAR_RE.test(ch) ? (HAS_CJK.test(ch) ? C_CJK : C_CJKX) : UNSPACED_CHAR.test(ch) ? C_SEG : C_WORD;
   return M_RE.test(ch) ? C_MARK : C_OTHER;
 }
 
@@ -278,13 +279,7 @@ export function forEachToken(
     if (hasCjk) splitCjkWord(text, i, j, language, emit);
     else if (hasSeg) splitSegWord(text, i, j, language, emit);
     else {
-      const word = text.slice(i, j);
-      let term = cache.get(word);
-      if (term === undefined) {
-        term = termOf(word, language) ?? "";
-        if (cache.size >= CACHE_MAX) cache.clear();
-        cache.set(detach(word), term);
-      }
+      const term = cachedTerm(text.slice(i, j), language);
       if (term) emit(term, i, j);
     }
     i = j;
@@ -530,7 +525,7 @@ function segmentSlices(text: string, start: number, end: number, language: Searc
     // so that every slice moves on (an empty one looped forever).
     if (b <= a) b = far < end && isLowSurrogate(text.charCodeAt(far)) ? far + 1 : far;
     // Walked with `containing` (~1.3 µs a segment) rather than iterated (~2.4 µs: the iterator's
-    // result objects); terms from the word cache (NFKC per word was a tenth of the time).
+    // result objects); terms from the word cache (`cachedTerm`: NFKC per word was a tenth of the time).
     const slice = text.slice(a, b);
     const segs = segmenter.segment(slice);
     for (let i = 0; i < slice.length; ) {
@@ -539,12 +534,7 @@ function segmentSlices(text: string, start: number, end: number, language: Searc
       const word = s.segment;
       i = s.index + word.length;
       if (!s.isWordLike) continue;
-      let term = WORD_CACHE.get(word);
-      if (term === undefined) {
-        term = termOf(word, language) ?? "";
-        if (WORD_CACHE.size >= CACHE_MAX) WORD_CACHE.clear();
-        WORD_CACHE.set(detach(word), term);
-      }
+      const term = cachedTerm(word, language);
       if (term) cb(term, a + s.index, i + a);
     }
     a = b;
@@ -559,9 +549,20 @@ function termOf(raw: string, language: SearchLanguage): string | null {
   return stemWord(w, "none") || null;
 }
 
+/** `termOf(word)` ("" for none) through the word → term cache; a word kept in it is a flat copy (a slice keeps its whole text alive). */
+function cachedTerm(word: string, language: SearchLanguage): string {
+  let term = WORD_CACHE.get(word);
+  if (term === undefined) {
+    term = termOf(word, language) ?? "";
+    if (WORD_CACHE.size >= CACHE_MAX) WORD_CACHE.clear();
+    WORD_CACHE.set(detach(word), term);
+  }
+  return term;
+}
+
 function emitWord(raw: string, start: number, language: SearchLanguage, cb: (term: string, start: number, end: number) => void): void {
   if (!/[\p{L}\p{N}]/u.test(raw)) return;
-  const term = termOf(raw, language);
+  const term = cachedTerm(raw, language);
   if (term) cb(term, start, start + raw.length);
 }
 
