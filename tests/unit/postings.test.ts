@@ -1,5 +1,5 @@
-import { describe, expect, test } from "@jest/globals";
-import { PostingList, PostingPool, TF_OF, tfCode } from "../../src/core/search/keyword/postings";
+import { afterEach, describe, expect, test } from "@jest/globals";
+import { clearPackedCache, PACKED_CACHE, packedBound, packedCacheBytes, packPostings, PostingList, PostingPool, TF_OF, tfCode } from "../../src/core/search/keyword/postings";
 
 describe("posting tf codes", () => {
   test("weighted tfs up to 191 are kept exactly; above, every code stands for itself and the scale rises to 65535", () => {
@@ -87,5 +87,75 @@ describe("PostingList.peek", () => {
     expect([...r.peek()[0]]).toEqual([1, 2]);
     expect([...r.ids]).toEqual([1, 2]);
     expect(fills).toBe(1);
+  });
+});
+
+describe("packed posting lists", () => {
+  /** A packed list of `ids` (ascending) with tf codes `tfs`. */
+  const packed = (ids: number[], tfs: number[]): PostingList => {
+    const out = new Uint8Array(packedBound(ids.length) + 3);
+    const n = packPostings(Int32Array.from(ids), Uint8Array.from(tfs), ids.length, out, 3);
+    const l = new PostingList();
+    l.setPacked(out, 3, ids.length);
+    expect(n).toBeLessThanOrEqual(packedBound(ids.length));
+    return l;
+  };
+  const budget = PACKED_CACHE.bytes;
+  afterEach(() => {
+    PACKED_CACHE.bytes = budget;
+    clearPackedCache();
+  });
+
+  test("a packed list reads back every id and tf code, near ids in one byte each and ids up to 2^26", () => {
+    const ids = [1, 2, 3, 130, 131, 20_000, 20_001, 3_000_000, (1 << 26) - 1];
+    const tfs = [1, 2, 255, 4, 5, 6, 7, 8, 191];
+    const l = packed(ids, tfs);
+    expect([...l.ids.subarray(0, l.n)]).toEqual(ids);
+    expect([...l.tfs.subarray(0, l.n)]).toEqual(tfs);
+    expect([...l.peek()[0].subarray(0, l.n)]).toEqual(ids);
+    // 1,000 neighbours: a byte for the tf and one for the id's step.
+    const near = Array.from({ length: 1000 }, (_, i) => 5000 + i * 3);
+    const out = new Uint8Array(packedBound(near.length));
+    expect(packPostings(Int32Array.from(near), new Uint8Array(1000).fill(1), 1000, out, 0)).toBe(1000 + 1000 + 1);
+  });
+
+  test("decoded ids are kept up to the cache's budget, least recently used leaving first; a list left out decodes again, and an array a reader holds stays whole", () => {
+    PACKED_CACHE.bytes = 1000 * 4 * 2; // two lists of 1,000
+    const lists = [0, 1, 2].map((k) => packed(Array.from({ length: 1000 }, (_, i) => 1 + i * 5 + k), new Array(1000).fill(k + 1)));
+    const held = lists[0].ids;
+    void lists[1].ids;
+    void lists[0].ids; // used again: list 1 is now the least recently used
+    expect(packedCacheBytes()).toBe(8000);
+    void lists[2].ids;
+    expect(packedCacheBytes()).toBe(8000);
+    // List 1 left the cache; 0 and 2 are kept (the same arrays).
+    expect(lists[0].ids).toBe(held);
+    expect(lists[1].idView.length).toBe(0);
+    expect(lists[1].ids[999]).toBe(1 + 999 * 5 + 1);
+    // Reading list 1 pushed out list 2 (0 was used after it); what a reader holds is intact.
+    expect(lists[2].idView.length).toBe(0);
+    expect(held[999]).toBe(1 + 999 * 5);
+    // peek reads a list that is not cached without caching it.
+    const [pi] = lists[2].peek();
+    expect(pi[999]).toBe(1 + 999 * 5 + 2);
+    expect(lists[2].idView.length).toBe(0);
+    expect(packedCacheBytes()).toBe(8000);
+  });
+
+  test("a packed list that grows is unpacked into the pool, leaves the cache, and keeps its postings", () => {
+    const pool = new PostingPool();
+    const l = packed([3, 9, 40], [1, 2, 3]);
+    expect(l.ids.length).toBe(3);
+    expect(packedCacheBytes()).toBe(12);
+    l.reserve(2, pool);
+    expect(l.packed).toBeNull();
+    expect(packedCacheBytes()).toBe(0);
+    l.ids[3] = 41;
+    l.tfs[3] = 4;
+    l.n = 4;
+    expect([...l.ids.subarray(0, 4)]).toEqual([3, 9, 40, 41]);
+    expect([...l.tfs.subarray(0, 4)]).toEqual([1, 2, 3, 4]);
+    clearPackedCache();
+    expect([...l.ids.subarray(0, 4)]).toEqual([3, 9, 40, 41]);
   });
 });

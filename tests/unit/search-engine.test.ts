@@ -500,6 +500,13 @@ describe("segmented keyword index", () => {
     expect(steps).toBeGreaterThan(5);
     expect(index.totalPostings).toBeLessThan(postings);
     expect(index.deadPostings).toBe(0);
+    // Every list is packed now: under 2.5 bytes a posting (5 unpacked).
+    const lists = index.lists.filter((l) => l && l.n > 0);
+    expect(lists.every((l) => l!.packed)).toBe(true);
+    expect(index.packedPostings()).toBe(index.totalPostings);
+    const bytes = new Set(lists.map((l) => l!.packed!.buffer)).size === 1 ? lists.reduce((s, l) => Math.max(s, l!.packedAt), 0) : -1;
+    expect(bytes).toBeGreaterThan(0);
+    expect(bytes).toBeLessThan(index.totalPostings * 2.5);
     expect(run()).toEqual(before);
     expect(before[0].total_files).toBe(1500);
     expect(before[5].total_files).toBe(0);
@@ -643,6 +650,10 @@ describe("segmented keyword index", () => {
     expect(ascending(c)).toBe(true);
     expect(run(c)).toEqual(run(original));
     expect(run(c)[0].total_files).toBe(500);
+    // Packed, both save the same bytes.
+    expect(c.packedPostings()).toBe(c.totalPostings);
+    const bytesOf = (x: ReturnType<typeof save>) => [x.dict, ...x.segs.flatMap(({ rest }) => Object.values(rest))].map((v) => Buffer.from(v).toString("base64"));
+    expect(bytesOf(save(c))).toEqual(bytesOf(save(original)));
     // Saved again before any list was used: the same bytes as saving the original.
     const d = await restore(saved);
     const bytes = (x: ReturnType<typeof save>) => [x.dict, ...x.segs.flatMap(({ rest }) => Object.values(rest))].map((v) => Buffer.from(v).toString("base64"));

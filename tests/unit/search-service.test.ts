@@ -3,6 +3,7 @@ import { loadSqlJs, readBlobs } from "../../src/core/search/db";
 import { MemoryVault } from "../../src/core/memory-vault";
 import { MemoryStateStore } from "../../src/core/state";
 import { InvertedIndex } from "../../src/core/search/keyword/inverted-index";
+import type { KeywordSearchServiceStats } from "../../src/core/search/service";
 import { INDEX_FILE as FILE, makeSearch as make, searchPaths as paths, searchReq as req, startedSearch as started } from "../support/search-service";
 
 
@@ -170,6 +171,10 @@ describe("keyword search service", () => {
     expect(second.svc.status().state).toBe("queryable");
     expect(await second.svc.waitForIdle(5000)).toBe(true);
     expect(reads).toBe(2); // only the modified and the added note were read
+    // Once ready, the lists loaded from disk (and those the changes added to) are packed.
+    const stats = (second.svc as unknown as { stats: KeywordSearchServiceStats }).stats;
+    expect(stats.postings).toBeGreaterThan(0);
+    expect(stats.packed).toBe(stats.postings);
     expect((await paths(second.svc, "pancake"))).toEqual(["Kitchen/Bread.md"]);
     expect((await paths(second.svc, "dough"))).toEqual([]);
     expect((await paths(second.svc, "gloves"))).toEqual([]);

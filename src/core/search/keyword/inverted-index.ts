@@ -16,7 +16,7 @@ import { CHUNK_NUMS, docEdge, LEN, LINE_A, LINE_B, MAX_SEGMENTS, packFrontmatter
 import type { IndexState, RestoredLists } from "./index-state";
 import { dictBytes, segmentWriter, type RestoredBlobs, type SegmentWriter } from "./persist";
 import type { ScratchChunks } from "./carve";
-import { PostingList, PostingPool } from "./postings";
+import { clearPackedCache, PostingList, PostingPool } from "./postings";
 import { PostingsLog } from "./postings-log";
 import { SegmentLoader } from "./restore";
 import { Scorer, type ScoredAnswer } from "./score";
@@ -156,6 +156,7 @@ export class InvertedIndex implements IndexState {
     this.totalPostings = 0;
     this.deadPostings = 0;
     this.pool = new PostingPool();
+    clearPackedCache();
     this.docs.clear();
     this.slots = [];
     this.noteLen = new Float64Array(64);
@@ -396,6 +397,18 @@ export class InvertedIndex implements IndexState {
   /** Dead postings are a quarter of the postings or more (see compaction.ts). */
   needsCompaction(): boolean {
     return needsCompaction(this);
+  }
+
+  /** The postings held in packed lists (see compaction.ts). */
+  packedPostings(): number {
+    let n = 0;
+    for (const l of this.lists) if (l?.packed) n += l.n;
+    return n;
+  }
+
+  /** True when every list loaded from disk is decoded and none packed yet: a compaction packs them (see compaction.ts). */
+  get packable(): boolean {
+    return this.restored !== null && !this.loader.hasEncodedLists;
   }
 
   /** One step of compaction (see compaction.ts); false when done. */

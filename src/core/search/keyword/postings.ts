@@ -29,11 +29,14 @@ export function tfCode(tf: number): number {
 /**
  * Postings of one term, struct of arrays: chunk ids (`ids`) and their weighted tfs' one-byte codes
  * (`tfs`; the tf is `TF_OF[code]`), 5 bytes a posting. As (id, tf) Int32 pairs they were 8, 189 MB
- * at 100k notes.
+ * at 100k notes. A list compaction laid out is packed instead (`packed`: ~2.2 bytes a posting), its
+ * ids decoded when a reader asks for them and kept in a cache of bounded size (`PACKED_CACHE`).
  */
 export class PostingList {
-  private idView: Int32Array = EMPTY_INTS;
-  private tfView: Uint8Array = EMPTY_BYTES;
+  /** The ids: the list's own storage, or (packed) its decoded ids while cached, else EMPTY_INTS. */
+  idView: Int32Array = EMPTY_INTS;
+  /** The tf codes: the list's own storage, or (packed) a view of its packed tf codes once read. */
+  tfView: Uint8Array = EMPTY_BYTES;
   /**
    * Set by loading: the list's room in the buffers all lists share, made views on first use.
    * Loading lays out ~30k lists, and creating a typed-array view is slow (~1 µs each, plus garbage).
@@ -44,6 +47,13 @@ export class PostingList {
   off = 0;
   private cap = 0;
   n = 0;
+  /**
+   * Set by compaction: the bytes holding the list packed, from `packedAt`: its `n` tf codes, then
+   * its ids as varints of the differences between them (ascending, from 0; see `packPostings`).
+   * Null: not packed.
+   */
+  packed: Uint8Array | null = null;
+  packedAt = 0;
   /** Set by loading: fills the list's room from the segments' encoded postings, on first use. */
   pending: ((l: PostingList) => void) | null = null;
   /** The list's term id (set by loading, for `pending`). */
@@ -66,17 +76,20 @@ export class PostingList {
   /** The chunk ids, `ids[0, n)` (the array may be longer: room to grow). */
   get ids(): Int32Array {
     if (this.pending || this.baseIds) this.settle();
+    else if (this.packed) usePacked(this);
     return this.idView;
   }
   /** The tf codes, `tfs[0, n)`, beside `ids` (the tf is `TF_OF[code]`). */
   get tfs(): Uint8Array {
     if (this.pending || this.baseIds) this.settle();
+    else if (this.packed && this.tfView.length === 0) this.tfView = this.packed.subarray(this.packedAt, this.packedAt + this.n);
     return this.tfView;
   }
   /**
    * The ids and tf codes for one pass that keeps neither (a save, compaction): a list no search used
    * yet gets no views of its own to keep. At 100k notes the save after a cold build made and kept two
-   * views for each of ~30k lists (~5.6 MB of heap, whatever searches the vault then saw).
+   * views for each of ~30k lists (~5.6 MB of heap, whatever searches the vault then saw). A packed
+   * list not in the cache is decoded into scratch space, valid until the next `peek`.
    */
   peek(): readonly [Int32Array, Uint8Array] {
     const fill = this.pending;
@@ -85,10 +98,17 @@ export class PostingList {
       fill(this);
     }
     if (this.baseIds) return [this.baseIds.subarray(this.off, this.off + this.cap), this.baseTfs!.subarray(this.off, this.off + this.cap)];
-    return [this.idView, this.tfView];
+    const p = this.packed;
+    if (p && this.idView.length === 0) {
+      if (peekIds.length < this.n) peekIds = new Int32Array(Math.max(this.n, peekIds.length * 2));
+      unpackIds(p, this.packedAt + this.n, this.n, peekIds);
+      return [peekIds, p.subarray(this.packedAt, this.packedAt + this.n)];
+    }
+    return [this.ids, this.tfs];
   }
   /** Makes `ids` and `tfs` (of equal length) the list's storage. */
   setStorage(ids: Int32Array, tfs: Uint8Array): void {
+    if (this.packed) unpack(this);
     this.idView = ids;
     this.tfView = tfs;
     this.baseIds = null;
@@ -96,6 +116,7 @@ export class PostingList {
   }
   /** Makes `[off, off + cap)` of `ids` and `tfs` the list's room (no view is created until the list is used). */
   placeIn(ids: Int32Array, tfs: Uint8Array, off: number, cap: number): void {
+    if (this.packed) unpack(this);
     // Let go of the old space (compaction frees the pool's slabs).
     this.idView = EMPTY_INTS;
     this.tfView = EMPTY_BYTES;
@@ -104,18 +125,130 @@ export class PostingList {
     this.off = off;
     this.cap = cap;
   }
+  /** Makes the list packed: `n` postings at `at` of `bytes` (written by `packPostings`). */
+  setPacked(bytes: Uint8Array, at: number, n: number): void {
+    if (this.packed) unpack(this);
+    this.idView = EMPTY_INTS;
+    this.tfView = EMPTY_BYTES;
+    this.baseIds = null;
+    this.baseTfs = null;
+    this.pending = null;
+    this.packed = bytes;
+    this.packedAt = at;
+    this.n = n;
+  }
 
-  /** Room for `more` postings without growing (a grown list takes its space from `pool`). */
+  /** Room for `more` postings without growing (a grown list takes its space from `pool`; a packed one is unpacked into it). */
   reserve(more: number, pool: PostingPool): void {
     const need = this.n + more;
     const ids = this.ids;
-    if (need <= ids.length) return;
-    const cap = Math.max(need, 4, ids.length * 2);
+    if (need <= ids.length && !this.packed) return;
+    const cap = Math.max(need, 4, this.packed ? 0 : ids.length * 2);
     const [i2, t2] = pool.take(cap);
     i2.set(ids.subarray(0, this.n));
     t2.set(this.tfs.subarray(0, this.n));
     this.setStorage(i2, t2);
   }
+}
+
+/**
+ * How many bytes of decoded ids the packed lists keep: a packed list's ids are decoded when a reader
+ * asks for them (~2 ns an id) and kept until the lists decoded after them take this much. The lists
+ * 400 of the bench's searches read at 100k notes held 7.6M postings (30 MB decoded).
+ */
+export const PACKED_CACHE = { bytes: 16 << 20 };
+/** The packed lists whose ids are decoded, least recently used first, with the bytes each holds. */
+const decodedLists = new Map<PostingList, number>();
+let decodedBytes = 0;
+/** `peek`'s scratch space for a packed list not in the cache. */
+let peekIds = new Int32Array(0);
+
+/** Gives packed list `l` its decoded ids: from the cache, or decoded now (the least recently used others leave it). */
+function usePacked(l: PostingList): void {
+  const have = decodedLists.get(l);
+  if (have !== undefined) {
+    decodedLists.delete(l);
+    decodedLists.set(l, have);
+    return;
+  }
+  const ids = new Int32Array(l.n);
+  unpackIds(l.packed!, l.packedAt + l.n, l.n, ids);
+  l.idView = ids;
+  const bytes = l.n * 4;
+  decodedLists.set(l, bytes);
+  decodedBytes += bytes;
+  for (const [old, b] of decodedLists) {
+    if (decodedBytes <= PACKED_CACHE.bytes || old === l) break;
+    decodedLists.delete(old);
+    decodedBytes -= b;
+    // A reader holding the array still has it; the list is decoded again when next asked.
+    old.idView = EMPTY_INTS;
+  }
+}
+
+/** Makes `l` not packed (its storage is set next): it leaves the cache. */
+function unpack(l: PostingList): void {
+  const b = decodedLists.get(l);
+  if (b !== undefined) {
+    decodedLists.delete(l);
+    decodedBytes -= b;
+  }
+  l.packed = null;
+}
+
+/** Empties the cache of decoded packed lists (an index cleared). */
+export function clearPackedCache(): void {
+  for (const l of decodedLists.keys()) l.idView = EMPTY_INTS;
+  decodedLists.clear();
+  decodedBytes = 0;
+}
+
+/** The bytes of decoded ids the packed lists keep (see PACKED_CACHE). */
+export function packedCacheBytes(): number {
+  return decodedBytes;
+}
+
+/** Decodes `n` ids packed at `pos` of `src` (varint differences, from 0) into `out`. */
+function unpackIds(src: Uint8Array, pos: number, n: number, out: Int32Array): void {
+  let id = 0;
+  for (let i = 0; i < n; i++) {
+    let x = src[pos++];
+    let v = x & 0x7f;
+    if (x >= 0x80) {
+      let shift = 7;
+      do {
+        x = src[pos++];
+        v |= (x & 0x7f) << shift;
+        shift += 7;
+      } while (x >= 0x80);
+    }
+    id += v;
+    out[i] = id;
+  }
+}
+
+/** The most bytes `packPostings` writes for `n` postings. */
+export const packedBound = (n: number): number => n * 6;
+
+/**
+ * Packs postings `[0, n)` of `ids` (ascending, distinct, positive) and `tfs` into `out` from `at`:
+ * the tf codes, then the ids as varint differences (from 0). Returns the bytes written (at most
+ * `packedBound(n)`).
+ */
+export function packPostings(ids: Int32Array, tfs: Uint8Array, n: number, out: Uint8Array, at: number): number {
+  out.set(tfs.subarray(0, n), at);
+  let p = at + n;
+  let prev = 0;
+  for (let i = 0; i < n; i++) {
+    let v = ids[i] - prev;
+    prev = ids[i];
+    while (v >= 0x80) {
+      out[p++] = (v & 0x7f) | 0x80;
+      v >>>= 7;
+    }
+    out[p++] = v;
+  }
+  return p - at;
 }
 
 /** `sortPostings`' own marks: zeros, one per chunk id up to the largest it sorted (two bytes each: a tf code + 1). */
