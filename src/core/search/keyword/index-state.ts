@@ -8,6 +8,7 @@ import type { TermDict } from "../tokenize";
 import type { ChunkReader } from "./chunk-reader";
 import type { DocEntry } from "./doc";
 import type { PostingList, PostingPool } from "./postings";
+import type { Carver } from "./carve";
 
 /**
  * After loading: where the restored lists lie in one pair of buffers (term g: n[g] postings at
@@ -57,6 +58,12 @@ export interface IndexState {
   freeSlots: number[];
   /** Per slot: its note's length in terms (the whole-note BM25's length; set by `setNoteLen`). */
   noteLen: Float64Array;
+  /**
+   * Where a big index's loading carves what its notes keep (term sequences, numbers; see carve.ts):
+   * out of glibc's heap, where the loading's short-lived buffers freed between them left ~70 MB of
+   * holes at 100k notes.
+   */
+  keptArena: Carver | null;
   /** Per segment: the term sequences its restored notes share (see `restoredPaths`). */
   restoredSeq: (Uint8Array | undefined)[];
   /** Set by loading (restore.ts): the restored lists not made objects yet. */

@@ -15,7 +15,7 @@ import { compactSome, needsCompaction, type CompactionState } from "./compaction
 import { CHUNK_NUMS, docEdge, LEN, LINE_A, LINE_B, MAX_SEGMENTS, packFrontmatter, packHeadings, SEQ_A, SEQ_B, type DocEntry } from "./doc";
 import type { IndexState, RestoredLists } from "./index-state";
 import { dictBytes, segmentWriter, type RestoredBlobs, type SegmentWriter } from "./persist";
-import type { ScratchChunks } from "./carve";
+import type { Carver, ScratchChunks } from "./carve";
 import { clearPackedCache, PostingList, PostingPool } from "./postings";
 import { PostingsLog } from "./postings-log";
 import { SegmentLoader } from "./restore";
@@ -113,6 +113,7 @@ export class InvertedIndex implements IndexState {
   restoredSeq: (Uint8Array | undefined)[] = [];
   /** Set by loading (restore.ts): the restored lists not made objects yet. */
   restored: RestoredLists | null = null;
+  keptArena: Carver | null = null;
   /** Called when a restored segment's postings turn out inconsistent (its notes must be indexed again). */
   onSegmentLost: ((k: number) => void) | null = null;
   listedPath: ((path: string) => string | undefined) | null = null;
@@ -163,6 +164,7 @@ export class InvertedIndex implements IndexState {
     this.freeSlots = [];
     this.loader.reset();
     this.restored = null;
+    this.keptArena = null;
     this.restoredSeq = [];
     this.log.reset();
     this.slabs = new NoteSlabs();

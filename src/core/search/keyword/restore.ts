@@ -60,6 +60,15 @@ const ARENA_SEGMENTS = 32;
  */
 const SORT_EARLY = 2048;
 
+/** `a[0, n)` copied into room carved from `carver` (a copy of its own when too large to carve). */
+function carveInts(a: Int32Array, n: number, carver: Carver): Int32Array {
+  const room = carver.take(n * 4);
+  if (!room) return a.slice(0, n);
+  const out = new Int32Array(room.buffer, room.byteOffset, n);
+  out.set(a.subarray(0, n));
+  return out;
+}
+
 export class SegmentLoader {
   private pending: { k: number; docs: RestoredDoc[]; b: KeptBlobs; spans: Int32Array; gs: Int32Array; ns: Int32Array; offs: Int32Array }[] = [];
   /**
@@ -121,6 +130,7 @@ export class SegmentLoader {
   room(key: string, size: number): Uint8Array | undefined {
     if (this.ix.segCount < ARENA_SEGMENTS) return undefined;
     if (key === "postings") return (this.arena ??= new Carver()).take(size);
+    if (key === "seq") return (this.ix.keptArena ??= new Carver()).take(size);
     return undefined;
   }
 
@@ -222,7 +232,13 @@ export class SegmentLoader {
       for (const d of docs) this.pendingPaths.add(d.p);
       const postings = this.ix.segCount >= ARENA_SEGMENTS ? (this.arena ??= new Carver()).copy(b.postings) : b.postings;
       // Only what is used later: the other blobs may be scratch space the caller reuses.
-      this.pending.push({ k, docs, b: { postings, seq: b.seq }, spans: spans.slice(0, sn), gs: gs.slice(0, m), ns: ns.slice(0, m), offs: offs.slice(0, m + 1) });
+      const big = this.ix.segCount >= ARENA_SEGMENTS;
+      // In a big index, carved: the spans with the notes' other numbers (kept as long as they), the
+      // term headers with the encoded postings (until decoded).
+      const kept = big ? carveInts(spans, sn, (this.ix.keptArena ??= new Carver())) : spans.slice(0, sn);
+      const arena = big ? (this.arena ??= new Carver()) : null;
+      const cut = (a: Int32Array, n: number): Int32Array => (arena ? carveInts(a, n, arena) : a.slice(0, n));
+      this.pending.push({ k, docs, b: { postings, seq: b.seq }, spans: kept, gs: cut(gs, m), ns: cut(ns, m), offs: cut(offs, m + 1) });
     } catch (e) {
       for (const id of mine) this.owner[id] = 0;
       throw e;
