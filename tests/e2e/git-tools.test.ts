@@ -456,6 +456,31 @@ describe("a commit per change made through the server", () => {
   });
 });
 
+describe("git_sync and a vault whose file watcher is slow", () => {
+  test("answers once the vault lists what the pull added and no longer lists what it deleted", async () => {
+    const remote = bareRemote();
+    const seed = cloneOf(remote);
+    commitAll(seed, "seed", "2026-01-01T10:00:00Z", { "Kept.md": "kept\n", "Gone.md": "gone soon\n" });
+    git(seed, ["push", "-q", "origin", "main"]);
+    const root = cloneOf(remote);
+    // The watcher looks 400 ms after a change (Obsidian's can be as slow on a busy machine).
+    const { s, client } = await serve(root, { write: true, watch: true, watchDelayMs: 400, git: { commit: true } });
+    try {
+      git(seed, ["rm", "-q", "Gone.md"]);
+      commitAll(seed, "elsewhere", "2026-02-01T10:00:00Z", { "New note.md": "written elsewhere\n" });
+      git(seed, ["push", "-q", "origin", "main"]);
+      expect(await ok(client, "git_sync", { direction: "pull" })).toMatchObject({ status: "pulled", pull: { action: "fast_forward", commits: 1 } });
+      // At once: no "No note or file", and the deleted note is not listed.
+      expect((await ok(client, "read", { path: "New note.md" })).body).toBe("written elsewhere\n");
+      expect(textOf(await call(client, "read", { path: "Gone.md" }))).toMatch(/No note or file/);
+      expect((await ok(client, "list_documents", {})).items.map((i: { path: string }) => i.path)).toEqual(["Kept.md", "New note.md"]);
+    } finally {
+      await s.close();
+      for (const d of [root, seed, remote]) removeTree(d);
+    }
+  });
+});
+
 describe("git_sync", () => {
   let remote: string;
   let other: string;

@@ -930,6 +930,8 @@ export interface TestAppOptions {
   name?: string;
   /** Notice changes made by other programs (like Obsidian's file watcher); stop with `vault.stopWatching()`. */
   watch?: boolean;
+  /** How long the watcher waits after a change before it looks (default 30 ms). */
+  watchDelayMs?: number;
 }
 
 const DEFAULT_CONFIG: Record<string, unknown> = { trashOption: "system", userIgnoreFilters: null, alwaysUpdateLinks: true };
@@ -966,7 +968,7 @@ export class Vault extends Events {
       this.syncTimer = setTimeout(() => {
         this.syncTimer = null;
         this.syncFromDisk();
-      }, 30);
+      }, this.opts.watchDelayMs ?? 30);
     });
     this.watcher.on("error", () => {});
   }

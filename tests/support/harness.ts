@@ -28,10 +28,10 @@ export type AdapterKind = "fs" | "obsidian";
 export const TEST_ADAPTER: AdapterKind = process.env.VAULT_MCP_TEST_ADAPTER === "obsidian" ? "obsidian" : "fs";
 
 /** A vault port over a folder, on the chosen adapter, with a `close` that also stops the stand-in's watcher. */
-export async function openTestVault(root: string, opts: { adapter?: AdapterKind; watch?: boolean } = {}): Promise<VaultPort> {
-  if ((opts.adapter ?? TEST_ADAPTER) === "fs") return FsVault.open(root, { watch: opts.watch ?? false, debounceMs: 30 });
+export async function openTestVault(root: string, opts: { adapter?: AdapterKind; watch?: boolean; watchDelayMs?: number } = {}): Promise<VaultPort> {
+  if ((opts.adapter ?? TEST_ADAPTER) === "fs") return FsVault.open(root, { watch: opts.watch ?? false, debounceMs: opts.watchDelayMs ?? 30 });
   // trashOption "local": deleted files go to the vault's .trash, as headless, so assertions hold on both.
-  const { app } = createTestApp(root, { watch: opts.watch ?? false, config: { trashOption: "local" } });
+  const { app } = createTestApp(root, { watch: opts.watch ?? false, watchDelayMs: opts.watchDelayMs, config: { trashOption: "local" } });
   const vault = new ObsidianVault(app as unknown as ObsidianApp);
   await vault.ready();
   const close = vault.close.bind(vault);
@@ -63,6 +63,8 @@ export interface TestServerOptions {
   stateStore?: StateStore;
   /** Watch the folder for changes by other programs (default false: tests write through tools). */
   watch?: boolean;
+  /** How long the watcher waits after a change before it looks (default 30 ms: Obsidian's can take longer). */
+  watchDelayMs?: number;
   /** The vault adapter (default: TEST_ADAPTER). */
   adapter?: AdapterKind;
   /** The bearer token (default: a random one). */
@@ -106,7 +108,7 @@ const GIT_HELPER = existsSync(path.resolve(__dirname, "../../dist/git-helper.js"
 /** The headless server over a real folder on a free port, exactly as `npm start` wires it. */
 export async function startTestServer(root: string, opts: TestServerOptions = {}): Promise<TestServer> {
   const token = opts.token ?? randomBytes(24).toString("base64url");
-  const vault = await openTestVault(root, { adapter: opts.adapter, watch: opts.watch });
+  const vault = await openTestVault(root, { adapter: opts.adapter, watch: opts.watch, watchDelayMs: opts.watchDelayMs });
   let runtime: Awaited<ReturnType<typeof startRuntime>>;
   try {
     runtime = await startRuntime({

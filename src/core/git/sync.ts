@@ -6,6 +6,7 @@ import { basenameOf, extensionOf, parentOf } from "../vault";
 import { cleanGitMessage, type Git } from "./git";
 import { parsePathList, parseStatus } from "./parse";
 import { GIT_NETWORK_TIMEOUT_MS } from "./runner";
+import { sleep } from "../timers";
 
 /**
  * What a sync needs of the git service (`GitService` is one): declared here so that this module
@@ -191,6 +192,9 @@ export async function syncWithRemote(svc: SyncHost, port: VaultPort, req: SyncRe
       if (action === "rebase" && oldHead && mergeBase && head) await svc.commitsRewritten(await rewrittenShas(svc, `${mergeBase}..${oldHead}`, `${upSha}..${head}`));
       outgoing = head ? await countCommits(svc, `${upSha}..${head}`) : 0;
       base.status = planned.length ? "kept_both" : "pulled";
+      // The vault learns of the files git wrote from its file watcher (Obsidian's, or ours headless):
+      // the next call must not find a pulled note missing.
+      await untilListed(svc, port, oldHead, head);
     }
   } else if (direction !== "push") {
     base.pull = { action: "none", commits: 0, files: [], files_total: 0 };
@@ -375,6 +379,27 @@ async function revParse(svc: SyncHost, rev: string): Promise<string | null> {
 async function countCommits(svc: SyncHost, range: string): Promise<number> {
   const out = await svc.git.out(["rev-list", "--count", range, "--"]);
   return Number(out.trim()) || 0;
+}
+
+/** How long `git_sync` waits for the vault to list what a pull added and forget what it deleted. */
+const LISTING_WAIT_MS = 3000;
+
+/**
+ * Waits (at most LISTING_WAIT_MS) until the vault lists every visible file git added between commits
+ * `a` and `b` and no longer lists those it deleted. Without it, a read right after a pull answered
+ * "No note or file" for a note the pull had just written (seen in tests under load, where the file
+ * watcher's event came later than the next call).
+ */
+async function untilListed(svc: SyncHost, port: VaultPort, a: string | null, b: string | null): Promise<void> {
+  if (!a || !b || a === b) return;
+  const parts = (await svc.git.out(["diff", "--name-status", "--no-renames", "-z", a, b, "--"])).split("\0");
+  const want: { path: string; listed: boolean }[] = [];
+  for (let i = 0; i + 1 < parts.length; i += 2) {
+    const path = svc.visible(parts[i + 1]);
+    if (path !== null) want.push({ path, listed: parts[i] !== "D" });
+  }
+  const until = Date.now() + LISTING_WAIT_MS;
+  while (want.some((w) => (port.stat(w.path) !== null) !== w.listed) && Date.now() < until) await sleep(20);
 }
 
 async function diffNames(svc: SyncHost, a: string, b: string): Promise<string[]> {
