@@ -106,32 +106,27 @@ export class PostingList {
     }
     return [this.ids, this.tfs];
   }
-  /** Makes `ids` and `tfs` (of equal length) the list's storage. */
-  setStorage(ids: Int32Array, tfs: Uint8Array): void {
+  /** The list's storage replaced (the old one let go: compaction frees the pool's slabs), not packed. */
+  private store(ids: Int32Array, tfs: Uint8Array, baseIds: Int32Array | null, baseTfs: Uint8Array | null): void {
     if (this.packed) unpack(this);
     this.idView = ids;
     this.tfView = tfs;
-    this.baseIds = null;
-    this.baseTfs = null;
+    this.baseIds = baseIds;
+    this.baseTfs = baseTfs;
+  }
+  /** Makes `ids` and `tfs` (of equal length) the list's storage. */
+  setStorage(ids: Int32Array, tfs: Uint8Array): void {
+    this.store(ids, tfs, null, null);
   }
   /** Makes `[off, off + cap)` of `ids` and `tfs` the list's room (no view is created until the list is used). */
   placeIn(ids: Int32Array, tfs: Uint8Array, off: number, cap: number): void {
-    if (this.packed) unpack(this);
-    // Let go of the old space (compaction frees the pool's slabs).
-    this.idView = EMPTY_INTS;
-    this.tfView = EMPTY_BYTES;
-    this.baseIds = ids;
-    this.baseTfs = tfs;
+    this.store(EMPTY_INTS, EMPTY_BYTES, ids, tfs);
     this.off = off;
     this.cap = cap;
   }
   /** Makes the list packed: `n` postings at `at` of `bytes` (written by `packPostings`). */
   setPacked(bytes: Uint8Array, at: number, n: number): void {
-    if (this.packed) unpack(this);
-    this.idView = EMPTY_INTS;
-    this.tfView = EMPTY_BYTES;
-    this.baseIds = null;
-    this.baseTfs = null;
+    this.store(EMPTY_INTS, EMPTY_BYTES, null, null);
     this.pending = null;
     this.packed = bytes;
     this.packedAt = at;
