@@ -230,13 +230,12 @@ export class SegmentLoader {
       }
       for (let i = 0; i < m; i++) this.loadCounts[gs[i]] += ns[i];
       for (const d of docs) this.pendingPaths.add(d.p);
-      const postings = this.ix.segCount >= ARENA_SEGMENTS ? (this.arena ??= new Carver()).copy(b.postings) : b.postings;
-      // Only what is used later: the other blobs may be scratch space the caller reuses.
-      const big = this.ix.segCount >= ARENA_SEGMENTS;
-      // In a big index, carved: the spans with the notes' other numbers (kept as long as they), the
-      // term headers with the encoded postings (until decoded).
-      const kept = big ? carveInts(spans, sn, (this.ix.keptArena ??= new Carver())) : spans.slice(0, sn);
-      const arena = big ? (this.arena ??= new Carver()) : null;
+      // Only what is used later: the other blobs may be scratch space the caller reuses. In a big
+      // index, carved: the encoded postings and the term headers (until decoded), the spans with the
+      // notes' other numbers (kept as long as the notes).
+      const arena = this.ix.segCount >= ARENA_SEGMENTS ? (this.arena ??= new Carver()) : null;
+      const postings = arena ? arena.copy(b.postings) : b.postings;
+      const kept = arena ? carveInts(spans, sn, (this.ix.keptArena ??= new Carver())) : spans.slice(0, sn);
       const cut = (a: Int32Array, n: number): Int32Array => (arena ? carveInts(a, n, arena) : a.slice(0, n));
       this.pending.push({ k, docs, b: { postings, seq: b.seq }, spans: kept, gs: cut(gs, m), ns: cut(ns, m), offs: cut(offs, m + 1) });
     } catch (e) {
