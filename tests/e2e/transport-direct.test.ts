@@ -99,6 +99,23 @@ describe("POST /mcp on a session: the direct lane and the SDK transport", () => 
 
   // Idle connections are kept 65 s (Node's default is 5 s): a client held up near the end of its
   // reuse window sent a request on a socket the server had just closed (ECONNRESET).
+  test("a session's POST taken before express gets express's answers: bad JSON, a JSON that is not an object or array, a wrong token, Host or Origin; a body over 1 MB goes through express", async () => {
+    const codeOf = (r: RawResponse) => [r.status, JSON.parse(r.body).error?.code];
+    expect(codeOf(await post("{not json"))).toEqual([400, -32700]);
+    expect(codeOf(await post('"a string"'))).toEqual([400, -32700]);
+    expect(codeOf(await post("42"))).toEqual([400, -32700]);
+    expect((await post(searchCall(30), { Authorization: "Bearer wrong" })).status).toBe(401);
+    expect((await post(searchCall(31), { Host: `evil.example:${server.port}` })).status).toBe(403);
+    expect((await post(searchCall(32), { Origin: "https://evil.example" })).status).toBe(403);
+    // Spaces after the call: 1.1 MB, parsed by express.json, answered the same.
+    const big = await post(JSON.stringify(searchCall(33)) + " ".repeat(1_100_000));
+    expect(big.status).toBe(200);
+    expect(JSON.parse(big.body)).toMatchObject({ id: 33, result: { structuredContent: { total_files: 2 } } });
+    // A charset other than UTF-8's goes to express too (it refuses what it cannot decode).
+    expect((await post(searchCall(34), { "Content-Type": "application/json; charset=utf-8" })).status).toBe(200);
+    expect(JSON.parse((await post(searchCall(35))).body)).toMatchObject({ id: 35, result: { structuredContent: { total_files: 2 } } });
+  });
+
   test("the server keeps an idle connection 65 s, and says so", async () => {
     const r = await rawRequest(server.port, { path: "/health", headers: { Connection: "keep-alive" } });
     expect(r.status).toBe(200);
