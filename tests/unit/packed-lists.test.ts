@@ -11,6 +11,7 @@ import { segmentOf as segmentOfIn } from "../../src/core/search/keyword/doc";
 import { InvertedIndex } from "../../src/core/search/keyword/inverted-index";
 import type { RestoredBlobs } from "../../src/core/search/keyword/persist";
 import { PACKED_CACHE, clearPackedCache } from "../../src/core/search/keyword/postings";
+import { mulberry32 as rng } from "../../src/core/random";
 import { searchReq as req } from "../support/search-service";
 
 const SEGMENTS = 32;
@@ -19,18 +20,6 @@ afterAll(() => {
   PACKED_CACHE.bytes = budget;
   clearPackedCache();
 });
-
-/** A seeded generator (mulberry32). */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 // Words a vault holds, "constructor", "__proto__" and "toString" among them; a few very common.
 const VOCAB = ["garden", "bread", "constructor", "__proto__", "toString", "river", "stone", "light", ...Array.from({ length: 60 }, (_, i) => `w${i}`)];
