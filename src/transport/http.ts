@@ -490,7 +490,9 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
       let body: unknown;
       try {
         if (got !== length) throw new Error("length");
-        body = JSON.parse(Buffer.concat(chunks, got).toString("utf8"));
+        const text = Buffer.concat(chunks, got).toString("utf8");
+        // (A byte order mark is dropped, as express's parser drops it.)
+        body = JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
         // express.json's strict mode: an object or an array.
         if (typeof body !== "object" || body === null) throw new Error("not an object");
       } catch {
