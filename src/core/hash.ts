@@ -31,6 +31,17 @@ export async function etagOf(data: string | Uint8Array): Promise<string> {
   return (await sha256Hex(data)).slice(0, 20);
 }
 
+/**
+ * FNV-1a over a string's UTF-16 code units, unsigned 32 bits: the small hash the segments, link
+ * keys, resolver names, accent buckets and the deterministic embedder share (its values are kept
+ * in saved files: the segment a note is saved in).
+ */
+export function fnv1a(s: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
+  return h >>> 0;
+}
+
 /** A fast 53-bit string hash (cyrb53), hex. Used to skip unchanged notes, not for security. */
 export function hashText(str: string): string {
   let h1 = 0xdeadbeef ^ str.length;

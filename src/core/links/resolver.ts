@@ -14,6 +14,7 @@
 import type { NoteMetadata } from "../metadata";
 import { splitLinkpath } from "../metadata";
 import { dict } from "../dict";
+import { fnv1a } from "../hash";
 import { addOne, removeOne, type OneOrMany } from "../one-or-many";
 
 export class LinkResolver {
@@ -161,9 +162,7 @@ function nameMatchesSlow(path: string, name: string): boolean {
 
 /** FNV-1a over the UTF-16 code units, 30 bits (a small integer in every V8 build). */
 function nameHash(s: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
-  return h & 0x3fffffff;
+  return fnv1a(s) & 0x3fffffff;
 }
 
 /** Does the lower-cased `candidate` path match the partial link path `lp` (with or without `.md`)? */

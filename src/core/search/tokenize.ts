@@ -6,6 +6,7 @@
  * any change.
  */
 import { addOne, valuesOf, type OneOrMany } from "../one-or-many";
+import { fnv1a } from "../hash";
 import { detach } from "../strings";
 import { stemEnglish } from "./stemmer";
 import type { SearchLanguage, TokenizeOptions } from "./types";
@@ -95,8 +96,7 @@ function polyHash(s: string): number {
  * every search for a word of that key filter them all.
  */
 function keyHash(s: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
+  let h = fnv1a(s);
   h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
   h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
   return (h ^ (h >>> 16)) | 0;

@@ -13,6 +13,7 @@ import { joinRelative, folderOf } from "../../core/links/resolver";
 import { splitLinkpath } from "../../core/metadata";
 import { addOne, removeOne, valuesOf, type OneOrMany } from "../../core/one-or-many";
 import { lowerBound } from "../../core/sorted";
+import { fnv1a } from "../../core/hash";
 
 /**
  * Keys are 26-bit hashes and note numbers stay below 2^27 (numbers are not reused: each file added
@@ -93,9 +94,7 @@ export class LinkKeyIndex {
 
 /** FNV-1a over UTF-16 code units, reduced to 26 bits. */
 function hashKey(s: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
-  return (h >>> 0) % 2 ** 26;
+  return fnv1a(s) % 2 ** 26;
 }
 
 function stripMd(name: string): string {

@@ -12,15 +12,14 @@ import { freeBuffers } from "../../memory";
 
 /** A chunk: above 32 MB, glibc's largest dynamic mmap threshold (see postings.ts, SLAB). */
 export const CARVE_CHUNK = 33 << 20;
-/** A piece larger than this gets a buffer of its own (carving it would waste too much of a chunk). */
-const MAX_PIECE = CARVE_CHUNK >> 2;
 
 /** Rounds up to 8 bytes, so every piece starts aligned for any typed array. */
 const align = (n: number): number => (n + 7) & ~7;
 
 /**
  * Pieces that live long, one after another: a full chunk is let go, and freed when nothing points
- * into it any more. Pieces over MAX_PIECE bytes are not carved (undefined).
+ * into it any more. Pieces over a quarter of a chunk are not carved (undefined). `chunkBytes`:
+ * smaller chunks for what a small index keeps (packed lists: compaction.ts).
  */
 export class Carver {
   private buf = new Uint8Array(0);
@@ -29,17 +28,38 @@ export class Carver {
   /** Every chunk taken so far, for whoever knows when all its pieces are dead (see freeBuffers). */
   readonly chunks: ArrayBufferLike[] = [];
 
+  constructor(private readonly chunkBytes = CARVE_CHUNK) {}
+
   take(n: number): Uint8Array | undefined {
-    if (n > MAX_PIECE) return undefined;
-    if (this.used + n > this.buf.length) {
-      this.buf = new Uint8Array(CARVE_CHUNK);
+    const at = this.room(n, true);
+    return at < 0 ? undefined : this.buf.subarray(at, at + n);
+  }
+
+  /**
+   * `bytes` copied into carved room, unaligned (bytes are read as bytes): the chunk and where they
+   * start (no view made for the piece: compaction places ~30k lists), or undefined when too large
+   * to carve.
+   */
+  place(bytes: Uint8Array): readonly [Uint8Array, number] | undefined {
+    const at = this.room(bytes.length, false);
+    if (at < 0) return undefined;
+    this.buf.set(bytes, at);
+    return [this.buf, at];
+  }
+
+  /** Where `n` bytes are carved in `buf` (a new chunk taken when the current one is full), or -1; `aligned`: at a multiple of 8. */
+  private room(n: number, aligned: boolean): number {
+    // A larger piece gets a buffer of its own (carving it would waste too much of a chunk).
+    if (n > this.chunkBytes >> 2) return -1;
+    let at = aligned ? align(this.used) : this.used;
+    if (at + n > this.buf.length) {
+      this.buf = new Uint8Array(this.chunkBytes);
       this.mine.add(this.buf.buffer);
       this.chunks.push(this.buf.buffer);
-      this.used = 0;
+      at = 0;
     }
-    const out = this.buf.subarray(this.used, this.used + n);
-    this.used = Math.min(this.buf.length, align(this.used + n));
-    return out;
+    this.used = at + n;
+    return at;
   }
 
   /** True when `a` was carved here (then it need not be copied in). */

@@ -3,7 +3,7 @@
  * postings (those of removed or replaced notes), list by list, in steps. Owns only when that is
  * worth doing and the copying; the service decides when it runs.
  */
-import { CARVE_CHUNK } from "./carve";
+import { CARVE_CHUNK, Carver } from "./carve";
 import type { IndexState } from "./index-state";
 import { EMPTY_BYTES, EMPTY_INTS, packedBound, packPostings, sortPostings } from "./postings";
 
@@ -11,45 +11,17 @@ import { EMPTY_BYTES, EMPTY_INTS, packedBound, packPostings, sortPostings } from
 export interface CompactionState {
   seg: number;
   k: number;
-  arena?: PackArena;
+  /**
+   * Where the packed lists are written, one after another: ~53 MB at 100k notes (2.2 bytes a
+   * posting), in chunks above 32 MB there (each a mapping of its own, given back whole; see
+   * carve.ts), in chunks the size of the estimate in a smaller index.
+   */
+  arena?: Carver;
 }
 
 /** Dead postings are a quarter of the postings or more. (The service also compacts after indexing many notes, for the space grown lists left behind, and once a loaded index's lists are all decoded, to pack them.) */
 export function needsCompaction(ix: Pick<IndexState, "deadPostings" | "totalPostings">): boolean {
   return ix.deadPostings > 50_000 && ix.deadPostings > ix.totalPostings * 0.25;
-}
-
-/**
- * The bytes packed lists are written into, one list after another. The lists of 100k notes pack
- * into ~53 MB (2.2 bytes a posting): chunks above 32 MB there (each a mapping of its own, given back
- * whole; see carve.ts), one chunk sized to the estimate in a smaller index.
- */
-export class PackArena {
-  private buf = new Uint8Array(0);
-  private at = 0;
-  private chunks = 0;
-  constructor(private readonly estimate: number) {}
-  /** Takes a new chunk with room for `n` bytes. */
-  grow(n = 0): void {
-    const big = this.estimate > CARVE_CHUNK;
-    const size = big ? CARVE_CHUNK : this.chunks === 0 ? this.estimate : Math.max(1 << 20, this.estimate >> 2);
-    this.buf = new Uint8Array(Math.max(n, size));
-    this.at = 0;
-    this.chunks++;
-  }
-  /** The chunks taken so far. */
-  get chunkCount(): number {
-    return this.chunks;
-  }
-  /** `bytes` copied in (into a new chunk when the current one is full); returns the chunk and where they start. */
-  put(bytes: Uint8Array): [Uint8Array, number] {
-    const n = bytes.length;
-    if (this.at + n > this.buf.length) this.grow(n);
-    const at = this.at;
-    this.buf.set(bytes, at);
-    this.at += n;
-    return [this.buf, at];
-  }
 }
 
 /** Compaction's scratch space: a list's live postings, and their packed bytes. */
@@ -68,11 +40,7 @@ export function compactSome(ix: IndexState, state: CompactionState, deadline: ()
   if (!state.arena) {
     let total = 0;
     for (let g = 0; g < ix.lists.length; g++) total += ix.listN(g);
-    state.arena = new PackArena(Math.ceil(total * 2.4) + (64 << 10));
-    // A chunk is a step of its own: allocating that much outside V8's heap can start a collection at
-    // once (a 56 ms task at the end of a 100k build, with the first lists packed in it).
-    state.arena.grow();
-    return true;
+    state.arena = new Carver(Math.min(CARVE_CHUNK, Math.ceil(total * 2.4) + (64 << 10)));
   }
   const arena = state.arena;
   let work = 0;
@@ -102,11 +70,13 @@ export function compactSome(ix: IndexState, state: CompactionState, deadline: ()
       }
       if (w) {
         if (packBuf.length < packedBound(w)) packBuf = new Uint8Array(Math.max(packedBound(w), packBuf.length * 2));
-        const chunks = arena.chunkCount;
-        const [buf, at] = arena.put(packBuf.subarray(0, packPostings(liveIds, liveTfs, w, packBuf, 0)));
-        l.setPacked(buf, at, w);
-        // (The step ends with the list that took a new chunk; see above.)
-        if (arena.chunkCount !== chunks) work = Infinity;
+        const packed = packBuf.subarray(0, packPostings(liveIds, liveTfs, w, packBuf, 0));
+        const chunks = arena.chunks.length;
+        const [bytes, at] = arena.place(packed) ?? [packed.slice(), 0];
+        l.setPacked(bytes, at, w);
+        // A new chunk ends the step: allocating that much outside V8's heap can start a collection at
+        // once (a 56 ms task at the end of a 100k build, with the first lists packed beside it).
+        if (arena.chunks.length !== chunks) work = Infinity;
       } else {
         l.setStorage(EMPTY_INTS, EMPTY_BYTES);
         l.n = 0;

@@ -5,6 +5,7 @@
  */
 import { jsonExact } from "../../metadata";
 import { detach } from "../../strings";
+import { fnv1a } from "../../hash";
 
 /**
  * Notes are spread over segments by a hash of their path, for persistence only: each segment is
@@ -32,9 +33,7 @@ export function validSegmentCount(n: unknown): n is number {
 
 /** The segment of `path` when there are `count` segments. */
 export function segmentOf(path: string, count: number): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < path.length; i++) h = Math.imul(h ^ path.charCodeAt(i), 16777619);
-  return (h >>> 0) % count;
+  return fnv1a(path) % count;
 }
 
 /**

@@ -3,6 +3,7 @@
  * then stemmed; stop words left out) stands for a fixed pseudo-random dense vector, weighted by log
  * term frequency, summed, normalized. Texts sharing words come out close; it knows no synonyms. Never offered to users.
  */
+import { fnv1a } from "../../hash";
 import { STOP_WORDS } from "../query";
 import { forEachToken, stemWord } from "../tokenize";
 import { normalize, type Embedder, type EmbedKind } from "./embedder";
@@ -62,11 +63,3 @@ export class HashingEmbedder implements Embedder {
   }
 }
 
-function fnv1a(s: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < s.length; i++) {
-    h ^= s.charCodeAt(i);
-    h = Math.imul(h, 0x01000193);
-  }
-  return h >>> 0;
-}
