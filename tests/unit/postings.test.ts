@@ -106,28 +106,36 @@ describe("packed posting lists", () => {
     clearPackedCache();
   });
 
-  test("a packed list reads back every id and tf code, near ids in one byte each and ids up to 2^26", () => {
-    const ids = [1, 2, 3, 130, 131, 20_000, 20_001, 3_000_000, (1 << 26) - 1];
-    const tfs = [1, 2, 255, 4, 5, 6, 7, 8, 191];
-    const l = packed(ids, tfs);
-    expect([...l.ids.subarray(0, l.n)]).toEqual(ids);
-    expect([...l.tfs.subarray(0, l.n)]).toEqual(tfs);
-    expect([...l.peek()[0].subarray(0, l.n)]).toEqual(ids);
-    // 1,000 neighbours: a byte for the tf and one for the id's step.
+  test("a packed list reads back every id and tf code, near ids in one byte each and ids up to 2^26, tf codes in nibbles", () => {
+    const ids = [1, 2, 3, 130, 131, 20_000, 20_001, 3_000_000, (1 << 26) - 1, (1 << 26) + 7];
+    // Codes 14 and 15 sit on the nibble's edge; 0 and 255 at the ends; an odd count of escapes and of postings.
+    const tfs = [1, 2, 255, 14, 15, 0, 7, 8, 191, 16];
+    for (const n of [ids.length, ids.length - 1]) {
+      clearPackedCache();
+      const l = packed(ids.slice(0, n), tfs.slice(0, n));
+      expect([...l.peek()[1].subarray(0, n)]).toEqual(tfs.slice(0, n));
+      expect([...l.peek()[0].subarray(0, n)]).toEqual(ids.slice(0, n));
+      expect([...l.tfs.subarray(0, l.n)]).toEqual(tfs.slice(0, n));
+      expect([...l.ids.subarray(0, l.n)]).toEqual(ids.slice(0, n));
+    }
+    // 1,000 neighbours with tf codes below 15: a byte for the id's step (and the first id's two), half a byte for the tf.
     const near = Array.from({ length: 1000 }, (_, i) => 5000 + i * 3);
     const out = new Uint8Array(packedBound(near.length));
-    expect(packPostings(Int32Array.from(near), new Uint8Array(1000).fill(1), 1000, out, 0)).toBe(1000 + 1000 + 1);
+    expect(packPostings(Int32Array.from(near), new Uint8Array(1000).fill(1), 1000, out, 0)).toBe(1000 + 1 + 500);
+    // The same with every tf code 200: a byte each after the nibbles.
+    expect(packPostings(Int32Array.from(near), new Uint8Array(1000).fill(200), 1000, out, 0)).toBe(1000 + 1 + 500 + 1000);
   });
 
   test("decoded ids are kept up to the cache's budget, least recently used leaving first; a list left out decodes again, and an array a reader holds stays whole", () => {
-    PACKED_CACHE.bytes = 1000 * 4 * 2; // two lists of 1,000
+    PACKED_CACHE.bytes = 1000 * 5 * 2; // two lists of 1,000 (ids and tf codes)
     const lists = [0, 1, 2].map((k) => packed(Array.from({ length: 1000 }, (_, i) => 1 + i * 5 + k), new Array(1000).fill(k + 1)));
     const held = lists[0].ids;
+    const heldTfs = lists[0].tfs;
     void lists[1].ids;
     void lists[0].ids; // used again: list 1 is now the least recently used
-    expect(packedCacheBytes()).toBe(8000);
+    expect(packedCacheBytes()).toBe(10000);
     void lists[2].ids;
-    expect(packedCacheBytes()).toBe(8000);
+    expect(packedCacheBytes()).toBe(10000);
     // List 1 left the cache; 0 and 2 are kept (the same arrays).
     expect(lists[0].ids).toBe(held);
     expect(lists[1].idView.length).toBe(0);
@@ -135,18 +143,24 @@ describe("packed posting lists", () => {
     // Reading list 1 pushed out list 2 (0 was used after it); what a reader holds is intact.
     expect(lists[2].idView.length).toBe(0);
     expect(held[999]).toBe(1 + 999 * 5);
+    expect(heldTfs[999]).toBe(1);
+    expect(lists[2].tfView.length).toBe(0);
     // peek reads a list that is not cached without caching it.
     const [pi] = lists[2].peek();
     expect(pi[999]).toBe(1 + 999 * 5 + 2);
     expect(lists[2].idView.length).toBe(0);
-    expect(packedCacheBytes()).toBe(8000);
+    expect(packedCacheBytes()).toBe(10000);
+    // Asking for the tf codes alone decodes the list too (and caches it).
+    expect(lists[2].tfs[999]).toBe(3);
+    expect(lists[2].idView[999]).toBe(1 + 999 * 5 + 2);
+    expect(packedCacheBytes()).toBe(10000);
   });
 
   test("a packed list that grows is unpacked into the pool, leaves the cache, and keeps its postings", () => {
     const pool = new PostingPool();
     const l = packed([3, 9, 40], [1, 2, 3]);
     expect(l.ids.length).toBe(3);
-    expect(packedCacheBytes()).toBe(12);
+    expect(packedCacheBytes()).toBe(15);
     l.reserve(2, pool);
     expect(l.packed).toBeNull();
     expect(packedCacheBytes()).toBe(0);

@@ -12,7 +12,7 @@ export interface CompactionState {
   seg: number;
   k: number;
   /**
-   * Where the packed lists are written, one after another: ~53 MB at 100k notes (2.2 bytes a
+   * Where the packed lists are written, one after another: ~42 MB at 100k notes (1.8 bytes a
    * posting), in chunks above 32 MB there (each a mapping of its own, given back whole; see
    * carve.ts), in chunks the size of the estimate in a smaller index.
    */
@@ -40,7 +40,7 @@ export function compactSome(ix: IndexState, state: CompactionState, deadline: ()
   if (!state.arena) {
     let total = 0;
     for (let g = 0; g < ix.lists.length; g++) total += ix.listN(g);
-    state.arena = new Carver(Math.min(CARVE_CHUNK, Math.ceil(total * 2.4) + (64 << 10)));
+    state.arena = new Carver(Math.min(CARVE_CHUNK, Math.ceil(total * 2) + (64 << 10)));
   }
   const arena = state.arena;
   let work = 0;
