@@ -70,7 +70,12 @@ function carveInts(a: Int32Array, n: number, carver: Carver): Int32Array {
 }
 
 export class SegmentLoader {
-  private pending: { k: number; docs: RestoredDoc[]; b: KeptBlobs; spans: Int32Array; gs: Int32Array; ns: Int32Array; offs: Int32Array }[] = [];
+  /**
+   * The segments read, until `finishRestore`: their notes' entries already made (slot unset), so that
+   * what the parsed JSON made dies young. Kept until every segment was read, the parsed notes were
+   * promoted to V8's old space and then let go: ~30 MB of holes there at 100k notes.
+   */
+  private pending: { k: number; docs: DocEntry[]; b: KeptBlobs; gs: Int32Array; ns: Int32Array; offs: Int32Array }[] = [];
   /**
    * After loading, the segments' postings still encoded: each list is decoded on first use (see
    * `PostingList.pending`) or by `decodeSomeLists` in the background. `owner` tags each chunk id with
@@ -237,7 +242,29 @@ export class SegmentLoader {
       const postings = arena ? arena.copy(b.postings) : b.postings;
       const kept = arena ? carveInts(spans, sn, (this.ix.keptArena ??= new Carver())) : spans.slice(0, sn);
       const cut = (a: Int32Array, n: number): Int32Array => (arena ? carveInts(a, n, arena) : a.slice(0, n));
-      this.pending.push({ k, docs, b: { postings, seq: b.seq }, spans: kept, gs: cut(gs, m), ns: cut(ns, m), offs: cut(offs, m + 1) });
+      const ix = this.ix;
+      const entries = docs.map((d): DocEntry => {
+        const hd = d.hd;
+        // In the order addDoc writes them (one map for every note); the slot is given when registered.
+        return {
+          slot: -1,
+          seg: k,
+          path: ix.listedPath?.(d.p) ?? d.p,
+          mtime: d.m,
+          size: d.s,
+          hash: d.h,
+          fm: d.f,
+          tags: ix.internTags(d.tg),
+          chunk0: d.id0,
+          chunks: d.n,
+          headings: typeof hd === "string" ? hd : d.n === 1 ? hd[0] : hd,
+          seq: b.seq,
+          spans: kept,
+          spanAt: d.at,
+          titles: d.ti.length,
+        };
+      });
+      this.pending.push({ k, docs: entries, b: { postings, seq: b.seq }, gs: cut(gs, m), ns: cut(ns, m), offs: cut(offs, m + 1) });
     } catch (e) {
       for (const id of mine) this.owner[id] = 0;
       throw e;
@@ -283,11 +310,11 @@ export class SegmentLoader {
       : null;
     if (!lists) freeBuffers(chunks);
     // A segment's notes in batches: a segment at once (~300 notes at 10k) was up to ~16 ms.
-    for (const { k, docs, b, spans } of this.pending) {
+    for (const { k, docs, b } of this.pending) {
       this.ix.restoredSeq[k] = b.seq;
       for (let i = 0; i < docs.length; i += 64) {
         await yieldNow();
-        this.registerDocs(k, docs, i, Math.min(docs.length, i + 64), b, spans);
+        this.registerDocs(k, docs, i, Math.min(docs.length, i + 64));
       }
     }
     this.pending = [];
@@ -371,34 +398,16 @@ export class SegmentLoader {
   }
 
   /** Registers restored notes `docs[from, to)` of segment `k`. */
-  private registerDocs(k: number, docs: RestoredDoc[], from: number, to: number, b: KeptBlobs, spans: Int32Array): void {
+  private registerDocs(k: number, docs: DocEntry[], from: number, to: number): void {
     const ix = this.ix;
     for (let j = from; j < to; j++) {
-      const d = docs[j];
+      const doc = docs[j];
       const slot = ix.freeSlots.pop() ?? ix.slots.length;
-      const hd = d.hd;
-      // In the order addDoc writes them (one map for every note).
-      const doc: DocEntry = {
-        slot,
-        seg: k,
-        path: ix.listedPath?.(d.p) ?? d.p,
-        mtime: d.m,
-        size: d.s,
-        hash: d.h,
-        fm: d.f,
-        tags: ix.internTags(d.tg),
-        chunk0: d.id0,
-        chunks: d.n,
-        headings: typeof hd === "string" ? hd : d.n === 1 ? hd[0] : hd,
-        seq: b.seq,
-        spans,
-        spanAt: d.at,
-        titles: d.ti.length,
-      };
+      doc.slot = slot;
       ix.slots[slot] = doc;
       ix.docs.set(doc.path, doc);
-      for (let i = 0; i < d.n; i++) {
-        const id = d.id0 + i;
+      for (let i = 0; i < doc.chunks; i++) {
+        const id = doc.chunk0 + i;
         ix.ensureChunkCap(id);
         ix.chunkDoc[id] = slot;
         ix.chunkLen[id] = span(doc, i, LEN);
