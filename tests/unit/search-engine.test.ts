@@ -416,6 +416,25 @@ describe("segmented keyword index", () => {
     await again.svc.close();
   });
 
+  test("a note changed since it was indexed (the index not told yet) gets snippets of its current text, its words where they are now", async () => {
+    const filler = (n: number, w: string) => Array.from({ length: n }, (_, i) => `${w}${i % 7}`).join(" ");
+    const before = `# Kiln log\n\n${filler(40, "ash")} kiln glaze ${filler(60, "ember")}\n`;
+    const vault = new MemoryVault({ "log.md": before, "other.md": "# Other\n\nnothing here\n" });
+    const { svc } = await started(vault, new MemoryStateStore());
+    const ask = async () => (await svc.search(req("kiln glaze", { snippetWords: 6 }))).hits[0]?.sections[0]?.content;
+    expect(await ask()).toContain("kiln glaze");
+    // Thirty words more before the match, on the same line, while no event reaches the index: the stored
+    // term sequence now disagrees with the text by the words' positions, not by the lines.
+    vault.emitEvents = false;
+    const after = `# Kiln log\n\n${filler(70, "soot")} kiln glaze ${filler(60, "ember")}\n`;
+    vault.write("log.md", after);
+    const want = positiveTermSet(parseQuery("kiln glaze"));
+    const got = await ask();
+    expect(got).toBe(snippet(linesOf(after, 3, 3), want, 6, "en"));
+    expect(got).toContain("kiln glaze");
+    await svc.close();
+  });
+
   test("a segment whose notes name title terms out of the dictionary: only its notes are indexed again", async () => {
     const { files, vault, store } = await savedIndex();
     const bad = segmentOf("N/n5.md");

@@ -1,5 +1,5 @@
 import { foldWord, stemEnglish, tokenize } from "../../src/core/search";
-import { accentKey, TermDict } from "../../src/core/search/tokenize";
+import { accentKey, forEachToken, TermDict } from "../../src/core/search/tokenize";
 
 describe("tokenize", () => {
   test("folds case and width, keeps accents; a word's accent key spells it without them", () => {
@@ -100,5 +100,20 @@ describe("tokenize", () => {
     expect(tokenize("x".repeat(500))[0].length).toBeLessThanOrEqual(48);
     expect(tokenize("")).toEqual([]);
     expect(tokenize("!!! --- *** ### ")).toEqual([]);
+  });
+
+  test("stops after maxTokens tokens, at the end of the word that gave the last (a CJK run may give a few more), with the same tokens as far as it went", () => {
+    const text = "alpha beta, café naïve 日本語の窯 don't e-mail 42 x_y gamma";
+    const all: [string, number, number][] = [];
+    forEachToken(text, "en", (t, s, e) => all.push([t, s, e]));
+    expect(all.length).toBeGreaterThan(12);
+    for (let max = 1; max <= all.length + 1; max++) {
+      const got: [string, number, number][] = [];
+      forEachToken(text, "en", (t, s, e) => got.push([t, s, e]), undefined, max);
+      expect(got).toEqual(all.slice(0, got.length));
+      expect(got.length).toBeGreaterThanOrEqual(Math.min(max, all.length));
+      // Only a run of CJK bigrams (one word) goes past the limit.
+      if (got.length > max) expect(got.slice(max - 1).every(([t]) => /[\u3040-\u9fff]/.test(t))).toBe(true);
+    }
   });
 });

@@ -169,12 +169,26 @@ export function forEachToken(
   cb: (term: string, start: number, end: number, id: number) => void,
   /** When given, `id` is the term's id in it (ASCII words: cached with the word, no map lookup). */
   dict?: TermDict,
+  /**
+   * Stops once this many tokens were given, at the end of the word that gave the last of them (a
+   * CJK or Thai run may give a few more): a snippet needs the text only up to its window's end.
+   */
+  maxTokens = Infinity,
 ): void {
+  let given = 0;
   // Terms no longer depend on the language (words are not stemmed): one cache serves both.
   void language;
   const cache = WORD_CACHE;
   const ascii = WORD_ASCII;
-  const emit = dict ? (t: string, s: number, e: number) => cb(t, s, e, dict.id(t)) : (t: string, s: number, e: number) => cb(t, s, e, -1);
+  const emit = dict
+    ? (t: string, s: number, e: number) => {
+        given++;
+        cb(t, s, e, dict.id(t));
+      }
+    : (t: string, s: number, e: number) => {
+        given++;
+        cb(t, s, e, -1);
+      };
   const n = text.length;
   let i = 0;
   while (i < n) {
@@ -238,6 +252,7 @@ export function forEachToken(
             }
             cb(term, i, j, id);
           } else cb(term, i, j, -1);
+          if (++given >= maxTokens) return;
         }
         i = j;
         continue;
@@ -282,6 +297,7 @@ export function forEachToken(
       const term = cachedTerm(text.slice(i, j), language);
       if (term) emit(term, i, j);
     }
+    if (given >= maxTokens) return;
     i = j;
   }
 }

@@ -110,10 +110,11 @@ export class ChunkReader {
   /**
    * `snippet` of chunk `o`'s `text` (read from its note), found in its stored term sequence (the
    * body's tokens, in order): a chunk of at most `words` tokens is not tokenized again, a longer one
-   * only to locate the window. A text that is no longer the one indexed (the note changed since) is
-   * tokenized the old way.
+   * only to locate the window — up to the window's end when `asIndexed` (the note is unchanged since
+   * it was indexed, so the sequence is this text's), otherwise all of it, to check that the text
+   * still gives as many tokens. A text that is no longer the one indexed is tokenized the old way.
    */
-  sectionSnippet(doc: DocEntry, o: number, text: string, want: WantedIds, words: number, language: SearchLanguage): string {
+  sectionSnippet(doc: DocEntry, o: number, text: string, want: WantedIds, words: number, language: SearchLanguage, asIndexed = false): string {
     if (words <= 0) return showable(text);
     const n = this.decodeSeq(doc, o);
     if (n <= words) return showable(text.trim());
@@ -125,13 +126,19 @@ export class ChunkReader {
     let k = 0;
     let start = 0;
     let end = 0;
-    forEachToken(text, language, (_t, s, e) => {
-      if (k === first) start = s;
-      if (k === last) end = e;
-      k++;
-    });
+    forEachToken(
+      text,
+      language,
+      (_t, s, e) => {
+        if (k === first) start = s;
+        if (k === last) end = e;
+        k++;
+      },
+      undefined,
+      asIndexed ? last + 1 : Infinity,
+    );
     // The sequence was made from this very text; should they ever disagree, tokenize it the old way.
-    if (k !== n) return snippet(text, want.terms, words, language);
+    if (asIndexed ? k <= last : k !== n) return snippet(text, want.terms, words, language);
     return cutSnippet(text, n, first, last, start, end);
   }
 }

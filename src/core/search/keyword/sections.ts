@@ -39,6 +39,9 @@ export interface SectionOptions {
   chunkWords: number;
 }
 
+/** The longest note (in UTF-16 units) hashed to tell whether its snippets may stop at their window's end. */
+const HASH_FOR_SNIPPETS_MAX = 16_384;
+
 /**
  * Fills the pending sections' contents from their notes, each note read once, all at once. A note
  * changed since it was indexed gives the current text of the section's stored lines (the index
@@ -58,17 +61,23 @@ export async function fillSections(reader: ChunkReader, a: KeywordAnswer, read: 
     const text = texts[i];
     if (text === null) continue;
     const doc = docs[i];
+    // Unchanged since it was indexed: a snippet then reads its section only up to its window. Hashing
+    // a note of a few KB takes a few µs, tokenizing the rest of a long section tens; a longer note
+    // is not hashed for this (its sections are tokenized whole, as a changed note's are).
+    let same: boolean | undefined;
+    const unchanged = (): boolean => (same ??= hashText(text) === doc.hash);
+    const asIndexed = text.length <= HASH_FOR_SNIPPETS_MAX && unchanged();
     let chunks: Chunk[] | null | undefined;
     // The note cut again exactly as it was indexed, when it is unchanged (only for a piece of a long line).
     const rechunk = (): Chunk[] | null => {
       if (chunks === undefined) {
-        chunks = hashText(text) === doc.hash ? chunkNote(doc.path, text, null, { maxWords: opts.chunkWords }) : null;
+        chunks = unchanged() ? chunkNote(doc.path, text, null, { maxWords: opts.chunkWords }) : null;
         if (chunks && chunks.length !== doc.chunks) chunks = null;
       }
       return chunks;
     };
     for (const p of byDoc.get(doc)!) {
-      p.section.content = reader.sectionSnippet(doc, p.o, sectionText(doc, p.o, text, rechunk), a.want, opts.words, opts.language);
+      p.section.content = reader.sectionSnippet(doc, p.o, sectionText(doc, p.o, text, rechunk), a.want, opts.words, opts.language, asIndexed);
     }
   }
   return a.res;
