@@ -479,7 +479,6 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
     const s = sessions.get(sessionId);
     if (!s) return false;
     noteRequest();
-    if (sessions.size > 0) scheduleSweep();
     const chunks: Buffer[] = [];
     let got = 0;
     req.on("data", (c: Buffer) => {

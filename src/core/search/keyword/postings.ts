@@ -157,8 +157,13 @@ export class PostingList {
  * held 7.6M postings (36 MB decoded).
  */
 export const PACKED_CACHE = { bytes: 16 << 20 };
-/** The packed lists whose postings are decoded, least recently used first, with the bytes each holds. */
-const decodedLists = new Map<PostingList, number>();
+/** Bytes a decoded posting takes in the cache: its Int32 id and its tf code. */
+const DECODED_BYTES = 5;
+/**
+ * The packed lists whose postings are decoded, least recently used first (a cached list is packed, so
+ * its `n` does not change until it leaves: `store` unpacks it first).
+ */
+const decodedLists = new Set<PostingList>();
 let decodedBytes = 0;
 /** `peek`'s scratch space for a packed list not in the cache. */
 let peekIds = new Int32Array(0);
@@ -166,10 +171,9 @@ let peekTfs = new Uint8Array(0);
 
 /** Gives packed list `l` its decoded ids and tf codes: from the cache, or decoded now (the least recently used others leave it). */
 function usePacked(l: PostingList): void {
-  const have = decodedLists.get(l);
-  if (have !== undefined) {
+  if (decodedLists.has(l)) {
     decodedLists.delete(l);
-    decodedLists.set(l, have);
+    decodedLists.add(l);
     return;
   }
   const ids = new Int32Array(l.n);
@@ -177,13 +181,12 @@ function usePacked(l: PostingList): void {
   unpackPostings(l.packed!, l.packedAt, l.n, ids, tfs);
   l.idView = ids;
   l.tfView = tfs;
-  const bytes = l.n * 5;
-  decodedLists.set(l, bytes);
-  decodedBytes += bytes;
-  for (const [old, b] of decodedLists) {
+  decodedLists.add(l);
+  decodedBytes += l.n * DECODED_BYTES;
+  for (const old of decodedLists) {
     if (decodedBytes <= PACKED_CACHE.bytes || old === l) break;
     decodedLists.delete(old);
-    decodedBytes -= b;
+    decodedBytes -= old.n * DECODED_BYTES;
     // A reader holding the arrays still has them; the list is decoded again when next asked.
     old.idView = EMPTY_INTS;
     old.tfView = EMPTY_BYTES;
@@ -192,17 +195,13 @@ function usePacked(l: PostingList): void {
 
 /** Makes `l` not packed (its storage is set next): it leaves the cache. */
 function unpack(l: PostingList): void {
-  const b = decodedLists.get(l);
-  if (b !== undefined) {
-    decodedLists.delete(l);
-    decodedBytes -= b;
-  }
+  if (decodedLists.delete(l)) decodedBytes -= l.n * DECODED_BYTES;
   l.packed = null;
 }
 
 /** Empties the cache of decoded packed lists (an index cleared). */
 export function clearPackedCache(): void {
-  for (const l of decodedLists.keys()) {
+  for (const l of decodedLists) {
     l.idView = EMPTY_INTS;
     l.tfView = EMPTY_BYTES;
   }
