@@ -370,6 +370,7 @@ class DownloadingEmbedder implements Embedder {
   }
   release() {
     this.state = null;
+    for (const w of this.watchers) w();
     this.done = true;
     this.waiting?.resolve();
     this.waiting = null;
@@ -388,8 +389,12 @@ describe("the embeddings state machine", () => {
   test("downloading while the model's files come; a cancelled download is unavailable (why) and not retried until asked; asked, it resumes to ready", async () => {
     const e = new DownloadingEmbedder();
     const svc = makeService(vaultOf(), e, new MemoryStateStore(), []);
+    const heard: string[] = [];
+    svc.onProgress((s) => heard.push(s.state));
     await svc.start();
     await eventually(() => svc.status().state === "downloading");
+    // The download began within the 250 ms that throttle progress after start's report: heard all the same.
+    expect(heard).toContain("downloading");
     expect(svc.status()).toMatchObject({ state: "downloading", last_error: null, download: { file: "onnx/model_quantized.onnx", bytes_total: 135_000_000 } });
     expect(svc.cancelDownload()).toBe(true);
     await eventually(() => svc.status().state === "unavailable");
@@ -400,7 +405,11 @@ describe("the embeddings state machine", () => {
     expect(svc.status().state).toBe("unavailable");
     svc.rebuild(false);
     await eventually(() => svc.status().state === "downloading");
+    heard.length = 0;
     e.release();
+    // Its end is heard at once too (the console's next line is not "downloading" for up to 10 s).
+    expect(heard[0]).toBeDefined();
+    expect(heard[0]).not.toBe("downloading");
     expect(await svc.waitForIdle(10_000)).toBe(true);
     expect(svc.status()).toMatchObject({ state: "ready", last_error: null, chunks_embedded: svc.status().chunks_total, counting: false });
     await svc.close();

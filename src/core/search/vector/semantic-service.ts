@@ -192,7 +192,15 @@ export class SemanticService {
     this.loadWaiters.notify();
     this.lastPersist = this.clock.sched.now();
     const off = this.deps.port.onChange((ev) => this.onEvent(ev));
-    const unwatch = this.deps.embedder.watch?.(() => this.emitProgress(false));
+    // A download starting or ending changes the state: listeners hear it at once (a short download
+    // would otherwise fall between two throttled reports); its bytes are throttled like the rest.
+    let downloading = false;
+    const unwatch = this.deps.embedder.watch?.(() => {
+      const now = this.deps.embedder.download?.() != null;
+      const changed = now !== downloading;
+      downloading = now;
+      this.emitProgress(changed);
+    });
     this.unsubscribe = () => {
       off();
       unwatch?.();
