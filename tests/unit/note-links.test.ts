@@ -92,6 +92,26 @@ describe("NoteLinks", () => {
     expect(l.resolved["Moved/A.md"]).toEqual({ "New.md": 1 });
   });
 
+  test("opened as the headless vault opens (notes read, then fitted, the key index sorted lazily): every note's keys are found", () => {
+    for (const count of [0, 1, 1500]) {
+      const l = new NoteLinks(() => {});
+      const paths = Array.from({ length: count }, (_, i) => `n/${i}.md`);
+      for (const p of paths) l.addFile(p);
+      // One link a note: past the key index's first 1,024 pairs, so it grew while reading.
+      for (let i = 0; i < count; i++) l.setMeta(paths[i], `[[Target ${i % 7}]] [[constructor]]`);
+      l.relink(paths);
+      l.opened();
+      // A note arriving after opening and before any lookup: its keys go after the fitted ones.
+      l.addFile("late.md");
+      l.setMeta("late.md", "[[Target 3]] [[toString]]");
+      l.relink(["late.md"]);
+      const want3 = [...paths.filter((_, i) => i % 7 === 3), "late.md"].sort();
+      expect([...l.affectedByFile("Target 3.md")].sort()).toEqual(want3);
+      expect([...l.affectedByFile("toString.md")]).toEqual(["late.md"]);
+      expect([...l.affectedByFile("constructor.md")].sort()).toEqual([...paths].sort());
+    }
+  });
+
   test("random changes keep the maps equal to maps computed from scratch", () => {
     let seed = 7;
     const rnd = (n: number) => {

@@ -254,6 +254,7 @@ export class FsVault implements VaultPort {
       const b = this.scan.breather.breathe();
       if (b) await b;
     }
+    links.opened();
     this.log(
       "debug",
       `Opened ${files.size} files (${notes.length} notes) in ${this.state.folders.size} folders in ${Math.round(this.listMs + performance.now() - started)} ms ` +

@@ -176,6 +176,11 @@ export class NoteLinks {
     this.linkKeys.build();
   }
 
+  /** Every note of the opening vault has been read (`setMeta`): what grew while reading is fitted to it. */
+  opened(): void {
+    this.linkKeys.fit();
+  }
+
   addFile(path: string): void {
     this.resolver.add(path);
     this.idOf(path);
