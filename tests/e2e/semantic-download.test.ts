@@ -77,6 +77,12 @@ describe("headless: a built-in model downloaded on first use", () => {
     const log = s.server.stderr();
     expect(log).toMatch(/\[vault-mcp\] Embeddings downloading: the model Xenova\/multilingual-e5-small/);
     expect(log).toMatch(/\[vault-mcp\] Embeddings ready: 2 sections embedded \(builtin model Xenova\/multilingual-e5-small, 8 dimensions\)/);
+    // The console listens from before embedding starts: loading, the download, then ready, in order,
+    // however quick the download (a tiny model from a local hub ended before a later listener came).
+    const states = [...log.matchAll(/\[vault-mcp\] Embeddings (\w+):/g)].map((m) => m[1]);
+    expect(states[0]).toBe("loading");
+    expect(states.indexOf("downloading")).toBeGreaterThan(0);
+    expect(states.lastIndexOf("ready")).toBeGreaterThan(states.indexOf("downloading"));
     // A second start finds the checked files and asks the hub nothing.
     await s.client.close();
     await s.server.stop();

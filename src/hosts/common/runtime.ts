@@ -40,6 +40,8 @@ export interface RuntimeOptions extends CoreOptions {
   /** MCP sessions: closed after this long idle (default 30 min; 0 = never), and at most this many (default 100). */
   sessionIdleMs?: number;
   maxSessions?: number;
+  /** Called with the services just before they start (a listener that must hear their first reports: the headless console). */
+  beforeStart?: (services: CoreServices) => void;
 }
 
 export interface Runtime {
@@ -148,6 +150,7 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime & { se
   const running = http;
   // Transfer links point at the port actually listened on.
   services.transfer.baseUrl = http.url.replace(/\/mcp$/, "");
+  opts.beforeStart?.(services);
   await services.start();
   return {
     url: http.url,

@@ -137,6 +137,11 @@ async function run(args: ReturnType<typeof parseArgs>): Promise<void> {
       },
       net: createNodeNet(),
       fetch: { allowHosts: args.fetchAllowHosts, ...(args.fetchMaxMB ? { maxBytes: args.fetchMaxMB * 1024 * 1024 } : {}), ...(args.fetchContentTypes ? { contentTypes: args.fetchContentTypes } : {}) },
+      // The console hears embeddings from before they start: a download quick enough to end while
+      // the server was still starting would otherwise never be told.
+      beforeStart: (services) => {
+        if (services.semantic) reportEmbeddings(services.semantic, (line) => process.stderr.write(`[vault-mcp] ${line}\n`));
+      },
     });
   } catch (e) {
     await vault.close();
@@ -152,8 +157,6 @@ async function run(args: ReturnType<typeof parseArgs>): Promise<void> {
     throw e;
   }
   for (const l of locks) l.setPort(runtime.listenPort);
-  const semantic = runtime.services.semantic;
-  if (semantic) reportEmbeddings(semantic, (line) => process.stderr.write(`[vault-mcp] ${line}\n`));
 
   running = runtime;
   if (stopping) return;
