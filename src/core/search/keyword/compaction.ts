@@ -39,8 +39,20 @@ export function compactSome(ix: IndexState, state: CompactionState, deadline: ()
   const alive = ix.alive;
   if (!state.arena) {
     let total = 0;
-    for (let g = 0; g < ix.lists.length; g++) total += ix.listN(g);
+    let longest = 0;
+    for (let g = 0; g < ix.lists.length; g++) {
+      const n = ix.listN(g);
+      total += n;
+      if (n > longest) longest = n;
+    }
     state.arena = new Carver(Math.min(CARVE_CHUNK, Math.ceil(total * 2) + (64 << 10)));
+    // The scratch sized once for the longest list: grown by doubling, its outgrown arrays (~9 MB at
+    // 100k notes) were left as free room in glibc's heap, under arrays that live on.
+    if (liveIds.length < longest) {
+      liveIds = new Int32Array(longest);
+      liveTfs = new Uint8Array(longest);
+      packBuf = new Uint8Array(packedBound(longest));
+    }
   }
   const arena = state.arena;
   let work = 0;
