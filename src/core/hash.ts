@@ -42,6 +42,11 @@ export function fnv1a(s: string): number {
   return h >>> 0;
 }
 
+/** `fnv1a` cut to 30 bits: a small integer in every V8 build, kept in a `Map` without a box (names the resolver and the link graph look up). */
+export function fnv1a30(s: string): number {
+  return fnv1a(s) & 0x3fffffff;
+}
+
 /** A fast 53-bit string hash (cyrb53), hex. Used to skip unchanged notes, not for security. */
 export function hashText(str: string): string {
   let h1 = 0xdeadbeef ^ str.length;

@@ -5,18 +5,13 @@ import { DEFAULT_GRAPH_OPTIONS, type GraphLink, type GraphOptions, type GraphSch
 import { yieldToEventLoop } from "../time-slice";
 import { clearTimer, setTimer, type TimerHandle } from "../timers";
 import { IdLists } from "./id-lists";
-import { fnv1a } from "../hash";
+import { fnv1a30 as nameHash } from "../hash";
 
 /** Lower-cased last path segment without `.md`: the name a link uses, and the name a file answers to. */
 export function nameKey(pathOrLinkpath: string): string {
   const p = pathOrLinkpath.trim().replace(/\\/g, "/");
   const seg = p.slice(p.lastIndexOf("/") + 1);
   return seg.normalize("NFC").toLowerCase().replace(/\.md$/, "");
-}
-
-/** A name key as `byName` keeps it: 30 bits, a small integer V8 stores in the map itself. */
-function nameHash(key: string): number {
-  return fnv1a(key) >>> 2;
 }
 
 export const defaultScheduler: GraphScheduler = {
@@ -59,7 +54,7 @@ export class LinkGraph {
   /** Folder → its visible notes (direct children). */
   readonly byFolder = new Map<string, Set<string>>();
   /**
-   * A nameKey's hash (`nameHash`) → the number of its list of the note ids with a link naming it (in
+   * A nameKey's 30-bit hash (`fnv1a30`) → the number of its list of the note ids with a link naming it (in
    * `nameLists`). May keep notes whose links changed since, and two names may share a hash: either
    * way a note is only re-read once more. Hashes, not the names: ~4 MB of strings fewer at 100k notes.
    */

@@ -14,7 +14,7 @@
 import type { NoteMetadata } from "../metadata";
 import { splitLinkpath } from "../metadata";
 import { dict } from "../dict";
-import { fnv1a } from "../hash";
+import { fnv1a30 as nameHash } from "../hash";
 import { addOne, removeOne, type OneOrMany } from "../one-or-many";
 
 export class LinkResolver {
@@ -158,11 +158,6 @@ function nameMatches(path: string, name: string): boolean {
 function nameMatchesSlow(path: string, name: string): boolean {
   const n = lowerName(path);
   return n === name || (n.length === name.length + 3 && stripMd(n) === name);
-}
-
-/** FNV-1a over the UTF-16 code units, 30 bits (a small integer in every V8 build). */
-function nameHash(s: string): number {
-  return fnv1a(s) & 0x3fffffff;
 }
 
 /** Does the lower-cased `candidate` path match the partial link path `lp` (with or without `.md`)? */
