@@ -47,8 +47,9 @@ export function fnv1a30(s: string): number {
   return fnv1a(s) & 0x3fffffff;
 }
 
-/** A fast 53-bit string hash (cyrb53), hex. Used to skip unchanged notes, not for security. */
-export function hashText(str: string): string {
+/** cyrb53's two 32-bit lanes of `str` (low, high), in `lanes`. */
+const lanes = new Int32Array(2);
+function cyrb53(str: string): void {
   let h1 = 0xdeadbeef ^ str.length;
   let h2 = 0x41c6ce57 ^ str.length;
   for (let i = 0; i < str.length; i++) {
@@ -58,5 +59,18 @@ export function hashText(str: string): string {
   }
   h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
   h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
-  return (h2 >>> 0).toString(16).padStart(8, "0") + (h1 >>> 0).toString(16).padStart(8, "0") + str.length.toString(16);
+  lanes[0] = h1;
+  lanes[1] = h2;
+}
+
+/** A fast 53-bit string hash (cyrb53), hex. Used to skip unchanged notes, not for security. */
+export function hashText(str: string): string {
+  cyrb53(str);
+  return (lanes[1] >>> 0).toString(16).padStart(8, "0") + (lanes[0] >>> 0).toString(16).padStart(8, "0") + str.length.toString(16);
+}
+
+/** cyrb53 as one exact number (53 bits): a string's hash kept without a string. Not for security. */
+export function hash53(str: string): number {
+  cyrb53(str);
+  return (lanes[1] & 0x1fffff) * 4294967296 + (lanes[0] >>> 0);
 }

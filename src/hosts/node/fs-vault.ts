@@ -301,21 +301,22 @@ export class FsVault implements VaultPort {
    * The listing's change signature of `path` when it may take the fast path (see `readBytes`); the
    * small-file variants read it synchronously.
    */
-  private listedSig(path: string): string | undefined {
+  private listedSig(path: string): number | undefined {
     return NOFOLLOW === undefined ? undefined : this.state.sigs.get(path);
   }
 
   /** `listedSig`, for a file listed at no more than SYNC_READ_MAX bytes. */
-  private smallListedSig(path: string): string | undefined {
+  private smallListedSig(path: string): number | undefined {
     const sig = this.listedSig(path);
-    return sig !== undefined && Number(sig.slice(0, sig.indexOf(":"))) <= SYNC_READ_MAX ? sig : undefined;
+    return sig !== undefined && (this.state.files.get(path)?.size ?? Infinity) <= SYNC_READ_MAX ? sig : undefined;
   }
 
   private async readBytes(path: string): Promise<Buffer> {
     // Fast path for a listed file: open it by its lexical path without following a final symbolic link,
-    // and read it only if it is the very file the listing checked (same inode). A link (ELOOP), a folder
-    // on the way swapped for a link, or a file replaced since (another inode) all take the fully checked
-    // path. It saves a realpath per read, most of the main-thread cost of indexing every note.
+    // and read it only if it is the very file the listing checked (the same change signature: inode,
+    // size and times). A link (ELOOP), a folder on the way swapped for a link, or a file replaced or
+    // changed since the listing saw it all take the fully checked path. It saves a realpath per read,
+    // most of the main-thread cost of indexing every note.
     const small = this.smallListedSig(path);
     if (small !== undefined) return this.readListedSync(path, small) ?? this.readChecked(path);
     const sig = this.listedSig(path);
@@ -324,7 +325,7 @@ export class FsVault implements VaultPort {
       try {
         fh = await fsp.open(this.paths.abs(this.paths.diskOf(path)), fsConstants.O_RDONLY | NOFOLLOW!);
         const st = await fh.stat();
-        if (st.isFile() && String(st.ino) === sig.slice(sig.lastIndexOf(":") + 1)) return await fh.readFile();
+        if (st.isFile() && sigOf(st) === sig) return await fh.readFile();
       } catch {
         // The checked path.
       } finally {
@@ -350,15 +351,15 @@ export class FsVault implements VaultPort {
    * (the thread-pool round trip). Reading 10k notes the asynchronous way took ~650 ms of main-thread
    * time, this way ~60 ms. Null when the checked path must be taken (see `readBytes`).
    */
-  private readListedSync(path: string, sig: string): Buffer | null;
-  private readListedSync(path: string, sig: string, encoding: "utf8"): string | null;
-  private readListedSync(path: string, sig: string, encoding?: "utf8"): Buffer | string | null {
+  private readListedSync(path: string, sig: number): Buffer | null;
+  private readListedSync(path: string, sig: number, encoding: "utf8"): string | null;
+  private readListedSync(path: string, sig: number, encoding?: "utf8"): Buffer | string | null {
     let fd: number | undefined;
     try {
       fd = openSync(this.paths.absListed(this.paths.diskOf(path)), fsConstants.O_RDONLY | NOFOLLOW!);
       const st = fstatSync(fd);
       // Grown past the limit since it was listed: the asynchronous read (it does not block for long).
-      if (!st.isFile() || String(st.ino) !== sig.slice(sig.lastIndexOf(":") + 1) || st.size > SYNC_READ_MAX) return null;
+      if (!st.isFile() || sigOf(st) !== sig || st.size > SYNC_READ_MAX) return null;
       return encoding ? readFileSync(fd, encoding) : readFileSync(fd);
     } catch {
       return null;

@@ -1,0 +1,26 @@
+import { describe, expect, test } from "@jest/globals";
+import type { Stats } from "node:fs";
+import { hash53, hashText } from "../../src/core/hash";
+import { sigOf } from "../../src/hosts/node/vault-state";
+
+describe("hash53", () => {
+  test("is hashText's two lanes as one exact integer below 2^53", () => {
+    for (const s of ["", "a", "constructor", "__proto__", "12:1700000000123.456:1700000000123.456:98765", "日本語のノート"]) {
+      const n = hash53(s);
+      expect(Number.isSafeInteger(n)).toBe(true);
+      expect(n).toBeGreaterThanOrEqual(0);
+      const hex = hashText(s);
+      const hi = parseInt(hex.slice(0, 8), 16);
+      const lo = parseInt(hex.slice(8, 16), 16);
+      expect(n).toBe((hi & 0x1fffff) * 2 ** 32 + lo);
+    }
+  });
+
+  test("a change signature tells apart stats that differ in one field only", () => {
+    const st = (size: number, mtimeMs: number, ctimeMs: number, ino: number) => ({ size, mtimeMs, ctimeMs, ino }) as Stats;
+    const base = sigOf(st(120, 1700000000123.25, 1700000000456.5, 4242));
+    expect(sigOf(st(120, 1700000000123.25, 1700000000456.5, 4242))).toBe(base);
+    const others = [st(121, 1700000000123.25, 1700000000456.5, 4242), st(120, 1700000000123.5, 1700000000456.5, 4242), st(120, 1700000000123.25, 1700000000457.5, 4242), st(120, 1700000000123.25, 1700000000456.5, 4243)];
+    for (const o of others) expect(sigOf(o)).not.toBe(base);
+  });
+});
