@@ -302,7 +302,7 @@ export class FsVault implements VaultPort {
    * small-file variants read it synchronously.
    */
   private listedSig(path: string): number | undefined {
-    return NOFOLLOW === undefined ? undefined : this.state.sigs.get(path);
+    return NOFOLLOW === undefined ? undefined : this.state.files.get(path)?.sig;
   }
 
   /** `listedSig`, for a file listed at no more than SYNC_READ_MAX bytes. */
@@ -534,7 +534,7 @@ export class FsVault implements VaultPort {
   }
 
   private async reconcile(dp: string): Promise<void> {
-    const { files, folders, sigs, links } = this.state;
+    const { files, folders, links } = this.state;
     const segs = dp.split("/");
     if (segs[0] === this.configDir || (this.configDir.includes("/") && isUnder(dp, this.configDir))) {
       if (dp === this.configDir) this.watcher?.watchDir(dp);
@@ -613,7 +613,7 @@ export class FsVault implements VaultPort {
       }
       const sig = sigOf(st);
       const known = files.has(vp);
-      if (known && sigs.get(vp) === sig) return;
+      if (known && files.get(vp)!.sig === sig) return;
       let text: string | null = null;
       if (isNotePath(vp)) {
         try {

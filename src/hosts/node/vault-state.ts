@@ -11,9 +11,7 @@ import type { NoteLinks } from "./note-links";
 import type { VaultPaths } from "./vault-paths";
 
 export class VaultState {
-  readonly files = new Map<string, VaultFile>();
-  /** Change signature (a hash of size, mtime, ctime and inode: `sigOf`) used to tell real changes from our own echoes. */
-  readonly sigs = new Map<string, number>();
+  readonly files = new Map<string, ListedFile>();
   readonly folders = new Set<string>();
 
   constructor(
@@ -23,15 +21,13 @@ export class VaultState {
 
   /** Records a file's listing entry (its links are the caller's: `links.addFile`, `relink`). */
   listFile(vp: string, st: Stats): void {
-    this.files.set(vp, toVaultFile(vp, st));
-    this.sigs.set(vp, sigOf(st));
+    this.files.set(vp, listedFile(vp, st));
   }
 
   /** Forgets a file and re-resolves the notes its departure affects. */
   removeFile(path: string): VaultEvent[] {
     if (!this.files.has(path)) return [];
     this.files.delete(path);
-    this.sigs.delete(path);
     this.paths.disk.delete(path);
     this.links.removeFile(path);
     return [{ type: "delete", path }];
@@ -70,10 +66,7 @@ export class VaultState {
     for (const [o, n] of fileMap) {
       const f = this.files.get(o)!;
       this.files.delete(o);
-      this.files.set(n, { ...f, path: n, basename: basenameOf(n), extension: extensionOf(n) });
-      const sig = this.sigs.get(o);
-      this.sigs.delete(o);
-      if (sig) this.sigs.set(n, sig);
+      this.files.set(n, f.movedTo(n));
       remapDisk(o, n);
       this.links.moveFile(o, n, affected);
       events.push({ type: "rename", path: n, oldPath: o });
@@ -84,17 +77,45 @@ export class VaultState {
   }
 }
 
-export function toVaultFile(vp: string, st: Stats): VaultFile {
+/**
+ * A listed file, as the port gives it (`VaultFile`), with its change signature beside it (`sigOf`:
+ * private, not part of the object callers see). Its basename is made from its path when asked. At
+ * 100k files, the basename as a field (a sliced string a file) and the signatures in a map of their
+ * own took ~7 MB.
+ */
+export class ListedFile implements VaultFile {
+  readonly #sig: number;
+
+  constructor(
+    readonly path: string,
+    readonly extension: string,
+    readonly size: number,
+    readonly mtime: number,
+    readonly ctime: number,
+    sig: number,
+  ) {
+    this.#sig = sig;
+  }
+
+  get basename(): string {
+    return basenameOf(this.path);
+  }
+
+  /** Its change signature when it was listed (see `sigOf`). */
+  get sig(): number {
+    return this.#sig;
+  }
+
+  /** The same file under another path (a rename). */
+  movedTo(path: string): ListedFile {
+    return new ListedFile(path, extensionOf(path), this.size, this.mtime, this.ctime, this.#sig);
+  }
+}
+
+export function listedFile(vp: string, st: Stats): ListedFile {
   const extension = extensionOf(vp);
-  return {
-    path: vp,
-    basename: basenameOf(vp),
-    // One shared "md" rather than a 2-character string per note.
-    extension: extension === "md" ? "md" : extension,
-    size: st.size,
-    mtime: Math.floor(st.mtimeMs),
-    ctime: Math.floor(st.birthtimeMs || st.ctimeMs),
-  };
+  // One shared "md" rather than a 2-character string per note.
+  return new ListedFile(vp, extension === "md" ? "md" : extension, st.size, Math.floor(st.mtimeMs), Math.floor(st.birthtimeMs || st.ctimeMs), sigOf(st));
 }
 
 /**
