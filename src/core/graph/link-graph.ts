@@ -169,6 +169,26 @@ export class LinkGraph {
     return uniq.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
   }
 
+  /** True when `path` links to a file other than itself (`targets` without making the list). */
+  linksElsewhere(path: string): boolean {
+    const id = this.ids.get(path);
+    const n = id === undefined ? -1 : this.outT.lengthOf(id);
+    if (id === undefined || n <= 0) return false;
+    const d = this.outT.data;
+    for (let k = this.outT.startOf(id), e = k + n; k < e; k++) if (d[k] >= 0 && d[k] !== id) return true;
+    return false;
+  }
+
+  /** True when a note other than `path` links to it (`sources` without making the list). */
+  linkedFromElsewhere(path: string): boolean {
+    const id = this.ids.get(path);
+    const n = id === undefined ? 0 : this.backS.lengthOf(id);
+    if (id === undefined || n <= 0) return false;
+    const d = this.backS.data;
+    for (let k = this.backS.startOf(id), e = k + n; k < e; k++) if (d[k] !== id) return true;
+    return false;
+  }
+
   /** Links pointing at `path` (self links included). */
   backlinkCount(path: string): number {
     const id = this.ids.get(path);

@@ -423,23 +423,15 @@ class GraphServiceImpl implements GraphService {
     };
   }
 
-  private hasLinksOut(path: string): boolean {
-    for (const t of this.graph.targets(path)) if (t !== path) return true;
-    return false;
-  }
-
-  private hasLinksIn(path: string): boolean {
-    for (const s of this.graph.sources(path)) if (s !== path) return true;
-    return false;
-  }
-
   async orphans(opts: { folder?: string; limit?: number } = {}): Promise<{ notes: NoteRef[]; total: number; truncated: boolean }> {
     await this.ready();
     const folder = this.vault.resolveFolder(opts.folder);
     const limit = opts.limit ?? 100;
     const all: string[] = [];
     for (const p of this.graph.sortedNotes()) {
-      if ((!folder || isUnder(p, folder)) && !this.hasLinksOut(p) && !this.hasLinksIn(p)) all.push(p);
+      // Checked on the graph's lists directly: making each note's targets and sources (a set and a
+      // sorted array each) took ~5 ms at 10k notes, a 50 ms block at 100k.
+      if ((!folder || isUnder(p, folder)) && !this.graph.linksElsewhere(p) && !this.graph.linkedFromElsewhere(p)) all.push(p);
     }
     return { notes: all.slice(0, limit).map((p) => ({ path: p, title: basenameOf(p) })), total: all.length, truncated: all.length > limit };
   }
