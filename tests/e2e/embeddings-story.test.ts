@@ -78,7 +78,9 @@ describe("embeddings tell one story", () => {
   });
 
   test("build_embeddings says what it started, and with a progress token reports progress that never goes backwards", async () => {
-    model.delayMs = 15;
+    // Long enough a build (11 batches, ~0.7 s) for the 250 ms throttle to let progress through between its
+    // forced first and last reports: at 15 ms a batch it once ended, under a loaded run, with those two only.
+    model.delayMs = 60;
     const events: { progress: number; total?: number; message?: string }[] = [];
     const res = await client.callTool({ name: "build_embeddings", arguments: { force: true } }, undefined, { onprogress: (p) => void events.push(p), timeout: 30_000 });
     model.delayMs = 0;
