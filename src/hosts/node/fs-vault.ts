@@ -307,8 +307,9 @@ export class FsVault implements VaultPort {
 
   /** `listedSig`, for a file listed at no more than SYNC_READ_MAX bytes. */
   private smallListedSig(path: string): number | undefined {
-    const sig = this.listedSig(path);
-    return sig !== undefined && (this.state.files.get(path)?.size ?? Infinity) <= SYNC_READ_MAX ? sig : undefined;
+    if (NOFOLLOW === undefined) return undefined;
+    const f = this.state.files.get(path);
+    return f !== undefined && f.size <= SYNC_READ_MAX ? f.sig : undefined;
   }
 
   private async readBytes(path: string): Promise<Buffer> {

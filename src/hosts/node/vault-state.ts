@@ -122,7 +122,8 @@ export function listedFile(vp: string, st: Stats): ListedFile {
  * A file's change signature: `size:mtimeMs:ctimeMs:ino` hashed to one 53-bit number (`hash53`). Kept
  * as the string it was ~70 bytes a file (6.8 MB of strings at 100k files); a number is a box of 16.
  * Two signatures of one path match by chance once in 2^53: a change missed, or a fast read of a
- * file swapped since it was listed (see `FsVault.readBytes`), that unlikely.
+ * file swapped since it was listed (see `FsVault.readBytes`), that unlikely. Not one made on
+ * purpose either: the inode and ctime in it are the kernel's to set, and setting a time sets ctime.
  */
 export function sigOf(st: Stats): number {
   return hash53([st.size, st.mtimeMs, st.ctimeMs, st.ino].join(":"));
