@@ -186,6 +186,26 @@ describe("graph service over an in-memory vault", () => {
     expect((await graph.recent({ folder: "Chain" })).total).toBe(4);
   });
 
+  test("recent: a note changed since the graph last read it is ranked by its new mtime", async () => {
+    // One change applied per query (querySyncMs 0): the others are still pending when recent answers.
+    const vault2 = makeVault();
+    const policy = new AccessPolicy({ configDir: ".obsidian", hiddenFolders: ["Private"], excludedFilters: () => vault2.excludedFilters() });
+    const g = createGraphService({ port: vault2, policy, options: { querySyncMs: 0, debounceMs: 60_000 } });
+    try {
+      await g.recent();
+      vault2.write("Chain/3.md", "[[4]] edited", 1_900_000_000_000);
+      vault2.write("B.md", "edited", 1_900_000_000_002);
+      vault2.write("E.md", "edited too", 1_900_000_000_001);
+      const r = await g.recent({ limit: 3 });
+      expect(r.notes.map((n) => n.path)).toEqual(["B.md", "E.md", "Chain/3.md"]);
+      expect(r.total).toBe(13);
+      vault2.remove("D.md");
+      expect((await g.recent({ limit: 100 })).notes.map((n) => n.path)).not.toContain("D.md");
+    } finally {
+      g.close();
+    }
+  });
+
   test("unlinked mentions: title and aliases, whole words, any case, not on linking lines, not in the note itself", async () => {
     const r = await graph.unlinkedMentions("A.md");
     expect(r.method).toBe("scan");

@@ -520,17 +520,16 @@ class GraphServiceImpl implements GraphService {
     const limit = Math.max(1, opts.limit ?? 20);
     const top: { path: string; mtime: number }[] = [];
     let total = 0;
-    for (const p of this.graph.notes()) {
-      if (folder && !isUnder(p, folder)) continue;
-      const st = this.port.stat(p);
-      if (!st) continue;
+    // The mtimes the graph keeps: looking up each note's file took 60–90 ms at 100k notes.
+    this.graph.eachNoteMtime((p, mtime) => {
+      if (folder && !isUnder(p, folder)) return;
       total++;
-      if (top.length === limit && (st.mtime < top[top.length - 1].mtime || (st.mtime === top[top.length - 1].mtime && p > top[top.length - 1].path))) continue;
+      if (top.length === limit && (mtime < top[top.length - 1].mtime || (mtime === top[top.length - 1].mtime && p > top[top.length - 1].path))) return;
       let i = top.length;
-      while (i > 0 && (st.mtime > top[i - 1].mtime || (st.mtime === top[i - 1].mtime && p < top[i - 1].path))) i--;
-      top.splice(i, 0, { path: p, mtime: st.mtime });
+      while (i > 0 && (mtime > top[i - 1].mtime || (mtime === top[i - 1].mtime && p < top[i - 1].path))) i--;
+      top.splice(i, 0, { path: p, mtime });
       if (top.length > limit) top.pop();
-    }
+    });
     return { notes: top.map((t) => ({ path: t.path, title: basenameOf(t.path), modified_at: new Date(t.mtime).toISOString() })), total };
   }
 
