@@ -231,7 +231,7 @@ export class LinkGraph {
    * Every file some note links to, with how many distinct notes link to it and how many links,
    * self links left out (`notes` 0 when only the file itself links to it).
    */
-  *linkedFiles(): IterableIterator<{ path: string; notes: number; links: number }> {
+  *linkedFiles(): IterableIterator<{ path: string; notes: number; links: number; isNote: boolean }> {
     const stamp = new Int32Array(this.paths.length).fill(-1);
     for (let t = 0; t < this.backS.size; t++) {
       const n = this.backS.lengthOf(t);
@@ -249,7 +249,8 @@ export class LinkGraph {
           notes++;
         }
       }
-      yield { path: this.paths[t], notes, links };
+      // `isNote` as `hasNote` says, without looking the path up again (~90k lookups at 100k notes).
+      yield { path: this.paths[t], notes, links, isNote: this.outT.lengthOf(t) >= 0 };
     }
   }
 

@@ -444,8 +444,8 @@ class GraphServiceImpl implements GraphService {
     const top: RankedNote[] = [];
     const better = (a: RankedNote, b: RankedNote) =>
       a.linking_notes !== b.linking_notes ? a.linking_notes > b.linking_notes : a.backlinks !== b.backlinks ? a.backlinks > b.backlinks : a.path < b.path;
-    for (const { path: target, notes, links } of this.graph.linkedFiles()) {
-      if (!opts.includeAttachments && !this.graph.hasNote(target)) continue;
+    for (const { path: target, notes, links, isNote } of this.graph.linkedFiles()) {
+      if (!opts.includeAttachments && !isNote) continue;
       if (folder && !isUnder(target, folder)) continue;
       if (notes === 0) continue;
       if (top.length === limit) {
