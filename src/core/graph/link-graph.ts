@@ -48,9 +48,11 @@ export class LinkGraph {
   /** Per id: the ids of the notes linking to it, once per link (unordered); absent or empty when none. */
   private readonly backS = new IdLists();
   /**
-   * Per id: the note's mtime as the port gave it when the note was last read (`recompute`: every
-   * change of a note is a `modify` that reads it again). `eachNoteMtime` reads them, not the port:
-   * at 100k notes a lookup of each note's file took 60–90 ms.
+   * Per id: the note's mtime as the port gave it when the note was last read (`recompute`: a change
+   * of a note is a `modify` that reads it again). `eachNoteMtime` reads them, not the port: at 100k
+   * notes a lookup of each note's file took 60–90 ms. Headless, any change of the file's size, times
+   * or inode is a `modify`; in Obsidian it is the metadata cache's `changed`, so if Obsidian sends
+   * none for a note rewritten with the same text, that note keeps its earlier mtime here until it changes.
    */
   private mtimes = new Float64Array(0);
   /** `recompute`'s target ids, reused. */
