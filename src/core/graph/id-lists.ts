@@ -81,6 +81,14 @@ export class IdLists {
     return false;
   }
 
+  /** True when list `i` holds an id other than `id` (and than -1). */
+  holdsOther(i: number, id: number): boolean {
+    const n = this.lengthOf(i);
+    const d = this.data;
+    for (let k = n > 0 ? this.start[i] : 0, e = n > 0 ? k + n : 0; k < e; k++) if (d[k] >= 0 && d[k] !== id) return true;
+    return false;
+  }
+
   /** Removes the last occurrence of `id` from list `i` (the last id takes its place); true when found. */
   removeOne(i: number, id: number): boolean {
     const n = this.lengthOf(i);

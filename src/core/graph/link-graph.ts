@@ -201,16 +201,8 @@ export class LinkGraph {
    */
   orphans(): string[] {
     const out: string[] = [];
-    const od = this.outT.data;
-    const bd = this.backS.data;
     for (let id = 0; id < this.outT.size; id++) {
-      const n = this.outT.lengthOf(id);
-      if (n < 0) continue;
-      let linked = false;
-      for (let k = this.outT.startOf(id), e = k + n; k < e && !linked; k++) linked = od[k] >= 0 && od[k] !== id;
-      const m = this.backS.lengthOf(id);
-      for (let k = m > 0 ? this.backS.startOf(id) : 0, e = m > 0 ? k + m : 0; k < e && !linked; k++) linked = bd[k] !== id;
-      if (!linked) out.push(this.paths[id]);
+      if (this.outT.lengthOf(id) >= 0 && !this.outT.holdsOther(id, id) && !this.backS.holdsOther(id, id)) out.push(this.paths[id]);
     }
     return out.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
   }
