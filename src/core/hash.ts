@@ -74,3 +74,12 @@ export function hash53(str: string): number {
   cyrb53(str);
   return (lanes[1] & 0x1fffff) * 4294967296 + (lanes[0] >>> 0);
 }
+
+/**
+ * The `hash53` of the text whose `hashText` is `hex` (its lanes are in it); another string (not a
+ * `hashText`) gets its own `hash53`, which no text's is likely to equal.
+ */
+export function hash53OfHashText(hex: string): number {
+  if (!/^[0-9a-f]{17,}$/.test(hex)) return hash53(hex);
+  return (parseInt(hex.slice(0, 8), 16) & 0x1fffff) * 4294967296 + parseInt(hex.slice(8, 16), 16);
+}

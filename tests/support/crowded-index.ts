@@ -42,7 +42,7 @@ export function addNote(ix: InvertedIndex, path: string, text: string): void {
   const chunks = chunkNote(path, text, null, { maxWords: 20 });
   const b = ix.docBuilder();
   for (const c of chunks) b.addChunk(c, "en");
-  ix.addDoc({ seg: 0, path, mtime: 0, size: text.length, hash: "", frontmatter: {}, tags: [] }, chunks, b);
+  ix.addDoc({ seg: 0, path, mtime: 0, size: text.length, hash: 0, frontmatter: {}, tags: [] }, chunks, b);
 }
 
 export function crowdedQueries(seed: number, count: number): string[] {

@@ -4,6 +4,7 @@
  * points, saved and loaded again at others, with a decoded-id cache too small to keep more than a
  * few lists; every search answers the same.
  */
+import { hash53 } from "../../src/core/hash";
 import { afterAll, describe, expect, test } from "@jest/globals";
 import { parseQuery } from "../../src/core/search";
 import { chunkNote } from "../../src/core/search/chunk";
@@ -38,7 +39,7 @@ function add(index: InvertedIndex, path: string, text: string): void {
   const chunks = chunkNote(path, text, null, { maxWords: 40 });
   const b = index.docBuilder();
   for (const c of chunks) b.addChunk(c, "en");
-  index.addDoc({ seg: segmentOfIn(path, SEGMENTS), path, mtime: 0, size: text.length, hash: text, frontmatter: {}, tags: [] }, chunks, b);
+  index.addDoc({ seg: segmentOfIn(path, SEGMENTS), path, mtime: 0, size: text.length, hash: hash53(text), frontmatter: {}, tags: [] }, chunks, b);
 }
 
 async function saveAndLoad(index: InvertedIndex, decode: boolean): Promise<InvertedIndex> {

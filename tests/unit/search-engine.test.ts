@@ -5,6 +5,7 @@
  * sentences).
  */
 import { describe, expect, test } from "@jest/globals";
+import { hash53, hashText } from "../../src/core/hash";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { parseQuery, tokenize, type SearchService } from "../../src/core/search";
@@ -74,7 +75,7 @@ function addText(index: InvertedIndex, path: string, text: string): void {
   const chunks = chunkNote(path, text, null, { maxWords: 300 });
   const b = index.docBuilder();
   for (const c of chunks) b.addChunk(c, "en");
-  index.addDoc({ seg: segmentOf(path), path, mtime: 0, size: text.length, hash: path, frontmatter: {}, tags: [] }, chunks, b);
+  index.addDoc({ seg: segmentOf(path), path, mtime: 0, size: text.length, hash: hash53(path), frontmatter: {}, tags: [] }, chunks, b);
 }
 
 describe("segmented keyword index", () => {
@@ -490,7 +491,7 @@ describe("segmented keyword index", () => {
       const chunks = chunkNote(path, text, null, { maxWords: 300 });
       const b = index.docBuilder();
       for (const c of chunks) b.addChunk(c, "en");
-      index.addDoc({ seg: segmentOf(path), path, mtime: 0, size: text.length, hash: path, frontmatter: {}, tags: [] }, chunks, b);
+      index.addDoc({ seg: segmentOf(path), path, mtime: 0, size: text.length, hash: hash53(path), frontmatter: {}, tags: [] }, chunks, b);
     }
     gc();
     await new Promise((r) => setTimeout(r, 100));
@@ -545,7 +546,7 @@ describe("segmented keyword index", () => {
         const chunks = chunkNote(path, text, null, { maxWords: 300 });
         const b = index.docBuilder();
         for (const c of chunks) b.addChunk(c, "en");
-        index.addDoc({ seg: segmentOf(path), path, mtime: 0, size: text.length, hash: path, frontmatter: {}, tags: [] }, chunks, b);
+        index.addDoc({ seg: segmentOf(path), path, mtime: 0, size: text.length, hash: hash53(path), frontmatter: {}, tags: [] }, chunks, b);
       };
       return { index, add };
     };
@@ -602,7 +603,7 @@ describe("segmented keyword index", () => {
         const chunks = chunkNote(path, text, null, { maxWords: 300 });
         const b = index.docBuilder();
         for (const c of chunks) b.addChunk(c, "en");
-        index.addDoc({ seg: segmentOf(path), path, mtime: 0, size: text.length, hash: path, frontmatter: {}, tags: [] }, chunks, b);
+        index.addDoc({ seg: segmentOf(path), path, mtime: 0, size: text.length, hash: hash53(path), frontmatter: {}, tags: [] }, chunks, b);
       }
       return index;
     };
@@ -684,6 +685,42 @@ describe("segmented keyword index", () => {
     expect(bytes(save(e))).toEqual(bytes(saved));
   });
 
+  test("an index saved with each note's hash as hashText's string loads it as the number hash53 gives the same text", async () => {
+    const index = withSegments(new InvertedIndex());
+    const texts = new Map<string, string>();
+    for (let i = 0; i < 200; i++) {
+      const path = i === 7 ? "constructor.md" : `n${i}.md`;
+      const text = `note ${i} about __proto__ and toString ${i % 5 ? "glaze" : "kiln"}`;
+      texts.set(path, text);
+      const chunks = chunkNote(path, text, null, { maxWords: 300 });
+      const b = index.docBuilder();
+      for (const c of chunks) b.addChunk(c, "en");
+      index.addDoc({ seg: segmentOf(path), path, mtime: 0, size: text.length, hash: hash53(text), frontmatter: {}, tags: [] }, chunks, b);
+    }
+    const job = index.segmentWriter(Array.from({ length: SEGMENT_COUNT }, (_, k) => k));
+    while (!job.step(() => false));
+    const restored = withSegments(new InvertedIndex());
+    await restored.restoreDict(index.dictBytes().slice(), async () => {});
+    withSegments(restored);
+    let rewritten = 0;
+    for (let k = 0; k < SEGMENT_COUNT; k++) {
+      const blobs = Object.fromEntries(Object.entries(job.blobs(k)).map(([n, v]) => [n, v.slice()])) as unknown as RestoredBlobs;
+      // As an earlier version saved it: "h" the note's hashText.
+      const docs = JSON.parse(new TextDecoder().decode(blobs.docs)) as { p: string; h: unknown }[];
+      for (const d of docs) {
+        expect(d.h).toBe(hash53(texts.get(d.p)!));
+        d.h = hashText(texts.get(d.p)!);
+        rewritten++;
+      }
+      blobs.docs = new TextEncoder().encode(JSON.stringify(docs));
+      restored.restoreSegment(k, blobs);
+    }
+    await restored.finishRestore(async () => {});
+    expect(rewritten).toBe(200);
+    for (const [path, text] of texts) expect(restored.docs.get(path)?.hash).toBe(hash53(text));
+    expect(restored.search(parseQuery("kiln"), req("kiln", { limit: 100 }), "en").res.total_files).toBe(40);
+  });
+
   test("warm-up terms: words of letters only, at growing list sizes, sampled from a large dictionary", () => {
     const index = withSegments(new InvertedIndex());
     const letters = (n: number) => n.toString(26).replace(/[0-9]/g, (d) => "qrstuvwxyz"[Number(d)]);
@@ -694,7 +731,7 @@ describe("segmented keyword index", () => {
       const chunks = chunkNote(path, text, null, { maxWords: 300 });
       const b = index.docBuilder();
       for (const c of chunks) b.addChunk(c, "en");
-      index.addDoc({ seg: segmentOf(path), path, mtime: 0, size: text.length, hash: path, frontmatter: {}, tags: [] }, chunks, b);
+      index.addDoc({ seg: segmentOf(path), path, mtime: 0, size: text.length, hash: hash53(path), frontmatter: {}, tags: [] }, chunks, b);
     }
     expect(index.termCount).toBeGreaterThan(8000);
     const picked = index.sampleTerms([0, 0.5, 0.999, 1]);
@@ -733,7 +770,7 @@ describe("segmented keyword index", () => {
       const chunks = chunkNote(path, text, null, { maxWords: 300 });
       const b = index.docBuilder();
       for (const c of chunks) b.addChunk(c, "en");
-      index.addDoc({ seg: segmentOf(path), path, mtime: 0, size: text.length, hash: path, frontmatter: {}, tags: [] }, chunks, b);
+      index.addDoc({ seg: segmentOf(path), path, mtime: 0, size: text.length, hash: hash53(path), frontmatter: {}, tags: [] }, chunks, b);
     }
     expect(index.termCount).toBeLessThan(256);
     const job = index.segmentWriter(Array.from({ length: SEGMENT_COUNT }, (_, k) => k));

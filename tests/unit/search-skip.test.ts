@@ -4,6 +4,7 @@
  * reading them through (`new Scorer(false, false)`), and `sortPostings` (a restored list's parts put
  * in chunk id order, which skipping needs) to a plain sort.
  */
+import { hash53 } from "../../src/core/hash";
 import { describe, expect, test } from "@jest/globals";
 import { parseQuery } from "../../src/core/search";
 import { chunkNote } from "../../src/core/search/chunk";
@@ -72,7 +73,7 @@ describe("skipping in a pruned term's lists", () => {
       const chunks = chunkNote(path, text, null, { maxWords: 300 });
       const b = original.docBuilder();
       for (const c of chunks) b.addChunk(c, "en");
-      original.addDoc({ seg: segmentOf(path, SEGS), path, mtime: 0, size: text.length, hash: path, frontmatter: {}, tags: [] }, chunks, b);
+      original.addDoc({ seg: segmentOf(path, SEGS), path, mtime: 0, size: text.length, hash: hash53(path), frontmatter: {}, tags: [] }, chunks, b);
     }
     const job = original.segmentWriter(Array.from({ length: SEGS }, (_, k) => k));
     while (!job.step(() => false));

@@ -5,7 +5,7 @@
  * and written by keyword/index-files.ts, and it must not reach into the index's internals.
  */
 import { isUnder } from "../paths";
-import { hashText } from "../hash";
+import { hash53 } from "../hash";
 import { errText } from "../strings";
 import { clearTimer, setTimer, type TimerHandle } from "../timers";
 import { isNotePath, whenListed, type VaultEvent } from "../vault";
@@ -615,7 +615,7 @@ class KeywordSearchService implements SearchService {
       return;
     }
     const text = read.text;
-    const hash = hashText(text);
+    const hash = hash53(text);
     if (doc && doc.hash === hash && !force) {
       if (doc.mtime !== st.mtime || doc.size !== st.size) {
         doc.mtime = st.mtime;

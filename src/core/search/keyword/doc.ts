@@ -49,8 +49,11 @@ export interface DocEntry {
   path: string;
   mtime: number;
   size: number;
-  /** `hashText` of the note as indexed (a flat string: as `hashText` returns it, five strings). */
-  hash: string;
+  /**
+   * `hash53` of the note as indexed: a number (a string of `hashText`'s was 40 bytes a note, 4 MB at
+   * 100k notes; a number is a box of 16).
+   */
+  hash: number;
   /**
    * Its frontmatter as JSON text ("" when it has none, or an empty one), parsed when a filter or a
    * hit needs it (`frontmatterOf`); the object itself when JSON would not give it back exactly (a

@@ -335,7 +335,7 @@ export class InvertedIndex implements IndexState {
       path: entry.path,
       mtime: entry.mtime,
       size: entry.size,
-      hash: detach(entry.hash),
+      hash: entry.hash,
       fm: packFrontmatter(entry.frontmatter),
       tags: this.internTags(entry.tags),
       chunk0,

@@ -32,7 +32,8 @@ export interface PersistedDoc {
   p: string;
   m: number;
   s: number;
-  h: string;
+  /** `hash53` of the note as indexed; an index saved by an earlier version has its `hashText` (read as the same number). */
+  h: number | string;
   /** Its frontmatter as JSON text ("" for none; see DocEntry.fm). */
   f: string;
   tg: readonly string[];

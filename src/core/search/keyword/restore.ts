@@ -12,6 +12,7 @@ import type { PersistedDoc, RestoredBlobs } from "./persist";
 import { postingBuffer, sortPostings } from "./postings";
 import { Carver } from "./carve";
 import { freeBuffers } from "../../memory";
+import { hash53OfHashText } from "../../hash";
 
 /** What a segment's loading keeps of its blobs until its notes are registered. */
 type KeptBlobs = Pick<RestoredBlobs, "postings" | "seq">;
@@ -166,7 +167,7 @@ export class SegmentLoader {
         const n = r.next();
         const hd = d.hd;
         if (typeof hd !== "string" && (!Array.isArray(hd) || hd.length !== n)) throw new Error("chunk headings do not match");
-        if (typeof d.h !== "string" || typeof d.f !== "string" || !Array.isArray(d.tg)) throw new Error("bad note");
+        if ((typeof d.h !== "string" && !Number.isSafeInteger(d.h)) || typeof d.f !== "string" || !Array.isArray(d.tg)) throw new Error("bad note");
         const ti = d.ti;
         if (!Array.isArray(ti)) throw new Error("no title terms");
         for (let i = 0; i < ti.length; i++) if (!(ti[i] >= 0 && ti[i] < names && Number.isInteger(ti[i]))) throw new Error("title term id out of range");
@@ -252,7 +253,7 @@ export class SegmentLoader {
           path: ix.listedPath?.(d.p) ?? d.p,
           mtime: d.m,
           size: d.s,
-          hash: d.h,
+          hash: typeof d.h === "number" ? d.h : hash53OfHashText(d.h),
           fm: d.f,
           tags: ix.internTags(d.tg),
           chunk0: d.id0,

@@ -5,7 +5,7 @@
  * reads only its hits' notes, in parallel, and cuts each section out of its note by the lines the
  * index stored. Owns the reading and the cutting; it never changes the index.
  */
-import { hashText } from "../../hash";
+import { hash53 } from "../../hash";
 import { chunkNote } from "../chunk";
 import type { Chunk, SearchLanguage, SearchResponse, SearchSection } from "../types";
 import type { ChunkReader } from "./chunk-reader";
@@ -65,7 +65,7 @@ export async function fillSections(reader: ChunkReader, a: KeywordAnswer, read: 
     // a note of a few KB takes a few µs, tokenizing the rest of a long section tens; a longer note
     // is not hashed for this (its sections are tokenized whole, as a changed note's are).
     let same: boolean | undefined;
-    const unchanged = (): boolean => (same ??= hashText(text) === doc.hash);
+    const unchanged = (): boolean => (same ??= hash53(text) === doc.hash);
     const asIndexed = text.length <= HASH_FOR_SNIPPETS_MAX && unchanged();
     let chunks: Chunk[] | null | undefined;
     // The note cut again exactly as it was indexed, when it is unchanged (only for a piece of a long line).
