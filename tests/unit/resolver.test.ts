@@ -21,6 +21,21 @@ const vault = [
 describe("LinkResolver", () => {
   const r = new LinkResolver(vault);
 
+  test("each file has a number of its own: kept while it stays, never given to another", () => {
+    const r = new LinkResolver();
+    const a = r.add("constructor.md");
+    const b = r.add("toString.png");
+    expect(r.add("constructor.md")).toBe(a);
+    expect([r.idOf("constructor.md"), r.idOf("toString.png"), r.idOf("__proto__.md")]).toEqual([a, b, undefined]);
+    expect(r.pathAt(b)).toBe("toString.png");
+    r.remove("constructor.md");
+    expect([r.idOf("constructor.md"), r.pathAt(a), r.resolve("constructor", "x.md")]).toEqual([undefined, undefined, null]);
+    const again = r.add("constructor.md");
+    expect(again).not.toBe(a);
+    expect(again).not.toBe(b);
+    expect([r.pathAt(again), r.resolve("constructor", "x.md"), [...r.paths()]]).toEqual(["constructor.md", "constructor.md", ["toString.png", "constructor.md"]]);
+  });
+
   test("empty linkpath is the source itself", () => {
     expect(r.resolve("", "Projects/Plan.md")).toBe("Projects/Plan.md");
   });

@@ -18,7 +18,12 @@ import { fnv1a30 as nameHash } from "../hash";
 import { addOne, removeOne, type OneOrMany } from "../one-or-many";
 
 export class LinkResolver {
-  private readonly files = new Set<string>();
+  /**
+   * Every known file and its number: given in order of arrival and never given again, so that a
+   * number a caller kept for a file that left names no other file (`pathAt` gives undefined).
+   */
+  private readonly files = new Map<string, number>();
+  private readonly byId: (string | undefined)[] = [];
   /**
    * Files by name: a hash of the lower-cased name without `.md` → the path, or paths (most names
    * have one: no array). Numbers, not the names themselves: at 100k notes the two lower-cased key
@@ -31,16 +36,34 @@ export class LinkResolver {
     if (paths) for (const p of paths) this.add(p);
   }
 
-  add(path: string): void {
-    if (this.files.has(path)) return;
-    this.files.add(path);
+  /** Makes `path` known (if it was not); returns its number. */
+  add(path: string): number {
+    const had = this.files.get(path);
+    if (had !== undefined) return had;
+    const id = this.byId.length;
+    this.files.set(path, id);
+    this.byId.push(path);
     const key = nameHash(stripMd(lowerName(path)));
     addOne(this.byName, key, path, false);
+    return id;
   }
 
   remove(path: string): void {
-    if (!this.files.delete(path)) return;
+    const id = this.files.get(path);
+    if (id === undefined) return;
+    this.files.delete(path);
+    this.byId[id] = undefined;
     removeOne(this.byName, nameHash(stripMd(lowerName(path))), path);
+  }
+
+  /** A known file's number (see `files`). */
+  idOf(path: string): number | undefined {
+    return this.files.get(path);
+  }
+
+  /** The known file numbered `id`, or undefined once it left. */
+  pathAt(id: number): string | undefined {
+    return this.byId[id];
   }
 
   /** Files a lower-cased name (`note`, `note.md`, `image.png`) can refer to: by their name, or notes by their basename. */
@@ -68,7 +91,7 @@ export class LinkResolver {
 
   /** Every known path (insertion order). */
   paths(): IterableIterator<string> {
-    return this.files.values();
+    return this.files.keys();
   }
 
   /** Paths of the files a bare name (`Note`, `Note.md`, `image.png`) can refer to. */

@@ -100,10 +100,11 @@ function linkMapView(records: Map<string, LinkRecord>, make: (rec: LinkRecord) =
 export class NoteLinks {
   /** Each note's metadata, packed (see `packed-metadata`). */
   private readonly meta = new Map<string, PackedMetadata>();
-  private resolver = new LinkResolver();
-  /** A number for each file the resolver knows (link records name targets by number). */
-  private readonly fileIds = new Map<string, number>();
-  private readonly filePathOf: (string | undefined)[] = [];
+  /**
+   * Every file, and its number (link records name targets by number): the resolver's. At 100k files
+   * a map of the numbers beside the resolver's set of the paths took 2.6 MB more.
+   */
+  private readonly resolver = new LinkResolver();
   /** Each note's links, in the maps' order (a note's links re-resolved go to the end, as in Obsidian's maps). */
   private readonly records = new Map<string, LinkRecord>();
   /** The live maps, like Obsidian's `metadataCache.resolvedLinks` and `unresolvedLinks` (read-only views). */
@@ -167,11 +168,11 @@ export class NoteLinks {
   }
 
   /**
-   * `resolveAll`'s first step: the resolver over every listed file, and the link-key index sorted.
-   * The second, `relink` of every note, may then run in pieces (each note's record is whole after its piece).
+   * `resolveAll`'s first step: every listed file made known to the resolver, and the link-key index
+   * sorted. The second, `relink` of every note, may then run in pieces (each note's record is whole
+   * after its piece).
    */
   setFiles(files: Iterable<string>): void {
-    this.resolver = new LinkResolver();
     for (const f of files) this.addFile(f);
     this.linkKeys.build();
   }
@@ -183,25 +184,19 @@ export class NoteLinks {
 
   addFile(path: string): void {
     this.resolver.add(path);
-    this.idOf(path);
   }
 
+  /**
+   * A file's number; a note's metadata may be set just before its file is added (a new note), so
+   * the number makes the file known.
+   */
   private idOf(path: string): number {
-    let id = this.fileIds.get(path);
-    if (id === undefined) {
-      this.fileIds.set(path, (id = this.filePathOf.length));
-      this.filePathOf.push(path);
-    }
-    return id;
+    return this.resolver.add(path);
   }
 
   private forgetFile(path: string): void {
-    this.resolver.remove(path);
-    const id = this.fileIds.get(path);
-    if (id === undefined) return;
     // Numbers are not reused: a record still naming it (re-resolved in the same step) reads as no file.
-    this.fileIds.delete(path);
-    this.filePathOf[id] = undefined;
+    this.resolver.remove(path);
   }
 
   /** Forgets a file (and its note's metadata and links); re-resolves the notes its departure affects. */
@@ -234,7 +229,7 @@ export class NoteLinks {
   affectedByFile(file: string, extra: Iterable<string> = []): Set<string> {
     const out = new Set<string>(extra);
     const add = (note: number): void => {
-      const p = this.filePathOf[note];
+      const p = this.resolver.pathAt(note);
       if (p !== undefined) out.add(p);
     };
     for (const k of keysOfFile(file)) this.linkKeys.lookup(k, add);
@@ -268,7 +263,7 @@ export class NoteLinks {
   private scanResolved(targets: Iterable<string>, found: (source: string, target: string, count: number) => boolean): void {
     const ids = new Map<number, string>();
     for (const t of targets) {
-      const id = this.fileIds.get(t);
+      const id = this.resolver.idOf(t);
       if (id !== undefined) ids.set(id, t);
     }
     if (ids.size === 0) return;
@@ -324,7 +319,7 @@ export class NoteLinks {
     const out = dict<number>();
     const r = new RecordReader(rec);
     for (let n = r.num(); n > 0; n--) {
-      const path = this.filePathOf[r.num()];
+      const path = this.resolver.pathAt(r.num());
       const c = r.num();
       if (path !== undefined) out[path] = c;
     }
@@ -347,7 +342,7 @@ export class NoteLinks {
 
   private unindexSource(path: string): void {
     const m = this.meta.get(path);
-    const id = this.fileIds.get(path);
+    const id = this.resolver.idOf(path);
     if (m && id !== undefined) this.linkKeys.remove(id, keysOfLinks(path, packedLinks(m)));
   }
 
