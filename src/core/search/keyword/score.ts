@@ -102,7 +102,8 @@ export class Scorer {
 
   // Scratch space.
   private acc = new Float64Array(1024);
-  private cnt = new Int32Array(1024);
+  /** Per chunk id: how many of a phrase's terms it holds so far (a query's terms are at most 1,000 characters). */
+  private cnt = new Uint16Array(1024);
   /** Per chunk id: 1 while it is one of the chunks a term's scores are limited to, else 0. */
   private onlyMark = new Uint8Array(1024);
   private docMask = new Uint32Array(64);
@@ -138,7 +139,7 @@ export class Scorer {
   private ensureScratch(ix: IndexState): void {
     if (this.acc.length < ix.alive.length) {
       this.acc = new Float64Array(ix.alive.length);
-      this.cnt = new Int32Array(ix.alive.length);
+      this.cnt = new Uint16Array(ix.alive.length);
       this.onlyMark = new Uint8Array(ix.alive.length);
     }
     if (this.docMask.length < ix.slots.length) {
