@@ -4,8 +4,8 @@
  * points, saved and loaded again at others, with a decoded-id cache too small to keep more than a
  * few lists; every search answers the same.
  */
-import { hash53 } from "../../src/core/hash";
 import { afterAll, describe, expect, test } from "@jest/globals";
+import { hash53 } from "../../src/core/hash";
 import { parseQuery } from "../../src/core/search";
 import { chunkNote } from "../../src/core/search/chunk";
 import { segmentOf as segmentOfIn } from "../../src/core/search/keyword/doc";

@@ -4,8 +4,8 @@
  * reading them through (`new Scorer(false, false)`), and `sortPostings` (a restored list's parts put
  * in chunk id order, which skipping needs) to a plain sort.
  */
-import { hash53 } from "../../src/core/hash";
 import { describe, expect, test } from "@jest/globals";
+import { hash53 } from "../../src/core/hash";
 import { parseQuery } from "../../src/core/search";
 import { chunkNote } from "../../src/core/search/chunk";
 import { segmentOf } from "../../src/core/search/keyword/doc";
