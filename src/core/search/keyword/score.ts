@@ -116,6 +116,15 @@ export class Scorer {
   private readonly touched = new IntStack();
   private readonly docsTouched = new IntStack();
   private readonly termSlots = new IntStack();
+  /**
+   * The candidate notes (whole matches, partial ones, those with some of the words, and whole then
+   * partial), kept from one search to the next: made anew each search as arrays, they were ~0.3 MB
+   * of garbage a search at 100k notes (a common word's candidates), most of a search's allocation.
+   */
+  private readonly candWhole = new IntStack();
+  private readonly candPartial = new IntStack();
+  private readonly candSome = new IntStack();
+  private readonly candPool = new IntStack();
   /** Per term id: 1 + its clause index while proximity is measured, else 0. */
   private clauseMark = new Int8Array(0);
   /** Per note: 1 while its proximity is pending; its score before proximity; its title factor since. */
@@ -460,7 +469,7 @@ export class Scorer {
     };
     const marked: number[] = [];
     /** Pool notes not measured yet (see `proxTodo` below). */
-    let proxTodo: number[] = [];
+    let proxTodo: Slots = NO_SLOTS;
     const todo = this.proxTodo;
     try {
       yield* score(clauses.length > 1);
@@ -498,13 +507,18 @@ export class Scorer {
         if (folder && !isUnder(doc.path, folder)) return false;
         return !req.filters || filtersMatch(doc.tags, () => frontmatterOf(doc), req.filters);
       };
-      const candidates = (all: boolean): number[] => {
-        const out: number[] = [];
+      /** The touched notes that match every clause (`all`) or some and pass the filters, in `into` (a view of it). */
+      const candidates = (all: boolean, into: IntStack): Int32Array => {
+        into.n = 0;
+        into.room(docsTouched.n);
+        const out = into.a;
+        let n = 0;
         for (let i = 0; i < docsTouched.n; i++) {
           const s = docsTouched.a[i];
-          if ((all ? docMask[s] === full : docMask[s] !== 0) && passes(s)) out.push(s);
+          if ((all ? docMask[s] === full : docMask[s] !== 0) && passes(s)) out[n++] = s;
         }
-        return out;
+        into.n = n;
+        return out.subarray(0, n);
       };
       const best = () => {
         for (let i = 0; i < touched.n; i++) {
@@ -521,9 +535,9 @@ export class Scorer {
       best();
       yield;
       const limit = Math.max(0, Math.floor(req.limit));
-      let cands = candidates(true);
+      let cands = candidates(true, this.candWhole);
       // Notes with only some of the terms: asked for when fewer notes than the limit have them all.
-      let partial: number[] = [];
+      let partial: Int32Array = NO_SLOTS;
       if (cands.length < limit && clauses.length > 1) {
         // Score every term over every note; a partial match ranks by how many clauses it matches,
         // and always after the notes that match them all (whose scores this pass leaves the same).
@@ -531,17 +545,32 @@ export class Scorer {
         yield* score(false);
         best();
         yield;
-        const some = candidates(false);
-        cands = some.filter((s) => docMask[s] === full);
-        partial = some.filter((s) => docMask[s] !== full);
-        for (const s of partial) docBest[s] = (docBest[s] * popcount(docMask[s])) / clauses.length;
+        const some = candidates(false, this.candSome);
+        // Split in one pass, in order (a loop: a typed array's filter calls its test for each note).
+        const whole = this.candWhole;
+        const part = this.candPartial;
+        whole.n = part.n = 0;
+        whole.room(some.length);
+        part.room(some.length);
+        for (let i = 0; i < some.length; i++) {
+          const s = some[i];
+          if (docMask[s] === full) whole.a[whole.n++] = s;
+          else part.a[part.n++] = s;
+        }
+        cands = whole.a.subarray(0, whole.n);
+        partial = part.a.subarray(0, part.n);
+        for (let i = 0; i < partial.length; i++) {
+          const s = partial[i];
+          docBest[s] = (docBest[s] * popcount(docMask[s])) / clauses.length;
+        }
       }
       const relaxed = cands.length === 0 && partial.length > 0;
 
       // Proximity: notes whose best sections hold the query's words close together. Measured lazily:
       // a note of the pool whose score, even raised fully, stays below the ones that make the answer's
       // top is never measured (`settle`, below), which leaves every answer as measuring them all would.
-      const proxPool = partial.length ? cands.concat(partial) : cands;
+      // The whole matches, then the partial ones: proximity's pool and the title boost's.
+      const pool = partial.length ? this.candPool.joined(cands, partial) : cands;
       /** How many clauses proximity can tell apart, and the most its factor can be. */
       let distinct = 0;
       let maxF = 1;
@@ -549,7 +578,7 @@ export class Scorer {
       /** A pending note's score before proximity, and the title boost's factor applied since. */
       const proxBase = this.proxBase;
       const titleF = this.titleF;
-      if (clauses.length > 1 && proxPool.length > 0) {
+      if (clauses.length > 1 && pool.length > 0) {
         if (this.clauseMark.length < ix.dict.names.length) this.clauseMark = new Int8Array(Math.max(ix.dict.names.length, 2 * this.clauseMark.length));
         clauses.forEach((c, i) => {
           const mark = (id: number) => {
@@ -570,17 +599,20 @@ export class Scorer {
         for (const id of marked) bits |= 1 << (this.clauseMark[id] - 1);
         distinct = popcount(bits);
         maxF = 1 + (PROXIMITY_BOOST * distinct) / clauses.length;
-        let pool = proxPool;
-        if (pool.length > PROXIMITY_POOL) {
-          if (this.selectScratch.length < pool.length) this.selectScratch = new Float64Array(Math.max(pool.length, 2 * this.selectScratch.length));
+        let near: Slots = pool;
+        if (near.length > PROXIMITY_POOL) {
+          if (this.selectScratch.length < near.length) this.selectScratch = new Float64Array(Math.max(near.length, 2 * this.selectScratch.length));
           const scores = this.selectScratch;
-          for (let i = 0; i < pool.length; i++) scores[i] = docBest[pool[i]];
-          const floor = kthLargest(scores, pool.length, PROXIMITY_POOL) / (1 + PROXIMITY_BOOST);
-          pool = pool.filter((s) => docBest[s] >= floor);
+          for (let i = 0; i < near.length; i++) scores[i] = docBest[near[i]];
+          const floor = kthLargest(scores, near.length, PROXIMITY_POOL) / (1 + PROXIMITY_BOOST);
+          const kept: number[] = [];
+          for (let i = 0; i < near.length; i++) if (docBest[near[i]] >= floor) kept.push(near[i]);
+          near = kept;
         }
         // Fewer than two clauses to tell apart: no note's factor can differ from 1.
-        if (distinct >= 2) proxTodo = pool;
-        for (const s of proxTodo) {
+        if (distinct >= 2) proxTodo = near;
+        for (let i = 0; i < proxTodo.length; i++) {
+          const s = proxTodo[i];
           todo[s] = 1;
           proxBase[s] = docBest[s];
           titleF[s] = 1;
@@ -611,7 +643,7 @@ export class Scorer {
         if (titleF[s] !== 1) v *= titleF[s];
         docBest[s] = v;
       };
-      if (this.eager) for (const s of proxTodo) measure(s);
+      if (this.eager) for (let i = 0; i < proxTodo.length; i++) measure(proxTodo[i]);
       /** The most a pending note's score can become once measured (maxF times it, rounding aside). */
       const most = (s: number): number => docBest[s] * maxF * (1 + 1e-9);
       /**
@@ -620,10 +652,16 @@ export class Scorer {
        * them all would give (-Infinity when `list` holds fewer than k notes). A note left pending stays
        * below it whatever its proximity: it can neither be among the k best nor move the k-th.
        */
-      const kthSettled = (list: readonly number[], k: number): number => {
+      const kthSettled = (list: Slots, k: number): number => {
         const top = new TopK(k, list, docBest);
         // The pending notes that could reach it, best first, taken one by one (most are never taken: no sort of them all).
-        for (const s of new BestFirst(list.filter((s) => todo[s] === 1 && most(s) >= top.min()), docBest)) {
+        const min = top.min();
+        const reach: number[] = [];
+        for (let i = 0; i < list.length; i++) {
+          const s = list[i];
+          if (todo[s] === 1 && most(s) >= min) reach.push(s);
+        }
+        for (const s of new BestFirst(reach, docBest)) {
           if (most(s) < top.min()) break;
           measure(s);
           top.update(s, docBest[s]);
@@ -633,7 +671,8 @@ export class Scorer {
       /** Measures the pending notes of `list` (whole matches, or partial ones) that could be among its `k` best. */
       const settle = (whole: boolean, k: number): void => {
         if (proxTodo.length === 0 || k <= 0) return;
-        const mine = proxTodo.filter((s) => (docMask[s] === full) === whole);
+        const mine: number[] = [];
+        for (let i = 0; i < proxTodo.length; i++) if ((docMask[proxTodo[i]] === full) === whole) mine.push(proxTodo[i]);
         // The pool's notes in the list: the rest of it is below the pool (the pool's floor), so
         // the list's k-th best is at least theirs.
         kthSettled(mine, k);
@@ -646,10 +685,9 @@ export class Scorer {
       // Each clause weighs its rarest term's idf: a title holding the rare word of the query counts more.
       const weights = want.map((c) => c.reduce((m, it) => Math.max(m, it.prefix ? 1 : idfOfTerm(it.term)), 0));
       const totalWeight = weights.reduce((a, b) => a + b, 0);
-      const pool = partial.length ? cands.concat(partial) : cands;
       if (wantCount > 0 && totalWeight > 0) {
         // Boost among the best candidates only (a title match lifts a note by at most 2.5×).
-        let boostSet = pool;
+        let boostSet: Slots = pool;
         if (pool.length > TITLE_BOOST_POOL) {
           // The pool's score floor by selection, not a sort (sorting every candidate was a third of a common query's time).
           if (this.selectScratch.length < pool.length) this.selectScratch = new Float64Array(Math.max(pool.length, 2 * this.selectScratch.length));
@@ -661,8 +699,14 @@ export class Scorer {
           // as measuring them all would give.
           const floor = proxTodo.length ? kthSettled(pool, TITLE_BOOST_POOL) : kthLargest(scores, pool.length, TITLE_BOOST_POOL);
           const cut = floor / (1 + TITLE_BOOST + TITLE_EXACT_BOOST);
-          boostSet = pool.filter((s) => docBest[s] >= cut);
-          if (boostSet.length > TITLE_BOOST_POOL * 4) boostSet = boostSet.filter((s) => docBest[s] >= floor);
+          // Those the cut keeps, or when they are too many, those at the floor: counted first, so
+          // that only the set kept is made (for a common word, the cut kept thousands of notes).
+          let over = 0;
+          for (let i = 0; i < pool.length; i++) if (docBest[pool[i]] >= cut) over++;
+          const min = over > TITLE_BOOST_POOL * 4 ? floor : cut;
+          const kept: number[] = [];
+          for (let i = 0; i < pool.length; i++) if (docBest[pool[i]] >= min) kept.push(pool[i]);
+          boostSet = kept;
         }
         // A title term is in clause i when it is one of the clause's terms (or their forms) or starts
         // with one of its prefixes: bit i of its mask (marked per term id, prefixes tested per title term).
@@ -686,7 +730,8 @@ export class Scorer {
           for (const { p, bit } of wantPrefixes) if (names[x].startsWith(p)) m |= bit;
           return m;
         };
-        for (const s of boostSet) {
+        for (let b = 0; b < boostSet.length; b++) {
+          const s = boostSet[b];
           const doc = ix.slots[s]!;
           const tn = doc.titles;
           if (tn === 0) continue;
@@ -718,9 +763,10 @@ export class Scorer {
 
       const better = (a: number, b: number) => docBest[a] > docBest[b] || (docBest[a] === docBest[b] && ix.slots[a]!.path < ix.slots[b]!.path);
       // Top-k by insertion: most candidates fall below the current k-th score and cost one comparison.
-      const topOf = (list: readonly number[], k: number): number[] => {
+      const topOf = (list: Slots, k: number): number[] => {
         const top: number[] = [];
-        for (const s of list) {
+        for (let j = 0; j < list.length; j++) {
+          const s = list[j];
           if (top.length === k && (k === 0 || !better(s, top[k - 1]))) continue;
           let i = top.length < k ? top.length : k - 1;
           if (top.length < k) top.push(s);
@@ -767,7 +813,7 @@ export class Scorer {
       // Done or ended early: the scratch space as it was.
       reset();
       for (const s of excludedDocs) this.docExcluded[s] = 0;
-      for (const s of proxTodo) todo[s] = 0;
+      for (let i = 0; i < proxTodo.length; i++) todo[proxTodo[i]] = 0;
       for (const id of marked) this.clauseMark[id] = 0;
     }
   }
@@ -897,7 +943,27 @@ class IntStack {
     b.set(this.a.subarray(0, this.n));
     this.a = b;
   }
+
+  /** Holds `x` then `y`, and nothing else; a view of them. */
+  joined(x: Int32Array, y: Int32Array): Int32Array {
+    this.n = 0;
+    this.room(x.length + y.length);
+    this.a.set(x, 0);
+    this.a.set(y, x.length);
+    this.n = x.length + y.length;
+    return this.a.subarray(0, this.n);
+  }
 }
+
+/** No slots (a list of none). */
+const NO_SLOTS: Int32Array = new Int32Array(0);
+
+/**
+ * Note slots in a list: a view of a scratch array (the candidates), or an array of a few of them.
+ * Read by index, not `for…of`: over both kinds, V8 made an iterator result a note (~0.9 MB a search
+ * for a common word's partial matches at 100k notes).
+ */
+type Slots = ArrayLike<number>;
 
 /** Slots in order of their scores, best first (ties in no set order), by a max-heap popped lazily. */
 class BestFirst implements Iterable<number> {
@@ -932,14 +998,15 @@ export class TopK {
 
   constructor(
     private readonly k: number,
-    list: readonly number[],
+    list: ArrayLike<number>,
     score: Float64Array,
   ) {
     this.val = new Float64Array(k);
     this.slot = new Int32Array(k);
     if (list.length < k || k === 0) return;
     // The list's slots are distinct: fill, then keep the larger ones (their heap places are mapped after).
-    for (const s of list) {
+    for (let j = 0; j < list.length; j++) {
+      const s = list[j];
       const v = score[s];
       if (this.n < k) {
         this.val[this.n] = v;
