@@ -1,5 +1,4 @@
-import * as crypto from "node:crypto";
-import { createHash, randomUUID, timingSafeEqual } from "node:crypto";
+import { createHash, hash as oneShotHash, randomUUID, timingSafeEqual } from "node:crypto";
 import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse as NodeResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import express, { type NextFunction, type Request, type Response } from "express";
@@ -106,7 +105,7 @@ function answerError(res: NodeResponse, status: number, code: number, message: s
  * object to make), else a Hash object (an older Electron's Node).
  */
 const sha256: (s: string) => Buffer =
-  typeof (crypto as { hash?: unknown }).hash === "function" ? (s) => crypto.hash("sha256", s, "buffer") : (s) => createHash("sha256").update(s, "utf8").digest();
+  typeof oneShotHash === "function" ? (s) => oneShotHash("sha256", s, "buffer") : (s) => createHash("sha256").update(s, "utf8").digest();
 
 /** The expected secret's digest, made again only when the secret changes (a token set anew in the settings). */
 let expectedDigest: { secret: string; digest: Buffer } | null = null;

@@ -84,8 +84,10 @@ export class IdLists {
   /** True when list `i` holds an id other than `id` (and than -1). */
   holdsOther(i: number, id: number): boolean {
     const n = this.lengthOf(i);
+    if (n <= 0) return false;
+    const s = this.start[i];
     const d = this.data;
-    for (let k = n > 0 ? this.start[i] : 0, e = n > 0 ? k + n : 0; k < e; k++) if (d[k] >= 0 && d[k] !== id) return true;
+    for (let k = s; k < s + n; k++) if (d[k] >= 0 && d[k] !== id) return true;
     return false;
   }
 

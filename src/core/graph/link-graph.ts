@@ -25,6 +25,9 @@ export const defaultScheduler: GraphScheduler = {
  */
 const LINK_CACHE = 2048;
 
+/** Paths in code-unit order (the order every sorted list of the graph keeps). */
+const byPath = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
 
 /**
  * The vault's link graph in memory: for every visible note the files its links resolve to (forward),
@@ -174,7 +177,7 @@ export class LinkGraph {
     if (id === undefined || n <= 0) return [];
     const s0 = this.backS.startOf(id);
     const uniq = [...new Set(this.backS.data.subarray(s0, s0 + n))].map((s) => this.paths[s]);
-    return uniq.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    return uniq.sort(byPath);
   }
 
   /**
@@ -204,7 +207,7 @@ export class LinkGraph {
     for (let id = 0; id < this.outT.size; id++) {
       if (this.outT.lengthOf(id) >= 0 && !this.outT.holdsOther(id, id) && !this.backS.holdsOther(id, id)) out.push(this.paths[id]);
     }
-    return out.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    return out.sort(byPath);
   }
 
   /** Links pointing at `path` (self links included). */
@@ -311,13 +314,13 @@ export class LinkGraph {
 
   /** Every visible note, sorted by path (cached until the next change). */
   sortedNotes(): readonly string[] {
-    if (!this.sorted) this.sorted = [...this.notes()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    if (!this.sorted) this.sorted = [...this.notes()].sort(byPath);
     return this.sorted;
   }
 
   /** The notes with a link to no file, sorted by path (cached until the next change): broken links scan only these. */
   sortedWithUnresolved(): readonly string[] {
-    if (!this.sortedUnresolved) this.sortedUnresolved = [...this.withUnresolved].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    if (!this.sortedUnresolved) this.sortedUnresolved = [...this.withUnresolved].sort(byPath);
     return this.sortedUnresolved;
   }
 

@@ -571,6 +571,13 @@ export class Scorer {
       // top is never measured (`settle`, below), which leaves every answer as measuring them all would.
       // The whole matches, then the partial ones: proximity's pool and the title boost's.
       const pool = partial.length ? this.candPool.joined(cands, partial) : cands;
+      /** The k-th largest score of `list`'s notes, by selection (in scratch), not a sort. */
+      const kthScore = (list: Slots, k: number): number => {
+        if (this.selectScratch.length < list.length) this.selectScratch = new Float64Array(Math.max(list.length, 2 * this.selectScratch.length));
+        const scores = this.selectScratch;
+        for (let i = 0; i < list.length; i++) scores[i] = docBest[list[i]];
+        return kthLargest(scores, list.length, k);
+      };
       /** How many clauses proximity can tell apart, and the most its factor can be. */
       let distinct = 0;
       let maxF = 1;
@@ -601,10 +608,7 @@ export class Scorer {
         maxF = 1 + (PROXIMITY_BOOST * distinct) / clauses.length;
         let near: Slots = pool;
         if (near.length > PROXIMITY_POOL) {
-          if (this.selectScratch.length < near.length) this.selectScratch = new Float64Array(Math.max(near.length, 2 * this.selectScratch.length));
-          const scores = this.selectScratch;
-          for (let i = 0; i < near.length; i++) scores[i] = docBest[near[i]];
-          const floor = kthLargest(scores, near.length, PROXIMITY_POOL) / (1 + PROXIMITY_BOOST);
+          const floor = kthScore(near, PROXIMITY_POOL) / (1 + PROXIMITY_BOOST);
           const kept: number[] = [];
           for (let i = 0; i < near.length; i++) if (docBest[near[i]] >= floor) kept.push(near[i]);
           near = kept;
@@ -690,14 +694,11 @@ export class Scorer {
         let boostSet: Slots = pool;
         if (pool.length > TITLE_BOOST_POOL) {
           // The pool's score floor by selection, not a sort (sorting every candidate was a third of a common query's time).
-          if (this.selectScratch.length < pool.length) this.selectScratch = new Float64Array(Math.max(pool.length, 2 * this.selectScratch.length));
-          const scores = this.selectScratch;
-          for (let i = 0; i < pool.length; i++) scores[i] = docBest[pool[i]];
           // The floor is that of the scores after proximity: the pending notes that could reach it are
           // measured (kthSettled). No pending note is below the cut, before or after it is measured
           // (see PROXIMITY_BOOST): the notes that pass the cut, and those the floor keeps, are the same
           // as measuring them all would give.
-          const floor = proxTodo.length ? kthSettled(pool, TITLE_BOOST_POOL) : kthLargest(scores, pool.length, TITLE_BOOST_POOL);
+          const floor = proxTodo.length ? kthSettled(pool, TITLE_BOOST_POOL) : kthScore(pool, TITLE_BOOST_POOL);
           const cut = floor / (1 + TITLE_BOOST + TITLE_EXACT_BOOST);
           // Those the cut keeps, or when they are too many, those at the floor: counted first, so
           // that only the set kept is made (for a common word, the cut kept thousands of notes).
