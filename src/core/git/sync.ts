@@ -157,6 +157,13 @@ export async function syncWithRemote(svc: SyncHost, port: VaultPort, req: SyncRe
       // Save the local side of every conflict before git touches the files.
       const saved = new Map<string, Uint8Array | null>();
       for (const c of planned) saved.set(c.path, port.stat(c.path) ? await port.readBinary(c.path) : null);
+      // ...and into git's object store, so that they outlive a failure to put them back below.
+      const savedBlobs = new Map<string, string>();
+      for (const [p, bytes] of saved) {
+        if (!bytes) continue;
+        const r = await git.raw(["hash-object", "-w", "--no-filters", "--stdin"], { input: bytes });
+        if (r.code === 0 && r.stdout.trim()) savedBlobs.set(p, r.stdout.trim());
+      }
       const restoreSaved = async () => {
         for (const [p, bytes] of saved) await putFile(port, svc, p, bytes);
       };
@@ -180,12 +187,22 @@ export async function syncWithRemote(svc: SyncHost, port: VaultPort, req: SyncRe
       }
       // The remote's version beside each conflicting file (in a merge, already committed with it);
       // the local version back in place.
+      const notBack: string[] = [];
       for (const c of planned) {
-        if (c.remote_copy) {
-          const bytes = await blob(svc, `${upSha}:${svc.toRepo(c.path)}`);
-          if (bytes) await port.create(c.remote_copy, bytes);
+        try {
+          if (c.remote_copy) {
+            const bytes = await blob(svc, `${upSha}:${svc.toRepo(c.path)}`);
+            if (bytes) await port.create(c.remote_copy, bytes);
+          }
+        } catch {
+          notBack.push(`the remote's version of "${c.path}" (git show ${upSha.slice(0, 12)}:"${svc.toRepo(c.path)}")`);
         }
-        await putFile(port, svc, c.path, saved.get(c.path) ?? null);
+        try {
+          await putFile(port, svc, c.path, saved.get(c.path) ?? null);
+        } catch {
+          const id = savedBlobs.get(c.path);
+          notBack.push(id ? `your version of "${c.path}" (git cat-file blob ${id.slice(0, 12)})` : `"${c.path}"`);
+        }
       }
       if (staged) await git.change(["update-index", "--index-info"], { input: staged });
       head = await git.headSha();
@@ -195,6 +212,11 @@ export async function syncWithRemote(svc: SyncHost, port: VaultPort, req: SyncRe
       // The vault learns of the files git wrote from its file watcher (Obsidian's, or ours headless):
       // the next call must not find a pulled note missing.
       await untilListed(svc, port, oldHead, head);
+      if (notBack.length) {
+        base.status = "failed";
+        base.message = `Updated from ${remoteName}, but could not write ${notBack.length} file(s) into the vault: ${notBack.join("; ")}. Nothing is lost: each is in git, and the command beside it prints it. Nothing was pushed.`;
+        return base;
+      }
     }
   } else if (direction !== "push") {
     base.pull = { action: "none", commits: 0, files: [], files_total: 0 };
@@ -357,17 +379,35 @@ async function resetToHead(svc: SyncHost, head: string | null, repoPath: string)
   else await svc.git.change(["clean", "-f", "-q", "--", spec]);
 }
 
-/** Writes (or removes, for null) a vault file's bytes, whatever the port currently knows about it. */
-async function putFile(port: VaultPort, svc: SyncHost, path: string, bytes: Uint8Array | null): Promise<void> {
+/**
+ * Writes (or removes, for null) a vault file's bytes, whatever the port currently knows about it.
+ *
+ * Git has just rewritten the file, and the vault learns of that from its file watcher: for a moment
+ * it may not list a file that is on disk (git replaces a file by removing it first). Obsidian then
+ * refuses both to modify it (not listed) and to create it (it exists). Seen in CI under load, as
+ * "File already exists." from a sync. So both are tried again until the watcher has caught up
+ * (at most LISTING_WAIT_MS); only the last failure is reported.
+ */
+export async function putFile(port: VaultPort, svc: Pick<SyncHost, "git">, path: string, bytes: Uint8Array | null, waitMs = LISTING_WAIT_MS): Promise<void> {
   if (bytes === null) {
     if (port.stat(path)) await port.trash(path);
     else await svc.git.raw(["clean", "-f", "-q", "--", path]);
     return;
   }
-  try {
-    await port.writeBinary(path, bytes);
-  } catch {
-    await port.create(path, bytes);
+  const until = Date.now() + waitMs;
+  for (;;) {
+    try {
+      await port.writeBinary(path, bytes);
+      return;
+    } catch {
+      try {
+        await port.create(path, bytes);
+        return;
+      } catch (e) {
+        if (Date.now() >= until) throw e;
+        await sleep(20);
+      }
+    }
   }
 }
 
