@@ -72,7 +72,7 @@ describe("git_sync when the owner's version cannot be put back", () => {
       const d = await detectGitRepo(createGitRunner({ cwd: root }));
       if (d.kind !== "repo") throw new Error(d.message);
       const policy = new AccessPolicy({ configDir: ".obsidian" });
-      const svc = new GitService(d.git, d.prefix, { port, policy, identity: d.identity }, {});
+      const svc = new GitService(d.git, d.prefix, { port, policy, identity: d.identity }, { commitChanges: false, pushAfterCommit: false });
       const r = await svc.sync({ direction: "both" });
       expect(r.status).toBe("failed");
       const m = /your version of "C\.md" \(git cat-file blob ([0-9a-f]{12})\)/.exec(r.message);

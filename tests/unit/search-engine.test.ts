@@ -520,9 +520,15 @@ describe("segmented keyword index", () => {
     expect(steps).toBeGreaterThan(5);
     expect(index.totalPostings).toBeLessThan(postings);
     expect(index.deadPostings).toBe(0);
-    // Every list is packed now: under 2.5 bytes a posting (5 unpacked).
-    const lists = index.lists.filter((l) => l && l.n > 0);
+    // Every list is packed now, without an object of its own (FlatLists), under 2.5 bytes a posting (5 unpacked).
+    expect(index.lists.filter((l) => l && l.n > 0)).toEqual([]);
+    expect(index.flat.total).toBe(index.totalPostings);
+    expect(index.packedPostings()).toBe(index.totalPostings);
+    // Made objects again when used, still packed.
+    const lists = index.lists.map((_, g) => index.listAt(g)).filter((l) => l && l.n > 0);
+    expect(lists.length).toBeGreaterThan(3000);
     expect(lists.every((l) => l!.packed)).toBe(true);
+    expect(index.flat.total).toBe(0);
     expect(index.packedPostings()).toBe(index.totalPostings);
     const bytes = new Set(lists.map((l) => l!.packed!.buffer)).size === 1 ? lists.reduce((s, l) => Math.max(s, l!.packedAt), 0) : -1;
     expect(bytes).toBeGreaterThan(0);

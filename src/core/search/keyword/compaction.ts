@@ -46,6 +46,7 @@ export function compactSome(ix: IndexState, state: CompactionState, deadline: ()
       if (n > longest) longest = n;
     }
     state.arena = new Carver(Math.min(CARVE_CHUNK, Math.ceil(total * 2) + (64 << 10)));
+    ix.flat.reserve(ix.lists.length);
     // The scratch sized once for the longest list: grown by doubling, its outgrown arrays (~9 MB at
     // 100k notes) were left as free room in glibc's heap, under arrays that live on.
     if (liveIds.length < longest) {
@@ -58,10 +59,9 @@ export function compactSome(ix: IndexState, state: CompactionState, deadline: ()
   let work = 0;
   while (state.k < ix.lists.length) {
     const g = state.k++;
-    const l = ix.listAt(g);
-    if (l) {
-      const [li, lt] = l.peek();
-      const n = l.n;
+    const held = ix.peekList(g);
+    if (held) {
+      const [li, lt, n] = held;
       if (liveIds.length < n) {
         liveIds = new Int32Array(Math.max(n, liveIds.length * 2));
         liveTfs = new Uint8Array(liveIds.length);
@@ -85,13 +85,24 @@ export function compactSome(ix: IndexState, state: CompactionState, deadline: ()
         const packed = packBuf.subarray(0, packPostings(liveIds, liveTfs, w, packBuf, 0));
         const chunks = arena.chunks.length;
         const [bytes, at] = arena.place(packed) ?? [packed.slice(), 0];
-        l.setPacked(bytes, at, w);
+        // Kept without an object (see FlatLists); a list object some search still holds keeps its
+        // old storage, which stays valid.
+        const l = ix.lists[g];
+        if (l) {
+          l.setPacked(bytes, at, w);
+          ix.lists[g] = undefined;
+        }
+        ix.flat.set(g, bytes, at, w);
         // A new chunk ends the step: allocating that much outside V8's heap can start a collection at
         // once (a 56 ms task at the end of a 100k build, with the first lists packed beside it).
         if (arena.chunks.length !== chunks) work = Infinity;
       } else {
-        l.setStorage(EMPTY_INTS, EMPTY_BYTES);
-        l.n = 0;
+        // No live posting. (A restored list is an object by now: `peekList` made it one.)
+        const l = ix.lists[g];
+        if (l) {
+          l.setStorage(EMPTY_INTS, EMPTY_BYTES);
+          l.n = 0;
+        } else ix.flat.take(g);
       }
       ix.totalPostings -= n - w;
       work += n;
@@ -104,6 +115,7 @@ export function compactSome(ix: IndexState, state: CompactionState, deadline: ()
     }
   }
   ix.deadPostings = 0;
+  ix.flat.prune();
   ix.pool.reset();
   ix.restored = null; // every restored list is an object now, packed
   liveIds = EMPTY_INTS;

@@ -7,7 +7,7 @@
 import type { TermDict } from "../tokenize";
 import type { ChunkReader } from "./chunk-reader";
 import type { DocEntry } from "./doc";
-import type { PostingList, PostingPool } from "./postings";
+import type { FlatLists, PostingList, PostingPool } from "./postings";
 import type { Carver } from "./carve";
 
 /**
@@ -34,6 +34,8 @@ export interface IndexState {
   dict: TermDict;
   /** Per term id: its posting list (a restored one is made an object on first use, see `listAt`). */
   lists: (PostingList | undefined)[];
+  /** Packed lists without an object (compaction puts them there; `listAt` takes one out when it is used). */
+  flat: FlatLists;
   /** How many segments the notes are spread over (see `segmentCountFor`). */
   segCount: number;
   /** Segments changed since they were last saved (the first `segCount` are used). */
@@ -87,6 +89,11 @@ export interface IndexState {
   internTags(tags: readonly string[]): readonly string[];
   /** Term g's list, made an object first if it was restored from disk and not used since. */
   listAt(g: number): PostingList | undefined;
+  /**
+   * Term g's postings for one pass that keeps neither (a save, compaction), without making a list
+   * object: its ids, tf codes and count, valid until the next peek; null when it has none.
+   */
+  peekList(g: number): readonly [Int32Array, Uint8Array, number] | null;
   /** Term g's posting count (without making a restored list an object). */
   listN(g: number): number;
   /** The list of a term, if any posting was ever added. */

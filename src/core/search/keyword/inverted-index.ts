@@ -16,7 +16,7 @@ import { CHUNK_NUMS, docEdge, LEN, LINE_A, LINE_B, MAX_SEGMENTS, packFrontmatter
 import type { IndexState, RestoredLists } from "./index-state";
 import { dictBytes, segmentWriter, type RestoredBlobs, type SegmentWriter } from "./persist";
 import type { Carver, ScratchChunks } from "./carve";
-import { clearPackedCache, PostingList, PostingPool } from "./postings";
+import { clearPackedCache, FlatLists, PostingList, PostingPool } from "./postings";
 import { PostingsLog } from "./postings-log";
 import { SegmentLoader } from "./restore";
 import { Scorer, type ScoredAnswer } from "./score";
@@ -82,6 +82,7 @@ class NoteSlabs {
 export class InvertedIndex implements IndexState {
   dict = new TermDict();
   lists: (PostingList | undefined)[] = [];
+  flat = new FlatLists();
   /** How many segments the notes are spread over (see `segmentCountFor`); set by loading or `relayout`. */
   segCount = 1;
   /** Segments changed since they were last saved (the first `segCount` are used). */
@@ -144,6 +145,7 @@ export class InvertedIndex implements IndexState {
     this.changes++;
     this.dict = new TermDict();
     this.lists = [];
+    this.flat = new FlatLists();
     this.segCount = 1;
     this.dirty = new Uint8Array(MAX_SEGMENTS);
     this.chunkDoc = new Int32Array(1024);
@@ -247,6 +249,14 @@ export class InvertedIndex implements IndexState {
   listAt(g: number): PostingList | undefined {
     const l = this.lists[g];
     if (l) return l;
+    const f = this.flat.take(g);
+    if (f) {
+      const m = new PostingList();
+      m.setPacked(f[0], f[1], f[2]);
+      m.term = g;
+      this.lists[g] = m;
+      return m;
+    }
     const r = this.restored;
     if (!r || g >= r.n.length || !r.n[g]) return undefined;
     const m = new PostingList();
@@ -258,10 +268,28 @@ export class InvertedIndex implements IndexState {
     return m;
   }
 
-  /** Term g's posting count (without making a restored list an object). */
+  peekList(g: number): readonly [Int32Array, Uint8Array, number] | null {
+    const l = this.lists[g];
+    if (!l) {
+      const n = this.flat.n(g);
+      if (n) {
+        const [ids, tfs] = this.flat.peek(g);
+        return [ids, tfs, n];
+      }
+    }
+    // A restored list not used yet is made an object (its postings are decoded into the shared buffers).
+    const m = l ?? this.listAt(g);
+    if (!m || !m.n) return null;
+    const [ids, tfs] = m.peek();
+    return [ids, tfs, m.n];
+  }
+
+  /** Term g's posting count (without making a restored or flat list an object). */
   listN(g: number): number {
     const l = this.lists[g];
     if (l) return l.n;
+    const f = this.flat.n(g);
+    if (f) return f;
     const r = this.restored;
     return r && g < r.n.length ? r.n[g] : 0;
   }
@@ -403,7 +431,7 @@ export class InvertedIndex implements IndexState {
 
   /** The postings held in packed lists (see compaction.ts). */
   packedPostings(): number {
-    let n = 0;
+    let n = this.flat.total;
     for (const l of this.lists) if (l?.packed) n += l.n;
     return n;
   }

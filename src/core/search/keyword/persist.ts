@@ -95,11 +95,11 @@ export function segmentWriter(ix: IndexState, segs: number[], scratch?: ScratchC
         if (deadline()) return false;
       }
       while (g < ix.lists.length) {
-        const l = ix.listAt(g);
-        if (l && l.n) {
+        const held = ix.peekList(g);
+        if (held) {
+          const [ids, tfs, n] = held;
           counts.fill(0);
-          const [ids, tfs] = l.peek();
-          for (let i = 0; i < l.n; i++) {
+          for (let i = 0; i < n; i++) {
             const id = ids[i];
             if (alive[id] && want[chunkSeg[id]]) counts[chunkSeg[id]]++;
           }
@@ -108,7 +108,7 @@ export function segmentWriter(ix: IndexState, segs: number[], scratch?: ScratchC
             prevId[k] = 0;
             startLen[k] = posts.get(k)!.n;
           }
-          for (let i = 0; i < l.n; i++) {
+          for (let i = 0; i < n; i++) {
             const id = ids[i];
             const k = chunkSeg[id];
             if (!alive[id] || !want[k]) continue;
@@ -126,7 +126,7 @@ export function segmentWriter(ix: IndexState, segs: number[], scratch?: ScratchC
             w.varint(counts[k]);
             w.varint(posts.get(k)!.n - startLen[k]);
           }
-          work += l.n;
+          work += n;
         }
         g++;
         // Every 256 lists or 32k postings: the first lists are the common terms', and the longest.
