@@ -82,7 +82,7 @@ describe("skipping in a pruned term's lists", () => {
     ix.segCount = SEGS;
     for (let k = 0; k < SEGS; k++) ix.restoreSegment(k, Object.fromEntries(Object.entries(job.blobs(k)).map(([n, v]) => [n, v.slice()])) as unknown as RestoredBlobs);
     await ix.finishRestore(async () => {});
-    const term = (t: string) => ix.dict.map.get(t)!;
+    const term = (t: string) => ix.dict.get(t)!;
     const ascends = (t: string) => {
       const l = ix.listAt(term(t))!;
       for (let i = 1; i < l.n; i++) if (l.ids[i] < l.ids[i - 1]) return false;

@@ -13,7 +13,7 @@ describe("tokenize", () => {
   test("a query word's forms: itself first; typed without accents, its accented spellings; typed with them, the spelling without", () => {
     const dict = new TermDict();
     for (const t of ["café", "cafe", "cafè", "cafes", "quá", "quả", "qua", "quan", "constructor"]) dict.id(t);
-    const forms = (t: string, language: "en" | "none" = "en") => dict.forms(t, language).map((g) => dict.names[g]);
+    const forms = (t: string, language: "en" | "none" = "en") => dict.forms(t, language).map((g) => dict.name(g));
     expect(forms("cafe")).toEqual(["cafe", "café", "cafè", "cafes"]);
     expect(forms("qua", "none")).toEqual(["qua", "quá", "quả"]);
     // Accents typed are meant: not the other accented spellings ("quá" is not "quả").
@@ -31,7 +31,7 @@ describe("tokenize", () => {
     expect(tokenize("running connections", { language: "none" })).toEqual(["running", "connections"]);
     const dict = new TermDict();
     for (const t of ["run", "running", "runs", "ran", "connect", "connections", "connected", "happy", "happiness", "happily", "hoping", "hope"]) dict.id(t);
-    const forms = (t: string, language: "en" | "none" = "en") => dict.forms(t, language).map((g) => dict.names[g]);
+    const forms = (t: string, language: "en" | "none" = "en") => dict.forms(t, language).map((g) => dict.name(g));
     // The word as typed first, then its other forms; "ran" is not a form of "run" for a stemmer.
     expect(forms("running")).toEqual(["running", "run", "runs"]);
     expect(forms("connected").sort()).toEqual(["connect", "connected", "connections"]);
@@ -69,7 +69,7 @@ describe("tokenize", () => {
     const whole = new TermDict();
     fill(whole);
     for (const w of ["sync", "syncing", "constructor"]) expect(stepped.forms(w, "en")).toEqual(whole.forms(w, "en"));
-    expect(stepped.forms("syncing", "en").map((g) => stepped.names[g]).sort()).toEqual(["sync", "synced", "syncing", "syncs"]);
+    expect(stepped.forms("syncing", "en").map((g) => stepped.name(g)).sort()).toEqual(["sync", "synced", "syncing", "syncs"]);
   });
 
   test("splits on punctuation: hyphens, colons, C++, apostrophes", () => {
@@ -115,5 +115,39 @@ describe("tokenize", () => {
       // Only a run of CJK bigrams (one word) goes past the limit.
       if (got.length > max) expect(got.slice(max - 1).every(([t]) => /[\u3040-\u9fff]/.test(t))).toBe(true);
     }
+  });
+});
+
+describe("TermDict's own storage (code units and a table, no Map)", () => {
+  test("ids, lookups, names and saved lines survive growth; odd strings and prototype words included", () => {
+    const dict = new TermDict();
+    const odd = ["constructor", "__proto__", "toString", "hasOwnProperty", "", "a", "日本語", "😀x", "\ud800lone", "tail\udfff", "x".repeat(10_000), "é", "Aa", "BB"];
+    const words = [...odd];
+    for (let i = 0; i < 50_000; i++) words.push(`w${i.toString(36)}`);
+    words.forEach((w, i) => expect(dict.id(w)).toBe(i));
+    words.forEach((w, i) => expect(dict.id(w)).toBe(i));
+    expect(dict.size).toBe(words.length);
+    words.forEach((w, i) => {
+      expect(dict.get(w)).toBe(i);
+      expect(dict.name(i)).toBe(w);
+    });
+    expect(dict.get("missing")).toBeUndefined();
+    expect(dict.get("w")).toBeUndefined();
+    expect(dict.startsWith(dict.get("constructor")!, "constr")).toBe(true);
+    expect(dict.startsWith(dict.get("a")!, "ab")).toBe(false);
+    expect(new TextDecoder().decode(dict.utf8Lines())).toBe(new TextDecoder().decode(new TextEncoder().encode(words.join("\n"))));
+  });
+
+  test("a term pushed again (a restored dictionary) keeps its last id, through growth too", () => {
+    const dict = new TermDict();
+    dict.push("x");
+    dict.push("y");
+    dict.push("x");
+    expect(dict.get("x")).toBe(2);
+    for (let i = 0; i < 5000; i++) dict.push(`t${i}`);
+    expect(dict.get("x")).toBe(2);
+    expect(dict.get("y")).toBe(1);
+    expect(dict.name(0)).toBe("x");
+    expect(dict.id("x")).toBe(2);
   });
 });

@@ -204,7 +204,7 @@ export class InvertedIndex implements IndexState {
   }
 
   get termCount(): number {
-    return this.dict.names.length;
+    return this.dict.size;
   }
 
   /** Records `doc`'s length (`noteLen`) once its chunks' lengths are in `chunkLen`. */
@@ -297,7 +297,7 @@ export class InvertedIndex implements IndexState {
   /** The list of a term, if any posting was ever added. */
   lookup(t: string): PostingList | undefined {
     this.flushPostings();
-    const g = this.dict.map.get(t);
+    const g = this.dict.get(t);
     return g === undefined ? undefined : this.listAt(g);
   }
 
@@ -525,7 +525,7 @@ export class InvertedIndex implements IndexState {
     const stride = Math.max(1, Math.floor(this.lists.length / 2048));
     for (let g = 0; g < this.lists.length; g += stride) {
       const n = this.listN(g);
-      if (n && n <= maxPostings && /^\p{L}+$/u.test(this.dict.names[g])) gs.push(g);
+      if (n && n <= maxPostings && /^\p{L}+$/u.test(this.dict.name(g))) gs.push(g);
     }
     if (!gs.length) return [];
     gs.sort((a, b) => this.listN(a) - this.listN(b));
@@ -534,13 +534,13 @@ export class InvertedIndex implements IndexState {
     const within = (g: number): boolean => {
       if (!language) return true;
       let n = 0;
-      for (const f of this.dict.forms(this.dict.names[g], language)) n += this.listN(f);
+      for (const f of this.dict.forms(this.dict.name(g), language)) n += this.listN(f);
       return n <= maxPostings;
     };
     return quantiles.map((q) => {
       let i = Math.min(gs.length - 1, Math.floor(q * gs.length));
       for (let tries = 0; i > 0 && tries < 64 && !within(gs[i]); tries++) i--;
-      return this.dict.names[gs[i]];
+      return this.dict.name(gs[i]);
     });
   }
 
@@ -556,11 +556,10 @@ export class InvertedIndex implements IndexState {
   expandPrefix(prefix: string): string[] {
     this.flushPostings();
     const out: string[] = [];
-    const names = this.dict.names;
+    const dict = this.dict;
     const c0 = prefix.charCodeAt(0);
-    for (let g = 0; g < names.length; g++) {
-      const t = names[g];
-      if (t.charCodeAt(0) === c0 && t.startsWith(prefix) && this.listN(g)) out.push(t);
+    for (let g = 0, n = dict.size; g < n; g++) {
+      if (dict.firstCode(g) === c0 && dict.startsWith(g, prefix) && this.listN(g)) out.push(dict.name(g));
     }
     if (out.length > PREFIX_EXPANSION_CAP) {
       const df = (t: string) => this.lookup(t)?.n ?? 0;

@@ -176,15 +176,7 @@ export function segmentWriter(ix: IndexState, segs: number[], scratch?: ScratchC
 
 /** The term dictionary as saved: its terms, one per line, as UTF-8. */
 export function dictBytes(dict: TermDict): Uint8Array {
-  // Term by term into one buffer (joined first, the dictionary was a ~1 MB string, which V8
-  // allocates straight into its old generation).
-  const names = dict.names;
-  const w = new ByteWriter(names.length * 10 + 16);
-  for (let i = 0; i < names.length; i++) {
-    if (i > 0) w.byte(0x0a); // \n
-    w.text(names[i]);
-  }
-  return w.view();
+  return dict.utf8Lines();
 }
 
 /** A note's frontmatter as saved: its JSON text; "" for one JSON cannot hold. */

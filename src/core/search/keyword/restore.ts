@@ -116,7 +116,14 @@ export class SegmentLoader {
     this.ix.clear();
     const dict = new TermDict();
     if (names.length) {
+      // Sized first: one line a term.
+      let lines = 1;
+      for (let i = 0; i < names.length; i++) {
+        if (names[i] === 10) lines++;
+        if ((i & 0x3fffff) === 0x3fffff) await yieldNow();
+      }
       const all = utf8d.decode(names);
+      dict.reserve(lines, all.length - (lines - 1));
       for (let i = 0, n = 1; ; n++) {
         const j = all.indexOf("\n", i);
         dict.push(j < 0 ? all.slice(i) : all.slice(i, j));
@@ -158,7 +165,7 @@ export class SegmentLoader {
       spans = grown;
     };
     let sn = 0;
-    const names = this.ix.dict.names.length;
+    const names = this.ix.dict.size;
     try {
       const r = new VarintReader(b.nums);
       let so = 0;

@@ -222,7 +222,7 @@ export class Scorer {
     };
     const one = (t: string): TermGroup => {
       const ls = listsOf(t);
-      return { ls, w: ls.map(() => 1), ids: ls.map(() => ix.dict.map.get(t)!) };
+      return { ls, w: ls.map(() => 1), ids: ls.map(() => ix.dict.get(t)!) };
     };
     if (this.dfAt !== ix.changeCount || this.dfLive !== ix.liveChunks || this.dfMemo.size > DF_MEMO_MAX) {
       this.dfMemo.clear();
@@ -355,7 +355,7 @@ export class Scorer {
           cnt[id] = k + 1;
         }
       }
-      const needle = phrase ? Int32Array.from(terms, (t) => ix.dict.map.get(t)!) : null;
+      const needle = phrase ? Int32Array.from(terms, (t) => ix.dict.get(t)!) : null;
       for (const id of seen) {
         if (cnt[id] === ls.length) {
           if (!needle || verified >= PHRASE_VERIFY_CAP) out.add(id);
@@ -402,7 +402,7 @@ export class Scorer {
       if (gs) return gs;
       if (it.prefix) gs = ix.expandPrefix(it.term).map(one);
       else {
-        const own = ix.dict.map.get(it.term);
+        const own = ix.dict.get(it.term);
         const g: TermGroup = { ls: [], w: [], ids: [] };
         for (const id of ix.dict.forms(it.term, language)) {
           const l = ix.listAt(id);
@@ -586,7 +586,7 @@ export class Scorer {
       const proxBase = this.proxBase;
       const titleF = this.titleF;
       if (clauses.length > 1 && pool.length > 0) {
-        if (this.clauseMark.length < ix.dict.names.length) this.clauseMark = new Int8Array(Math.max(ix.dict.names.length, 2 * this.clauseMark.length));
+        if (this.clauseMark.length < ix.dict.size) this.clauseMark = new Int8Array(Math.max(ix.dict.size, 2 * this.clauseMark.length));
         clauses.forEach((c, i) => {
           const mark = (id: number) => {
             this.clauseMark[id] = i + 1;
@@ -595,7 +595,7 @@ export class Scorer {
           for (const it of c) {
             if (it.kind === "term") for (const g of termGroups(it)) for (const id of g.ids) mark(id);
             else for (const t of it.terms) {
-              const id = ix.dict.map.get(t);
+              const id = ix.dict.get(t);
               if (id !== undefined) mark(id);
             }
           }
@@ -711,8 +711,8 @@ export class Scorer {
         }
         // A title term is in clause i when it is one of the clause's terms (or their forms) or starts
         // with one of its prefixes: bit i of its mask (marked per term id, prefixes tested per title term).
-        const names = ix.dict.names;
-        if (this.titleMark.length < names.length) this.titleMark = new Int32Array(Math.max(names.length, 2 * this.titleMark.length));
+        const dict = ix.dict;
+        if (this.titleMark.length < dict.size) this.titleMark = new Int32Array(Math.max(dict.size, 2 * this.titleMark.length));
         const mark = this.titleMark;
         const marked: number[] = [];
         const wantPrefixes: { p: string; bit: number }[] = [];
@@ -728,7 +728,7 @@ export class Scorer {
         });
         const maskOf = (x: number): number => {
           let m = mark[x];
-          for (const { p, bit } of wantPrefixes) if (names[x].startsWith(p)) m |= bit;
+          for (const { p, bit } of wantPrefixes) if (dict.startsWith(x, p)) m |= bit;
           return m;
         };
         for (let b = 0; b < boostSet.length; b++) {

@@ -118,7 +118,7 @@ export class WantedIds {
     if (this.terms.prefixes.length === 0) return false;
     let v = this.byPrefix.get(id);
     if (v === undefined) {
-      const t = this.dict.names[id] ?? "";
+      const t = id >= 0 && id < this.dict.size ? this.dict.name(id) : "";
       v = this.terms.prefixes.some((p) => t.startsWith(p));
       this.byPrefix.set(id, v);
     }
