@@ -237,8 +237,10 @@ export class FlatLists {
     this.cnt = grow(this.cnt);
   }
 
-  /** Term g's list is `n` postings packed at `at` of `bytes` (`n` > 0; `reserve` first). */
+  /** Term g's list is `n` postings packed at `at` of `bytes` (`n` > 0). */
   set(g: number, bytes: Uint8Array, at: number, n: number): void {
+    // A typed array drops writes past its end: never lose a list to a term added since `reserve`.
+    if (g >= this.cnt.length) this.reserve(Math.max(g + 1, this.cnt.length + (this.cnt.length >> 3)));
     let slot = this.slotOf.get(bytes);
     if (slot === undefined) {
       slot = this.sources.length;
