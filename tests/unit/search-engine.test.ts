@@ -11,7 +11,7 @@ import { runInNewContext } from "node:vm";
 import { parseQuery, tokenize, type SearchService } from "../../src/core/search";
 import { readBlobs, segmentFileName, writeBlobs } from "../../src/core/search/db";
 import { chunkNote } from "../../src/core/search/chunk";
-import { InvertedIndex } from "../../src/core/search/keyword/inverted-index";
+import { FLATTEN_MIN_TERMS, InvertedIndex } from "../../src/core/search/keyword/inverted-index";
 import { headingOf, segmentOf as segmentOfIn } from "../../src/core/search/keyword/doc";
 
 /** The saved layout these tests use: ~10 notes a segment, so their 200–300 notes make 32 segments. */
@@ -501,6 +501,37 @@ describe("segmented keyword index", () => {
     // 40 notes of 1 MB: ~40 MB of heap if their texts were kept (the index's own copy of each
     // chunk's text is UTF-8 bytes, outside the heap).
     expect(retained).toBeLessThan(8 * 1024 * 1024);
+  });
+
+  test("a build with a big dictionary packs its new short lists without objects, and answers stay the same", () => {
+    const index = withSegments(new InvertedIndex());
+    const add = (path: string, text: string) => addText(index, path, text);
+    // 1,100 notes of 250 numbers of their own: over FLATTEN_MIN_TERMS terms, most of them once.
+    const notes = 1100;
+    for (let i = 0; i < notes; i++) add(`n${i}.md`, `common ${i % 2 ? "odd" : "even"} ` + Array.from({ length: 250 }, (_, j) => String(1_000_000 + i * 250 + j)).join(" "));
+    expect(index.dict.size).toBeGreaterThan(FLATTEN_MIN_TERMS);
+    const pq = (q: string) => parseQuery(q);
+    const queries = ["common", "odd", "1000000", "1137749", "n77", "1000250 common", '"common odd"'];
+    const run = () => queries.map((q) => index.search(pq(q), req(q, { limit: 50 }), "en").res);
+    const before = run();
+    // In steps (a deadline always passed), then to the end.
+    let steps = 0;
+    while (index.flattenNewLists(() => true)) steps++;
+    expect(steps).toBeGreaterThan(100);
+    const objects = index.lists.filter((l) => l && l.n > 0).length;
+    expect(objects).toBeLessThan(10); // the common words' lists
+    expect(index.flat.total).toBeGreaterThan(notes * 250);
+    expect(run()).toEqual(before);
+    // A flattened term seen again gets its object back, with both notes.
+    add("late.md", "1000001 late");
+    expect(index.search(pq("1000001"), req("1000001"), "en").res.hits.map((h) => h.path).sort()).toEqual(["late.md", "n0.md"]);
+    // A compaction after it keeps every answer.
+    expect(index.flattenNewLists(() => false)).toBe(false);
+    const withLate = run();
+    const state = { seg: 0, k: 0 };
+    while (index.compactSome(state, () => false));
+    expect(run()).toEqual(withLate);
+    expect(withLate[2].hits.map((h) => h.path)).toEqual(["n0.md"]);
   });
 
   test("compaction lays the lists out again in many small steps, dropping deleted notes only", () => {

@@ -45,6 +45,8 @@ const DEFAULT_FILE = "search-index.sqlite";
  * posting lists are laid out again in one buffer, giving back the space grown lists left behind.
  */
 const COMPACT_AFTER_NOTES = 1000;
+/** How often a build packs a big dictionary's new short lists (see `InvertedIndex.flattenNewLists`). */
+const FLATTEN_EVERY_NOTES = 1024;
 /** A save that wrote this much or more hints the engine to collect (see core/memory.ts). */
 const SAVE_GARBAGE_HINT_BYTES = 32 << 20;
 /** Notes read ahead while indexing. */
@@ -129,6 +131,9 @@ class KeywordSearchService implements SearchService {
   private prefetched = new Map<string, Promise<string>>();
   /** Notes (re)indexed since the posting lists were last laid out again. */
   private indexedSinceCompaction = 0;
+  /** Notes indexed since `flattenNewLists` last started, and whether it is part-way. */
+  private indexedSinceFlatten = 0;
+  private flattening = false;
   /** Restored segments whose postings turned out unusable: their notes are indexed again. */
   private lostSegments: number[] = [];
   /** Notes to index again even though their content is unchanged. */
@@ -643,6 +648,12 @@ class KeywordSearchService implements SearchService {
     const fm = meta?.frontmatter ?? {};
     this.index.addDoc({ seg, path, mtime: st.mtime, size: st.size, hash, frontmatter: fm, tags: filterTags(meta) }, chunks, builder);
     this.indexedSinceCompaction++;
+    // A big dictionary's new short lists packed every few hundred notes, in what is left of the slice.
+    if (++this.indexedSinceFlatten >= FLATTEN_EVERY_NOTES) {
+      this.indexedSinceFlatten = 0;
+      this.flattening = true;
+    }
+    if (this.flattening) this.flattening = this.index.flattenNewLists(this.clock.used);
     if (this.skipped.delete(path)) this.mainDirty = true;
   }
 

@@ -224,11 +224,12 @@ export class FlatLists {
     return g < this.cnt.length ? this.cnt[g] : 0;
   }
 
-  /** Room for terms `[0, terms)` (compaction, before it writes any). */
+  /** Room for terms `[0, terms)` (grown by a quarter at least: a build asks for a little more every few hundred notes). */
   reserve(terms: number): void {
     if (terms <= this.cnt.length) return;
+    const size = Math.max(terms, this.cnt.length + (this.cnt.length >> 2));
     const grow = (a: Int32Array) => {
-      const b = new Int32Array(terms);
+      const b = new Int32Array(size);
       b.set(a);
       return b;
     };
@@ -240,7 +241,7 @@ export class FlatLists {
   /** Term g's list is `n` postings packed at `at` of `bytes` (`n` > 0). */
   set(g: number, bytes: Uint8Array, at: number, n: number): void {
     // A typed array drops writes past its end: never lose a list to a term added since `reserve`.
-    if (g >= this.cnt.length) this.reserve(Math.max(g + 1, this.cnt.length + (this.cnt.length >> 3)));
+    if (g >= this.cnt.length) this.reserve(g + 1);
     let slot = this.slotOf.get(bytes);
     if (slot === undefined) {
       slot = this.sources.length;
