@@ -20,6 +20,7 @@ import { constants as perfConstants, monitorEventLoopDelay, performance, Perform
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import sqlWasm from "sql.js/dist/sql-wasm.wasm";
+import { generateVariedVault, variedQueries } from "./generate-varied";
 import { benchGraph, type GraphBenchResult } from "./graph";
 import { benchSemantic, type SemanticBenchResult } from "./semantic";
 import { benchGit, generateRepo, GIT_TARGETS, gitTable, type GitBenchResult } from "./git";
@@ -56,10 +57,12 @@ interface Args {
   server: Set<number>;
   /** Only the server measurements (at the `server` sizes). */
   serverOnly: boolean;
+  /** The server phases on `generate-varied.ts`'s vault (millions of terms) instead of the Zipf one. */
+  varied: boolean;
 }
 
 function parseArgs(argv: string[]): Args {
-  const a: Args = { hostileOnly: false, sizes: [1000, 10000], vault: null, out: "bench-results", queries: 300, http: true, keep: false, git: { notes: 10000, commits: 20000 }, gitOnly: false, server: new Set(), serverOnly: false };
+  const a: Args = { hostileOnly: false, sizes: [1000, 10000], vault: null, out: "bench-results", queries: 300, http: true, keep: false, git: { notes: 10000, commits: 20000 }, gitOnly: false, server: new Set(), serverOnly: false, varied: false };
   for (let i = 0; i < argv.length; i++) {
     const k = argv[i];
     if (k === "--sizes") a.sizes = argv[++i].split(",").map((s) => Math.round(Number(s.replace(/k$/i, "")) * (/k$/i.test(s) ? 1000 : 1)));
@@ -69,6 +72,7 @@ function parseArgs(argv: string[]): Args {
       a.server.add(10000).add(100000);
     } else if (k === "--server") for (const n of argv[++i].split(",")) a.server.add(Math.round(Number(n.replace(/k$/i, "")) * (/k$/i.test(n) ? 1000 : 1)));
     else if (k === "--server-only") a.serverOnly = true;
+    else if (k === "--varied") a.varied = true;
     else if (k === "--vault") a.vault = path.resolve(argv[++i]);
     else if (k === "--out") a.out = argv[++i];
     else if (k === "--queries") a.queries = Number(argv[++i]);
@@ -82,7 +86,7 @@ function parseArgs(argv: string[]): Args {
       a.git = { notes: n, commits: c };
     }
     else if (k === "--help" || k === "-h") {
-      process.stdout.write("node --expose-gc dist/bench.js [--sizes 1000,10000] [--50k] [--100k] [--server 10k,100k] [--server-only] [--vault <dir>] [--out bench-results/] [--queries 300] [--no-http] [--keep] [--hostile] [--no-git | --git-only] [--git-repo 10000/20000]\n");
+      process.stdout.write("node --expose-gc dist/bench.js [--sizes 1000,10000] [--50k] [--100k] [--server 10k,100k] [--server-only [--varied]] [--vault <dir>] [--out bench-results/] [--queries 300] [--no-http] [--keep] [--hostile] [--no-git | --git-only] [--git-repo 10000/20000]\n");
       process.exit(0);
     } else throw new Error(`Unknown argument ${k}`);
   }
@@ -781,6 +785,14 @@ async function main(): Promise<void> {
     for (const n of args.gitOnly ? [] : [...sizes].sort((a, b) => a - b)) {
       const label = n % 1000 === 0 ? `${n / 1000}k` : String(n);
       const t = performance.now();
+      if (args.varied && args.serverOnly) {
+        const root = path.join(work, `vault-varied-${label}`);
+        if (!existsSync(root)) generateVariedVault(root, n);
+        log(`varied vault of ${n} notes at ${root}`);
+        serverResults.push(await benchServerScale({ benchJs: process.argv[1], cli: path.resolve("dist/cli.js"), vault: root, notes: n, queries: variedQueries(root, args.queries), log }));
+        if (!args.keep) rmSync(root, { recursive: true, force: true });
+        continue;
+      }
       const v = generateVault(path.join(work, `vault-${label}`), n, 42);
       log(`generated ${n} notes (${mb(v.bytes).toFixed(1)} MB, ${(v.bytes / n).toFixed(0)} B/note) in ${(performance.now() - t).toFixed(0)} ms`);
       const largest = n === Math.max(...args.sizes);

@@ -5,10 +5,10 @@
  * 400–1,200), numbers, hex ids, URLs, code blocks, block ids, CJK notes (6%), emoji, folders up to
  * five deep, 10k attachments, varied frontmatter, and names a plain object would trip on
  * (`constructor`, `__proto__`). At 100k notes: 359 MB of Markdown, 4.65M terms. Seeded: the same
- * arguments always give the same vault.
- *   npx esbuild bench/generate-varied.ts --bundle --platform=node --outfile=/tmp/gen-varied.js && node /tmp/gen-varied.js <dir> [notes]
+ * arguments always give the same vault. `npm run bench -- --server 100k --server-only --varied`
+ * spawns the headless server on it (`--keep` keeps it).
  */
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { rng } from "./generate";
 
@@ -95,9 +95,26 @@ export function generateVariedVault(root: string, notes: number, seed = 12345): 
   }
 }
 
-if (require.main === module) {
-  const root = process.argv[2];
-  if (!root) throw new Error("usage: node gen-varied.js <dir> [notes]");
-  generateVariedVault(root, Number(process.argv[3] ?? 100_000));
-  process.stdout.write(`wrote ${root}\n`);
+/** The varied vault's search queries: 1–3 words (cut to 6 characters) of random notes, seeded. */
+export function variedQueries(root: string, n: number, seed = 7): string[] {
+  const files: string[] = [];
+  const walk = (d: string) => {
+    for (const e of readdirSync(d, { withFileTypes: true })) {
+      const p = path.join(d, e.name);
+      if (e.isDirectory()) walk(p);
+      else if (p.endsWith(".md")) files.push(p);
+    }
+  };
+  walk(root);
+  files.sort();
+  const r = rng(seed);
+  const out: string[] = [];
+  for (let tries = 0; out.length < n && tries < n * 50; tries++) {
+    const words = readFileSync(files[Math.floor(r() * files.length)], "utf8").match(/[\p{L}\p{N}]{2,}/gu) ?? [];
+    if (words.length < 4) continue;
+    const k = 1 + Math.floor(r() * 3);
+    const i = Math.floor(r() * (words.length - k));
+    out.push(words.slice(i, i + k).map((w) => w.slice(0, 6)).join(" "));
+  }
+  return out;
 }

@@ -356,13 +356,17 @@ export class TermDict {
 
   /** Term t's id (the last one given to it), or undefined. */
   get(t: string): number | undefined {
-    const h = this.hashOf(t);
+    const e = this.table[this.slotOf(t, this.hashOf(t))];
+    return e === 0 ? undefined : e - 1;
+  }
+
+  /** The table slot holding `t` (hash `h`), or the empty one where it would go. */
+  private slotOf(t: string, h: number): number {
     const table = this.table;
     const mask = table.length - 1;
     for (let i = h & mask; ; i = (i + 1) & mask) {
       const e = table[i];
-      if (e === 0) return undefined;
-      if (this.hashes[e - 1] === h && this.is(e - 1, t)) return e - 1;
+      if (e === 0 || (this.hashes[e - 1] === h && this.is(e - 1, t))) return i;
     }
   }
 
@@ -377,17 +381,11 @@ export class TermDict {
 
   private idOf(t: string): number {
     const h = this.hashOf(t);
-    const table = this.table;
-    const mask = table.length - 1;
-    let i = h & mask;
-    for (; ; i = (i + 1) & mask) {
-      const e = table[i];
-      if (e === 0) break;
-      if (this.hashes[e - 1] === h && this.is(e - 1, t)) return e - 1;
-    }
+    const i = this.slotOf(t, h);
+    if (this.table[i] !== 0) return this.table[i] - 1;
     const k = this.append(t, h);
-    table[i] = k + 1;
-    if (this.count * 2 > table.length) this.rehash();
+    this.table[i] = k + 1;
+    if (this.count * 2 > this.table.length) this.rehash();
     return k;
   }
 
@@ -395,15 +393,9 @@ export class TermDict {
   push(t: string): void {
     this.recent.delete(t);
     const h = this.hashOf(t);
-    const table = this.table;
-    const mask = table.length - 1;
-    let i = h & mask;
-    for (; ; i = (i + 1) & mask) {
-      const e = table[i];
-      if (e === 0 || (this.hashes[e - 1] === h && this.is(e - 1, t))) break;
-    }
-    table[i] = this.append(t, h) + 1;
-    if (this.count * 2 > table.length) this.rehash();
+    const i = this.slotOf(t, h);
+    this.table[i] = this.append(t, h) + 1;
+    if (this.count * 2 > this.table.length) this.rehash();
   }
 
   /**

@@ -117,7 +117,7 @@ export function compactSome(ix: IndexState, state: CompactionState, deadline: ()
   ix.deadPostings = 0;
   ix.flat.prune();
   ix.pool.reset();
-  ix.restored = null; // every restored list is an object now, packed
+  ix.restored = null; // every restored list is packed now, in `flat` (or an empty object)
   liveIds = EMPTY_INTS;
   liveTfs = EMPTY_BYTES;
   packBuf = EMPTY_BYTES;
