@@ -189,19 +189,21 @@ export async function syncWithRemote(svc: SyncHost, port: VaultPort, req: SyncRe
       // the local version back in place.
       const notBack: string[] = [];
       for (const c of planned) {
+        // A hidden file is never named to a client, here either.
+        const hidden = svc.policy.isHidden(c.path);
         try {
           if (c.remote_copy) {
             const bytes = await blob(svc, `${upSha}:${svc.toRepo(c.path)}`);
             if (bytes) await port.create(c.remote_copy, bytes);
           }
         } catch {
-          notBack.push(`the remote's version of "${c.path}" (git show ${upSha.slice(0, 12)}:"${svc.toRepo(c.path)}")`);
+          notBack.push(hidden ? "the remote's version of a hidden file" : `the remote's version of "${c.path}" (git show ${upSha.slice(0, 12)}:"${svc.toRepo(c.path)}")`);
         }
         try {
           await putFile(port, svc, c.path, saved.get(c.path) ?? null);
         } catch {
           const id = savedBlobs.get(c.path);
-          notBack.push(id ? `your version of "${c.path}" (git cat-file blob ${id.slice(0, 12)})` : `"${c.path}"`);
+          notBack.push(hidden ? `your version of a hidden file${id ? ` (git cat-file blob ${id.slice(0, 12)})` : ""}` : id ? `your version of "${c.path}" (git cat-file blob ${id.slice(0, 12)})` : `"${c.path}"`);
         }
       }
       if (staged) await git.change(["update-index", "--index-info"], { input: staged });
