@@ -1,5 +1,6 @@
 import { foldWord, stemEnglish, tokenize } from "../../src/core/search";
 import { accentKey, forEachToken, TermDict } from "../../src/core/search/tokenize";
+import { dictBytes } from "../../src/core/search/keyword/persist";
 
 describe("tokenize", () => {
   test("folds case and width, keeps accents; a word's accent key spells it without them", () => {
@@ -135,7 +136,7 @@ describe("TermDict's own storage (code units and a table, no Map)", () => {
     expect(dict.get("w")).toBeUndefined();
     expect(dict.startsWith(dict.get("constructor")!, "constr")).toBe(true);
     expect(dict.startsWith(dict.get("a")!, "ab")).toBe(false);
-    expect(new TextDecoder().decode(dict.utf8Lines())).toBe(new TextDecoder().decode(new TextEncoder().encode(words.join("\n"))));
+    expect(new TextDecoder().decode(dictBytes(dict))).toBe(new TextDecoder().decode(new TextEncoder().encode(words.join("\n"))));
   });
 
   test("a term pushed again (a restored dictionary) keeps its last id, through growth too", () => {

@@ -191,19 +191,21 @@ export async function syncWithRemote(svc: SyncHost, port: VaultPort, req: SyncRe
       for (const c of planned) {
         // A hidden file is never named to a client, here either.
         const hidden = svc.policy.isHidden(c.path);
+        const name = hidden ? "a hidden file" : `"${c.path}"`;
         try {
           if (c.remote_copy) {
             const bytes = await blob(svc, `${upSha}:${svc.toRepo(c.path)}`);
             if (bytes) await port.create(c.remote_copy, bytes);
           }
         } catch {
-          notBack.push(hidden ? "the remote's version of a hidden file" : `the remote's version of "${c.path}" (git show ${upSha.slice(0, 12)}:"${svc.toRepo(c.path)}")`);
+          notBack.push(`the remote's version of ${name}${hidden ? "" : ` (git show ${upSha.slice(0, 12)}:"${svc.toRepo(c.path)}")`}`);
         }
         try {
           await putFile(port, svc, c.path, saved.get(c.path) ?? null);
         } catch {
           const id = savedBlobs.get(c.path);
-          notBack.push(hidden ? `your version of a hidden file${id ? ` (git cat-file blob ${id.slice(0, 12)})` : ""}` : id ? `your version of "${c.path}" (git cat-file blob ${id.slice(0, 12)})` : `"${c.path}"`);
+          if (id) notBack.push(`your version of ${name} (git cat-file blob ${id.slice(0, 12)})`);
+          else notBack.push(hidden ? `your version of ${name}` : name);
         }
       }
       if (staged) await git.change(["update-index", "--index-info"], { input: staged });
@@ -402,14 +404,15 @@ export async function putFile(port: VaultPort, svc: Pick<SyncHost, "git">, path:
       await port.writeBinary(path, bytes);
       return;
     } catch {
-      try {
-        await port.create(path, bytes);
-        return;
-      } catch (e) {
-        if (Date.now() >= until) throw e;
-        await sleep(20);
-      }
+      // Not listed: create it.
     }
+    try {
+      await port.create(path, bytes);
+      return;
+    } catch (e) {
+      if (Date.now() >= until) throw e;
+    }
+    await sleep(20);
   }
 }
 

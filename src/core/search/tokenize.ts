@@ -403,25 +403,10 @@ export class TermDict {
    * the table by doubling copies it, one step each time (~0.1 s at 4M terms).
    */
   reserve(terms: number, chars: number): void {
-    if (terms + 2 > this.starts.length) {
-      const s2 = new Int32Array(terms + 2);
-      s2.set(this.starts.subarray(0, this.count + 1));
-      this.starts = s2;
-      const h2 = new Int32Array(terms + 2);
-      h2.set(this.hashes.subarray(0, this.count));
-      this.hashes = h2;
-    }
-    if (chars > this.chars.length) {
-      const c2 = new Uint16Array(chars);
-      c2.set(this.chars.subarray(0, this.used));
-      this.chars = c2;
-    }
+    this.room(terms + 2, chars);
     let size = this.table.length;
     while (terms * 2 > size) size *= 2;
-    if (size > this.table.length) {
-      this.table = new Int32Array(size / 2);
-      this.rehash();
-    }
+    if (size > this.table.length) this.rehash(size);
   }
 
   /** Term k as a string (made on every call). */
@@ -460,46 +445,6 @@ export class TermDict {
     return h;
   }
 
-  /** The terms as saved: one per line, UTF-8 (a lone surrogate as U+FFFD, as TextEncoder writes it). */
-  utf8Lines(): Uint8Array {
-    const c = this.chars;
-    let out = new Uint8Array(Math.max(16, this.used + this.count + 16));
-    let n = 0;
-    const room = (k: number) => {
-      if (n + k <= out.length) return;
-      const g = new Uint8Array(Math.max(n + k, out.length * 2));
-      g.set(out.subarray(0, n));
-      out = g;
-    };
-    for (let k = 0; k < this.count; k++) {
-      room(1 + 3 * (this.starts[k + 1] - this.starts[k]));
-      if (k > 0) out[n++] = 0x0a;
-      for (let i = this.starts[k], b = this.starts[k + 1]; i < b; i++) {
-        let u = c[i];
-        if (u < 0x80) out[n++] = u;
-        else if (u < 0x800) {
-          out[n++] = 0xc0 | (u >> 6);
-          out[n++] = 0x80 | (u & 63);
-        } else {
-          if (u >= 0xd800 && u <= 0xdbff && i + 1 < b && c[i + 1] >= 0xdc00 && c[i + 1] <= 0xdfff) {
-            const cp = 0x10000 + ((u - 0xd800) << 10) + (c[++i] - 0xdc00);
-            room(4);
-            out[n++] = 0xf0 | (cp >> 18);
-            out[n++] = 0x80 | ((cp >> 12) & 63);
-            out[n++] = 0x80 | ((cp >> 6) & 63);
-            out[n++] = 0x80 | (cp & 63);
-            continue;
-          }
-          if (u >= 0xd800 && u <= 0xdfff) u = 0xfffd;
-          out[n++] = 0xe0 | (u >> 12);
-          out[n++] = 0x80 | ((u >> 6) & 63);
-          out[n++] = 0x80 | (u & 63);
-        }
-      }
-    }
-    return out.subarray(0, n);
-  }
-
   /** Seeded FNV-1a over the code units, then a finalizer. */
   private hashOf(t: string): number {
     let h = (0x811c9dc5 ^ this.seed) | 0;
@@ -521,19 +466,8 @@ export class TermDict {
   /** Stores `t` as the next id. */
   private append(t: string, h: number): number {
     const k = this.count;
-    if (k + 2 > this.starts.length) {
-      const s2 = new Int32Array(this.starts.length * 2);
-      s2.set(this.starts);
-      this.starts = s2;
-      const h2 = new Int32Array(this.hashes.length * 2);
-      h2.set(this.hashes);
-      this.hashes = h2;
-    }
-    if (this.used + t.length > this.chars.length) {
-      const c2 = new Uint16Array(Math.max(this.used + t.length, this.chars.length * 2));
-      c2.set(this.chars.subarray(0, this.used));
-      this.chars = c2;
-    }
+    const chars = this.used + t.length;
+    if (k + 2 > this.starts.length || chars > this.chars.length) this.room(k + 2 > this.starts.length ? this.starts.length * 2 : 0, chars > this.chars.length ? Math.max(chars, this.chars.length * 2) : 0);
     const c = this.chars;
     for (let i = 0; i < t.length; i++) c[this.used + i] = t.charCodeAt(i);
     this.used += t.length;
@@ -543,9 +477,26 @@ export class TermDict {
     return k;
   }
 
-  /** The table twice as large; a term repeated (`push`) keeps its last id. */
-  private rehash(): void {
-    const table = new Int32Array(this.table.length * 2);
+  /** Room for at least `terms` ids (+ 1) and `chars` code units in all. */
+  private room(terms: number, chars: number): void {
+    if (terms > this.starts.length) {
+      const s2 = new Int32Array(terms);
+      s2.set(this.starts.subarray(0, this.count + 1));
+      this.starts = s2;
+      const h2 = new Int32Array(terms);
+      h2.set(this.hashes.subarray(0, this.count));
+      this.hashes = h2;
+    }
+    if (chars > this.chars.length) {
+      const c2 = new Uint16Array(chars);
+      c2.set(this.chars.subarray(0, this.used));
+      this.chars = c2;
+    }
+  }
+
+  /** The table at `size` slots (twice as large by default); a term repeated (`push`) keeps its last id. */
+  private rehash(size = this.table.length * 2): void {
+    const table = new Int32Array(size);
     const mask = table.length - 1;
     for (let k = 0; k < this.count; k++) {
       const h = this.hashes[k];

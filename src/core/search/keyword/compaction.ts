@@ -19,6 +19,22 @@ export interface CompactionState {
   arena?: Carver;
 }
 
+/**
+ * Packs term g's `n` postings into `arena` and keeps them in `ix.flat`, without an object (see
+ * FlatLists). A list object some search still holds is given the packed storage too, which stays valid.
+ */
+export function packFlat(ix: IndexState, g: number, ids: Int32Array, tfs: Uint8Array, n: number, arena: Carver): void {
+  if (packBuf.length < packedBound(n)) packBuf = new Uint8Array(Math.max(packedBound(n), packBuf.length * 2));
+  const packed = packBuf.subarray(0, packPostings(ids, tfs, n, packBuf, 0));
+  const [bytes, at] = arena.place(packed) ?? [packed.slice(), 0];
+  const l = ix.lists[g];
+  if (l) {
+    l.setPacked(bytes, at, n);
+    ix.lists[g] = undefined;
+  }
+  ix.flat.set(g, bytes, at, n);
+}
+
 /** Dead postings are a quarter of the postings or more. (The service also compacts after indexing many notes, for the space grown lists left behind, and once a loaded index's lists are all decoded, to pack them.) */
 export function needsCompaction(ix: Pick<IndexState, "deadPostings" | "totalPostings">): boolean {
   return ix.deadPostings > 50_000 && ix.deadPostings > ix.totalPostings * 0.25;
@@ -81,18 +97,8 @@ export function compactSome(ix: IndexState, state: CompactionState, deadline: ()
         r.unsorted[g] = 0;
       }
       if (w) {
-        if (packBuf.length < packedBound(w)) packBuf = new Uint8Array(Math.max(packedBound(w), packBuf.length * 2));
-        const packed = packBuf.subarray(0, packPostings(liveIds, liveTfs, w, packBuf, 0));
         const chunks = arena.chunks.length;
-        const [bytes, at] = arena.place(packed) ?? [packed.slice(), 0];
-        // Kept without an object (see FlatLists); a list object some search still holds keeps its
-        // old storage, which stays valid.
-        const l = ix.lists[g];
-        if (l) {
-          l.setPacked(bytes, at, w);
-          ix.lists[g] = undefined;
-        }
-        ix.flat.set(g, bytes, at, w);
+        packFlat(ix, g, liveIds, liveTfs, w, arena);
         // A new chunk ends the step: allocating that much outside V8's heap can start a collection at
         // once (a 56 ms task at the end of a 100k build, with the first lists packed beside it).
         if (arena.chunks.length !== chunks) work = Infinity;

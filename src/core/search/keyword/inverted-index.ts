@@ -11,12 +11,12 @@ import { TermDict } from "../tokenize";
 import type { Chunk, ParsedQuery, Scheduler, SearchLanguage, SearchRequest } from "../types";
 import { DocBuilder } from "./builder";
 import { ChunkReader } from "./chunk-reader";
-import { compactSome, needsCompaction, type CompactionState } from "./compaction";
+import { compactSome, needsCompaction, packFlat, type CompactionState } from "./compaction";
 import { CHUNK_NUMS, docEdge, LEN, LINE_A, LINE_B, MAX_SEGMENTS, packFrontmatter, packHeadings, SEQ_A, SEQ_B, type DocEntry } from "./doc";
 import type { IndexState, RestoredLists } from "./index-state";
 import { dictBytes, segmentWriter, type RestoredBlobs, type SegmentWriter } from "./persist";
 import { Carver, type ScratchChunks } from "./carve";
-import { clearPackedCache, FlatLists, packedBound, packPostings, PostingList, PostingPool } from "./postings";
+import { clearPackedCache, FlatLists, PostingList, PostingPool } from "./postings";
 import { PostingsLog } from "./postings-log";
 import { SegmentLoader } from "./restore";
 import { Scorer, type ScoredAnswer } from "./score";
@@ -477,23 +477,13 @@ export class InvertedIndex implements IndexState {
     let g = Math.max(this.flattenedTo, restoredTerms);
     this.flat.reserve(end);
     const arena = (this.flatArena ??= new Carver(1 << 20));
-    let scratch = new Uint8Array(packedBound(FLATTEN_MAX_POSTINGS));
     for (let steps = 0; g < end; g++) {
       const l = this.lists[g];
       if (l && !l.packed && l.n > 0 && l.n <= FLATTEN_MAX_POSTINGS) {
         const [ids, tfs] = l.peek();
-        let ascending = true;
-        for (let i = 1; i < l.n; i++) if (ids[i] <= ids[i - 1]) ascending = false;
-        if (ascending) {
-          if (scratch.length < packedBound(l.n)) scratch = new Uint8Array(packedBound(l.n));
-          const packed = scratch.subarray(0, packPostings(ids, tfs, l.n, scratch, 0));
-          const [bytes, at] = arena.place(packed) ?? [packed.slice(), 0];
-          const n = l.n;
-          // A search part-way through still reads the object: it stays valid, packed.
-          l.setPacked(bytes, at, n);
-          this.lists[g] = undefined;
-          this.flat.set(g, bytes, at, n);
-        }
+        let i = 1;
+        while (i < l.n && ids[i] > ids[i - 1]) i++;
+        if (i === l.n) packFlat(this, g, ids, tfs, l.n, arena);
       }
       if ((++steps & 1023) === 0 && deadline()) {
         this.flattenedTo = g + 1;

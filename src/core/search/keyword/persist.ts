@@ -176,7 +176,12 @@ export function segmentWriter(ix: IndexState, segs: number[], scratch?: ScratchC
 
 /** The term dictionary as saved: its terms, one per line, as UTF-8. */
 export function dictBytes(dict: TermDict): Uint8Array {
-  return dict.utf8Lines();
+  const w = new ByteWriter(dict.size * 10 + 16);
+  for (let k = 0; k < dict.size; k++) {
+    if (k > 0) w.byte(0x0a); // \n
+    w.text(dict.name(k));
+  }
+  return w.view();
 }
 
 /** A note's frontmatter as saved: its JSON text; "" for one JSON cannot hold. */
