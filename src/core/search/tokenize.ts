@@ -96,7 +96,11 @@ function polyHash(s: string): number {
  * every search for a word of that key filter them all.
  */
 function keyHash(s: string): number {
-  let h = fnv1a(s);
+  return mixHash(fnv1a(s));
+}
+
+/** A 32-bit finalizer (MurmurHash3's): every bit of `h` moves the low bits used as a table slot. */
+function mixHash(h: number): number {
   h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
   h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
   return (h ^ (h >>> 16)) | 0;
@@ -330,13 +334,17 @@ export class TermDict {
    * The terms' UTF-16 code units, one after another (term k's are `[starts[k], starts[k + 1])`), with
    * an open-addressing table of their ids over them. A `Map` of the terms and an array of them took
    * ~60 bytes a term: 282 MB for the 4.65M terms of a 100k-note vault with numbers, hashes, URLs and
-   * some CJK text (the bench's generated vault has 30k). This takes ~27.
+   * some CJK text (the bench's generated vault has 30k). This takes ~2 bytes a code unit, 4 for
+   * where a term starts and 6–11 of the table (103 MB for those 4.65M terms).
    */
   private chars = new Uint16Array(1 << 12);
   private used = 0;
   private starts = new Int32Array(1 << 10);
-  private hashes = new Int32Array(1 << 10);
-  /** Term id + 1 (0: empty), at most half full. */
+  /**
+   * Term id + 1 (0: empty), at most 70% full (linear probing: a lookup compares ~2 terms, a miss
+   * ~6 lengths). No hash is kept a term: half full with one, the table and the hashes were 134 MB
+   * of the dictionary's 172 for 4.65M terms; a rehash computes them again from the code units.
+   */
   private table = new Int32Array(1 << 11);
   private count = 0;
   /** Seeds the hash: collisions cannot be written into a note ahead of time. */
@@ -366,7 +374,7 @@ export class TermDict {
     const mask = table.length - 1;
     for (let i = h & mask; ; i = (i + 1) & mask) {
       const e = table[i];
-      if (e === 0 || (this.hashes[e - 1] === h && this.is(e - 1, t))) return i;
+      if (e === 0 || this.is(e - 1, t)) return i;
     }
   }
 
@@ -383,9 +391,9 @@ export class TermDict {
     const h = this.hashOf(t);
     const i = this.slotOf(t, h);
     if (this.table[i] !== 0) return this.table[i] - 1;
-    const k = this.append(t, h);
+    const k = this.append(t);
     this.table[i] = k + 1;
-    if (this.count * 2 > this.table.length) this.rehash();
+    if (this.full(this.count, this.table.length)) this.rehash();
     return k;
   }
 
@@ -394,8 +402,8 @@ export class TermDict {
     this.recent.delete(t);
     const h = this.hashOf(t);
     const i = this.slotOf(t, h);
-    this.table[i] = this.append(t, h) + 1;
-    if (this.count * 2 > this.table.length) this.rehash();
+    this.table[i] = this.append(t) + 1;
+    if (this.full(this.count, this.table.length)) this.rehash();
   }
 
   /**
@@ -405,7 +413,7 @@ export class TermDict {
   reserve(terms: number, chars: number): void {
     this.room(terms + 2, chars);
     let size = this.table.length;
-    while (terms * 2 > size) size *= 2;
+    while (this.full(terms, size)) size *= 2;
     if (size > this.table.length) this.rehash(size);
   }
 
@@ -445,13 +453,24 @@ export class TermDict {
     return h;
   }
 
+  /** A table of `size` slots is too full for `terms` terms. */
+  private full(terms: number, size: number): boolean {
+    return terms * 10 > size * 7;
+  }
+
   /** Seeded FNV-1a over the code units, then a finalizer. */
   private hashOf(t: string): number {
     let h = (0x811c9dc5 ^ this.seed) | 0;
     for (let i = 0; i < t.length; i++) h = Math.imul(h ^ t.charCodeAt(i), 0x01000193);
-    h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
-    h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
-    return (h ^ (h >>> 16)) | 0;
+    return mixHash(h);
+  }
+
+  /** `hashOf` term k, from its code units. */
+  private hashAt(k: number): number {
+    let h = (0x811c9dc5 ^ this.seed) | 0;
+    const c = this.chars;
+    for (let i = this.starts[k], b = this.starts[k + 1]; i < b; i++) h = Math.imul(h ^ c[i], 0x01000193);
+    return mixHash(h);
   }
 
   /** Whether term k is `t`. */
@@ -464,14 +483,13 @@ export class TermDict {
   }
 
   /** Stores `t` as the next id. */
-  private append(t: string, h: number): number {
+  private append(t: string): number {
     const k = this.count;
     const chars = this.used + t.length;
     if (k + 2 > this.starts.length || chars > this.chars.length) this.room(k + 2 > this.starts.length ? this.starts.length * 2 : 0, chars > this.chars.length ? Math.max(chars, this.chars.length * 2) : 0);
     const c = this.chars;
     for (let i = 0; i < t.length; i++) c[this.used + i] = t.charCodeAt(i);
     this.used += t.length;
-    this.hashes[k] = h;
     this.starts[k + 1] = this.used;
     this.count = k + 1;
     return k;
@@ -483,9 +501,6 @@ export class TermDict {
       const s2 = new Int32Array(terms);
       s2.set(this.starts.subarray(0, this.count + 1));
       this.starts = s2;
-      const h2 = new Int32Array(terms);
-      h2.set(this.hashes.subarray(0, this.count));
-      this.hashes = h2;
     }
     if (chars > this.chars.length) {
       const c2 = new Uint16Array(chars);
@@ -499,11 +514,10 @@ export class TermDict {
     const table = new Int32Array(size);
     const mask = table.length - 1;
     for (let k = 0; k < this.count; k++) {
-      const h = this.hashes[k];
-      let i = h & mask;
+      let i = this.hashAt(k) & mask;
       for (; ; i = (i + 1) & mask) {
         const e = table[i];
-        if (e === 0 || (this.hashes[e - 1] === h && this.sameTerms(e - 1, k))) break;
+        if (e === 0 || this.sameTerms(e - 1, k)) break;
       }
       table[i] = k + 1;
     }
