@@ -1,5 +1,5 @@
 import { describe, expect, test } from "@jest/globals";
-import { FlatLists, packedBound, packPostings } from "../../src/core/search/keyword/postings";
+import { FlatLists, ListSlots, packedBound, packPostings, PostingList } from "../../src/core/search/keyword/postings";
 
 /** Packed posting lists kept without an object each (what compaction leaves, 12 bytes a term). */
 describe("FlatLists", () => {
@@ -31,5 +31,35 @@ describe("FlatLists", () => {
     f.take(10);
     f.prune();
     expect([...f.peek(1)[0].subarray(0, 3)]).toEqual([3, 9, 200_000]);
+  });
+});
+
+/** Term id → list object, in pages made and let go with their objects. */
+describe("ListSlots", () => {
+  test("keeps objects across pages, counts them and lets a page go with its last object", () => {
+    const s = new ListSlots();
+    s.grow(10_000);
+    expect([s.length, s.count, s.pagesHeld]).toEqual([10_000, 0, 0]);
+    const a = new PostingList();
+    const b = new PostingList();
+    s.set(5, a);
+    s.set(4095, b);
+    s.set(4096, a);
+    s.set(9999, b);
+    expect([s.get(5), s.get(4095), s.get(4096), s.get(9999), s.get(6), s.get(8000)]).toEqual([a, b, a, b, undefined, undefined]);
+    expect([s.count, s.pagesHeld]).toEqual([4, 3]);
+    s.set(5, b); // replaced: still one object there
+    expect([s.get(5), s.count]).toEqual([b, 4]);
+    s.set(6, undefined); // nothing there: nothing changes
+    expect(s.count).toBe(4);
+    s.set(5, undefined);
+    expect([s.count, s.pagesHeld, s.get(4095)]).toEqual([3, 3, b]);
+    s.set(4095, undefined);
+    expect([s.count, s.pagesHeld]).toEqual([2, 2]);
+    expect([...s.values()]).toEqual([a, b]);
+    s.set(20_000, a); // past `length`: slots grow
+    expect([s.length, s.get(20_000), s.count]).toEqual([20_001, a, 3]);
+    for (const g of [4096, 9999, 20_000]) s.set(g, undefined);
+    expect([s.count, s.pagesHeld, [...s.values()]]).toEqual([0, 0, []]);
   });
 });

@@ -195,6 +195,7 @@ class KeywordSearchService implements SearchService {
           this.idle.notify();
         } else if (!this.stopping && (this.queue.size > 0 || this.reconcilePending || this.lostSegments.length > 0) && !this.debounceTimer) this.kick();
         else {
+          this.index.releaseScratch();
           if (this.dirty && !this.stopping) this.schedulePersist();
           this.emitProgress(true);
           this.idle.notify();

@@ -27,10 +27,10 @@ export function packFlat(ix: IndexState, g: number, ids: Int32Array, tfs: Uint8A
   if (packBuf.length < packedBound(n)) packBuf = new Uint8Array(Math.max(packedBound(n), packBuf.length * 2));
   const packed = packBuf.subarray(0, packPostings(ids, tfs, n, packBuf, 0));
   const [bytes, at] = arena.place(packed) ?? [packed.slice(), 0];
-  const l = ix.lists[g];
+  const l = ix.lists.get(g);
   if (l) {
     l.setPacked(bytes, at, n);
-    ix.lists[g] = undefined;
+    ix.lists.set(g, undefined);
   }
   ix.flat.set(g, bytes, at, n);
 }
@@ -103,11 +103,14 @@ export function compactSome(ix: IndexState, state: CompactionState, deadline: ()
         // once (a 56 ms task at the end of a 100k build, with the first lists packed beside it).
         if (arena.chunks.length !== chunks) work = Infinity;
       } else {
-        // No live posting. (A restored list is an object by now: `peekList` made it one.)
-        const l = ix.lists[g];
+        // No live posting. (A restored list is an object by now: `peekList` made it one.) The
+        // object is dropped too (a search holding it sees it empty).
+        const l = ix.lists.get(g);
         if (l) {
           l.setStorage(EMPTY_INTS, EMPTY_BYTES);
           l.n = 0;
+          ix.lists.set(g, undefined);
+          if (ix.restored && g < ix.restored.n.length) ix.restored.n[g] = 0;
         } else ix.flat.take(g);
       }
       ix.totalPostings -= n - w;

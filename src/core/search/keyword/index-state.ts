@@ -7,7 +7,7 @@
 import type { TermDict } from "../tokenize";
 import type { ChunkReader } from "./chunk-reader";
 import type { DocEntry } from "./doc";
-import type { FlatLists, PostingList, PostingPool } from "./postings";
+import type { FlatLists, ListSlots, PostingList, PostingPool } from "./postings";
 import type { Carver } from "./carve";
 
 /**
@@ -33,7 +33,7 @@ export interface RestoredLists {
 export interface IndexState {
   dict: TermDict;
   /** Per term id: its posting list (a restored one is made an object on first use, see `listAt`). */
-  lists: (PostingList | undefined)[];
+  lists: ListSlots;
   /** Packed lists without an object (compaction puts them there; `listAt` takes one out when it is used). */
   flat: FlatLists;
   /** How many segments the notes are spread over (see `segmentCountFor`). */

@@ -16,7 +16,7 @@ import { CHUNK_NUMS, docEdge, LEN, LINE_A, LINE_B, MAX_SEGMENTS, packFrontmatter
 import type { IndexState, RestoredLists } from "./index-state";
 import { dictBytes, segmentWriter, type RestoredBlobs, type SegmentWriter } from "./persist";
 import { Carver, type ScratchChunks } from "./carve";
-import { clearPackedCache, FlatLists, PostingList, PostingPool } from "./postings";
+import { clearPackedCache, FlatLists, ListSlots, PostingList, PostingPool } from "./postings";
 import { PostingsLog } from "./postings-log";
 import { SegmentLoader } from "./restore";
 import { Scorer, type ScoredAnswer } from "./score";
@@ -86,7 +86,7 @@ const FLATTEN_MAX_POSTINGS = 8;
 
 export class InvertedIndex implements IndexState {
   dict = new TermDict();
-  lists: (PostingList | undefined)[] = [];
+  lists = new ListSlots();
   flat = new FlatLists();
   /** How many segments the notes are spread over (see `segmentCountFor`); set by loading or `relayout`. */
   segCount = 1;
@@ -149,7 +149,7 @@ export class InvertedIndex implements IndexState {
   clear(): void {
     this.changes++;
     this.dict = new TermDict();
-    this.lists = [];
+    this.lists = new ListSlots();
     this.flat = new FlatLists();
     this.flattenedTo = 0;
     this.flatArena = null;
@@ -246,22 +246,22 @@ export class InvertedIndex implements IndexState {
 
   /** Term g's list, made first if there is none. */
   listFor(g: number): PostingList {
-    while (this.lists.length <= g) this.lists.push(undefined);
+    this.lists.grow(g + 1);
     let l = this.listAt(g);
-    if (!l) this.lists[g] = l = new PostingList();
+    if (!l) this.lists.set(g, (l = new PostingList()));
     return l;
   }
 
   /** Term g's list, made an object first if it was restored from disk and not used since. */
   listAt(g: number): PostingList | undefined {
-    const l = this.lists[g];
+    const l = this.lists.get(g);
     if (l) return l;
     const f = this.flat.take(g);
     if (f) {
       const m = new PostingList();
       m.setPacked(f[0], f[1], f[2]);
       m.term = g;
-      this.lists[g] = m;
+      this.lists.set(g, m);
       return m;
     }
     const r = this.restored;
@@ -271,12 +271,12 @@ export class InvertedIndex implements IndexState {
     m.n = r.n[g];
     m.term = g;
     if (r.encoded[g]) m.pending = this.fillRestored;
-    this.lists[g] = m;
+    this.lists.set(g, m);
     return m;
   }
 
   peekList(g: number): readonly [Int32Array, Uint8Array, number] | null {
-    const l = this.lists[g];
+    const l = this.lists.get(g);
     if (!l) {
       const n = this.flat.n(g);
       if (n) {
@@ -293,7 +293,7 @@ export class InvertedIndex implements IndexState {
 
   /** Term g's posting count (without making a restored or flat list an object). */
   listN(g: number): number {
-    const l = this.lists[g];
+    const l = this.lists.get(g);
     if (l) return l.n;
     const f = this.flat.n(g);
     if (f) return f;
@@ -399,6 +399,19 @@ export class InvertedIndex implements IndexState {
     this.log.flush(release);
   }
 
+  /**
+   * Merges what is left in the postings log (under a merge's worth: one step of a few ms) and lets
+   * its buffers go: the worker has nothing left to do.
+   */
+  releaseScratch(): void {
+    this.flushPostings(true);
+  }
+
+  /** Bytes of the postings log's buffers. */
+  logBytes(): number {
+    return this.log.bytes;
+  }
+
   /** Merges the postings log in steps until `due()`; true when the merge is done (see `PostingsLog.mergeSome`). */
   mergeSome(due: () => boolean): boolean {
     if (this.log.pending) this.changes++;
@@ -439,7 +452,7 @@ export class InvertedIndex implements IndexState {
   /** The postings held in packed lists (see compaction.ts). */
   packedPostings(): number {
     let n = this.flat.total;
-    for (const l of this.lists) if (l?.packed) n += l.n;
+    for (const l of this.lists.values()) if (l.packed) n += l.n;
     return n;
   }
 
@@ -471,14 +484,14 @@ export class InvertedIndex implements IndexState {
    */
   flattenNewLists(deadline: () => boolean): boolean {
     if (this.dict.size < FLATTEN_MIN_TERMS) return false;
-    this.flushPostings();
+    this.flushPostings(false); // a build under way: its merge buffers stay
     const restoredTerms = this.restored ? this.restored.n.length : 0;
     const end = this.lists.length;
     let g = Math.max(this.flattenedTo, restoredTerms);
     this.flat.reserve(end);
     const arena = (this.flatArena ??= new Carver(1 << 20));
     for (let steps = 0; g < end; g++) {
-      const l = this.lists[g];
+      const l = this.lists.get(g);
       if (l && !l.packed && l.n > 0 && l.n <= FLATTEN_MAX_POSTINGS) {
         const [ids, tfs] = l.peek();
         let i = 1;

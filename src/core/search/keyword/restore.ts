@@ -301,7 +301,7 @@ export class SegmentLoader {
     const encoded = new Uint8Array(counts.length);
     let off = 0;
     let lists = 0;
-    while (this.ix.lists.length < counts.length) this.ix.lists.push(undefined);
+    this.ix.lists.grow(counts.length);
     for (let g = 0; g < counts.length; g++) {
       if ((g & 4095) === 4095) await yieldNow();
       if (!counts[g]) continue;
