@@ -67,7 +67,7 @@ describe("failures of the search service's background work", () => {
   test("a save that throws while serializing: reported once, leaves the index dirty, saved once it works", async () => {
     const store = new MemoryStateStore();
     const vault = new MemoryVault(notes);
-    const dictBytes = jest.spyOn(InvertedIndex.prototype, "dictBytes").mockImplementation(() => {
+    const dictBytes = jest.spyOn(InvertedIndex.prototype, "dictWriter").mockImplementation(() => {
       throw new TypeError("e.charCodeAt is not a function");
     });
     const { svc, logs } = makeSearch(vault, store);

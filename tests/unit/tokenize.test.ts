@@ -1,6 +1,6 @@
 import { foldWord, stemEnglish, tokenize } from "../../src/core/search";
 import { accentKey, forEachToken, TermDict } from "../../src/core/search/tokenize";
-import { dictBytes } from "../../src/core/search/keyword/persist";
+import { dictBytes, DictWriter } from "../../src/core/search/keyword/persist";
 
 describe("tokenize", () => {
   test("folds case and width, keeps accents; a word's accent key spells it without them", () => {
@@ -137,6 +137,12 @@ describe("TermDict's own storage (code units and a table, no Map)", () => {
     expect(dict.startsWith(dict.get("constructor")!, "constr")).toBe(true);
     expect(dict.startsWith(dict.get("a")!, "ab")).toBe(false);
     expect(new TextDecoder().decode(dictBytes(dict))).toBe(new TextDecoder().decode(new TextEncoder().encode(words.join("\n"))));
+    // Made in steps (a deadline always passed: one step a few thousand terms), the same bytes.
+    const job = new DictWriter(dict);
+    let steps = 1;
+    while (!job.step(() => true)) steps++;
+    expect(steps).toBeGreaterThan(10);
+    expect(job.bytes()).toEqual(dictBytes(dict));
   });
 
   test("a term pushed again (a restored dictionary) keeps its last id, through growth too", () => {

@@ -17,6 +17,8 @@ export interface CompactionState {
    * carve.ts), in chunks the size of the estimate in a smaller index.
    */
   arena?: Carver;
+  /** Before the arena: the lists counted so far (terms below `g`), their postings and the longest. */
+  sized?: { g: number; total: number; longest: number };
 }
 
 /**
@@ -54,13 +56,20 @@ export function compactSome(ix: IndexState, state: CompactionState, deadline: ()
   ix.flushPostings();
   const alive = ix.alive;
   if (!state.arena) {
-    let total = 0;
-    let longest = 0;
-    for (let g = 0; g < ix.lists.length; g++) {
-      const n = ix.listN(g);
-      total += n;
-      if (n > longest) longest = n;
+    // Counted in steps of 64k terms: 4.65M terms at once were a ~200 ms step.
+    const sized = (state.sized ??= { g: 0, total: 0, longest: 0 });
+    const end = ix.lists.length;
+    while (sized.g < end) {
+      const stop = Math.min(end, sized.g + 65536);
+      for (let g = sized.g; g < stop; g++) {
+        const n = ix.listN(g);
+        sized.total += n;
+        if (n > sized.longest) sized.longest = n;
+      }
+      sized.g = stop;
+      if (sized.g < end && deadline()) return true;
     }
+    const { total, longest } = sized;
     state.arena = new Carver(Math.min(CARVE_CHUNK, Math.ceil(total * 2) + (64 << 10)));
     ix.flat.reserve(ix.lists.length);
     // The scratch sized once for the longest list: grown by doubling, its outgrown arrays (~9 MB at

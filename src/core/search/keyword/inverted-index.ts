@@ -14,7 +14,7 @@ import { ChunkReader } from "./chunk-reader";
 import { compactSome, needsCompaction, packFlat, type CompactionState } from "./compaction";
 import { CHUNK_NUMS, docEdge, LEN, LINE_A, LINE_B, MAX_SEGMENTS, packFrontmatter, packHeadings, SEQ_A, SEQ_B, type DocEntry } from "./doc";
 import type { IndexState, RestoredLists } from "./index-state";
-import { dictBytes, segmentWriter, type RestoredBlobs, type SegmentWriter } from "./persist";
+import { dictBytes, DictWriter, segmentWriter, type RestoredBlobs, type SegmentWriter } from "./persist";
 import { Carver, type ScratchChunks } from "./carve";
 import { clearPackedCache, FlatLists, ListSlots, PostingList, PostingPool } from "./postings";
 import { PostingsLog } from "./postings-log";
@@ -538,6 +538,11 @@ export class InvertedIndex implements IndexState {
   /** The term dictionary as saved: its terms, one per line, as UTF-8. */
   dictBytes(): Uint8Array {
     return dictBytes(this.dict);
+  }
+
+  /** `dictBytes` made in steps (the index must not change meanwhile). */
+  dictWriter(): DictWriter {
+    return new DictWriter(this.dict);
   }
 
   /** Loading, step 0: starts from a persisted dictionary (see restore.ts). */

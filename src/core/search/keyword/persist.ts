@@ -176,12 +176,36 @@ export function segmentWriter(ix: IndexState, segs: number[], scratch?: ScratchC
 
 /** The term dictionary as saved: its terms, one per line, as UTF-8. */
 export function dictBytes(dict: TermDict): Uint8Array {
-  const w = new ByteWriter(dict.size * 10 + 16);
-  for (let k = 0; k < dict.size; k++) {
-    if (k > 0) w.byte(0x0a); // \n
-    w.text(dict.name(k));
+  const job = new DictWriter(dict);
+  while (!job.step(() => false));
+  return job.bytes();
+}
+
+/**
+ * The dictionary's bytes made in steps (`step(deadline)`, true when done; the dictionary must not
+ * change meanwhile): at once, 4.65M terms took ~1 s, and 200k terms ~50 ms.
+ */
+export class DictWriter {
+  private readonly w: ByteWriter;
+  private k = 0;
+
+  constructor(private readonly dict: TermDict) {
+    this.w = new ByteWriter(dict.size * 10 + 16);
   }
-  return w.view();
+
+  step(deadline: () => boolean): boolean {
+    const { dict, w } = this;
+    while (this.k < dict.size) {
+      if (this.k > 0) w.byte(0x0a); // \n
+      w.text(dict.name(this.k++));
+      if ((this.k & 4095) === 0 && deadline()) return this.k >= dict.size;
+    }
+    return true;
+  }
+
+  bytes(): Uint8Array {
+    return this.w.view();
+  }
 }
 
 /** A note's frontmatter as saved: its JSON text; "" for one JSON cannot hold. */
