@@ -372,7 +372,6 @@ export class SegmentLoader {
     const r = this.ix.restored;
     if (!lz || !r || !r.encoded[g]) return 0;
     r.encoded[g] = 0;
-    const ids = r.ids;
     let at = r.off[g];
     let parts = 0;
     for (const s of lz.segs) {
