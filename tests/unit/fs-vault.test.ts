@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, test } from "@jest/globals";
+import { afterEach, describe, expect, jest, test } from "@jest/globals";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
@@ -53,6 +53,30 @@ describe("FsVault: reading", () => {
     fs.writeFileSync(path.join(root, "Small.tmp"), "replaced");
     fs.renameSync(path.join(root, "Small.tmp"), path.join(root, "Small.md"));
     expect(await v.read("Small.md")).toBe("replaced");
+  });
+});
+
+describe("FsVault: a slow disk", () => {
+  test("a slow synchronous read switches the vault to asynchronous reads, once; every note reads the same", async () => {
+    const root = tempDir();
+    const bad = new Uint8Array([0xef, 0xbb, 0xbf, 0x68, 0xff, 0xfe, 0xe2, 0x82, 0x41, 0x7a]);
+    for (let i = 0; i < 5; i++) put(root, `n${i}.md`, `# Heading ${i}\n\ntext ${i} [[n${(i + 1) % 5}]]\n`);
+    put(root, "Bad.md", bad);
+    const logs: string[] = [];
+    // Every synchronous read counts as slow here.
+    const v = await open(root, { watch: false, slowReadMs: -1, log: (level, msg) => logs.push(`${level}: ${msg}`) });
+    await v.ready();
+    expect(logs.filter((l) => /reading notes asynchronously/.test(l))).toEqual([expect.stringMatching(/^info: A read took \d+ ms \(a slow or busy disk\)/)]);
+    for (let i = 0; i < 5; i++) expect(v.getMetadata(`n${i}.md`)?.headings.map((h) => h.heading)).toEqual([`Heading ${i}`]);
+    const sync = jest.spyOn(jest.requireActual<typeof fs>("node:fs"), "readFileSync");
+    try {
+      expect(await v.read("n3.md")).toBe("# Heading 3\n\ntext 3 [[n4]]\n");
+      expect(await v.read("Bad.md")).toBe(new TextDecoder("utf-8", { ignoreBOM: true }).decode(bad));
+      expect(Buffer.from(await v.readBinary("Bad.md")).equals(Buffer.from(bad))).toBe(true);
+      expect(sync).not.toHaveBeenCalled();
+    } finally {
+      sync.mockRestore();
+    }
   });
 });
 

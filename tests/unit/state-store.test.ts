@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, test } from "@jest/globals";
+import { afterEach, describe, expect, jest, test } from "@jest/globals";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
@@ -25,6 +25,29 @@ describe("FsStateStore", () => {
     await s.write("index.db", "v1");
     expect(fs.existsSync(dir)).toBe(true);
     expect(text(await s.read("index.db"))).toBe("v1");
+  });
+
+  test("a slow synchronous read switches it to asynchronous reads; the bytes are the same", async () => {
+    const s = new FsStateStore(temp());
+    await s.write("a.db", "constructor");
+    await s.write("b.db", "__proto__ toString");
+    expect(text(await s.read("a.db"))).toBe("constructor");
+    expect(s.readsAsync).toBe(false);
+    s.slowReadMs = -1; // every synchronous read counts as slow
+    expect(text(await s.read("a.db"))).toBe("constructor");
+    expect(s.readsAsync).toBe(true);
+    const sync = jest.spyOn(jest.requireActual<typeof fs>("node:fs"), "readFileSync");
+    const syncInto = jest.spyOn(jest.requireActual<typeof fs>("node:fs"), "readSync");
+    try {
+      expect(text(await s.read("b.db"))).toBe("__proto__ toString");
+      const room = new Uint8Array(64);
+      expect(text(await s.readInto("b.db", (n) => room.subarray(0, n)))).toBe("__proto__ toString");
+      expect(sync).not.toHaveBeenCalled();
+      expect(syncInto).not.toHaveBeenCalled();
+    } finally {
+      sync.mockRestore();
+      syncInto.mockRestore();
+    }
   });
 
   test("readInto reads a file into the room it is given (or its own buffer), null when missing", async () => {

@@ -36,6 +36,8 @@ export interface FsVaultOptions {
    * points of a rename and after each note written, so a test can SIGKILL the process right there.
    */
   crash?: (point: string) => void;
+  /** A synchronous read that takes longer than this (ms) switches the vault to asynchronous reads (default 20; tests set it). */
+  slowReadMs?: number;
 }
 
 /**
@@ -54,6 +56,13 @@ const DEFER_METADATA_MAX_MS = 20_000;
 
 /** Listed files up to this size are read synchronously (a read of 256 KB takes well under a millisecond). */
 const SYNC_READ_MAX = 256 * 1024;
+
+/**
+ * A synchronous read that took longer than this means a slow or busy disk: the vault reads
+ * asynchronously from then on. A read waiting on the disk waits on the event loop too: on a VM
+ * writing hundreds of MB meanwhile, single reads of small notes took 50–900 ms.
+ */
+const SLOW_SYNC_READ_MS = 20;
 
 /**
  * The vault port over a plain folder (headless host).
@@ -237,7 +246,7 @@ export class FsVault implements VaultPort {
       if (f) {
         try {
           const abs = paths.absListed(paths.diskOf(vp));
-          links.setMeta(vp, f.size <= SYNC_READ_MAX ? readFileSync(abs, "utf8") : decoder.decode(await fsp.readFile(abs)));
+          links.setMeta(vp, f.size <= SYNC_READ_MAX && !this.slowReads ? this.timed(() => readFileSync(abs, "utf8")) : decoder.decode(await fsp.readFile(abs)));
           batch.push(vp);
         } catch (e) {
           this.log("warn", `Could not read "${vp}": ${(e as Error).message}`);
@@ -307,7 +316,7 @@ export class FsVault implements VaultPort {
 
   /** `listedSig`, for a file listed at no more than SYNC_READ_MAX bytes. */
   private smallListedSig(path: string): number | undefined {
-    if (NOFOLLOW === undefined) return undefined;
+    if (NOFOLLOW === undefined || this.slowReads) return undefined;
     const f = this.state.files.get(path);
     return f !== undefined && f.size <= SYNC_READ_MAX ? f.sig : undefined;
   }
@@ -352,6 +361,21 @@ export class FsVault implements VaultPort {
    * (the thread-pool round trip). Reading 10k notes the asynchronous way took ~650 ms of main-thread
    * time, this way ~60 ms. Null when the checked path must be taken (see `readBytes`).
    */
+  /** Set once a synchronous read was slow (see SLOW_SYNC_READ_MS): every read is asynchronous from then on. */
+  private slowReads = false;
+
+  /** Runs a synchronous read, and notes when it was slow. */
+  private timed<T>(read: () => T): T {
+    const t = performance.now();
+    const out = read();
+    const ms = performance.now() - t;
+    if (ms > (this.opts.slowReadMs ?? SLOW_SYNC_READ_MS) && !this.slowReads) {
+      this.slowReads = true;
+      this.log("info", `A read took ${Math.round(ms)} ms (a slow or busy disk): reading notes asynchronously from now on, so that the server keeps answering meanwhile.`);
+    }
+    return out;
+  }
+
   private readListedSync(path: string, sig: number): Buffer | null;
   private readListedSync(path: string, sig: number, encoding: "utf8"): string | null;
   private readListedSync(path: string, sig: number, encoding?: "utf8"): Buffer | string | null {
@@ -361,7 +385,8 @@ export class FsVault implements VaultPort {
       const st = fstatSync(fd);
       // Grown past the limit since it was listed: the asynchronous read (it does not block for long).
       if (!st.isFile() || sigOf(st) !== sig || st.size > SYNC_READ_MAX) return null;
-      return encoding ? readFileSync(fd, encoding) : readFileSync(fd);
+      const f = fd;
+      return this.timed(() => (encoding ? readFileSync(f, encoding) : readFileSync(f)));
     } catch {
       return null;
     } finally {

@@ -4,7 +4,7 @@ import * as nodePath from "node:path";
 import type { StateStore } from "../../core/state";
 import { writeAtomic } from "./atomic";
 
-/** State files up to this size are read synchronously. */
+/** State files up to this size are read synchronously (until a read is slow, see `slowReadMs`). */
 const SYNC_READ_MAX = 8 * 1024 * 1024;
 
 /**
@@ -15,6 +15,12 @@ export class FsStateStore implements StateStore {
   readonly description: string;
   private readonly dir: string;
   private made: Promise<void> | null = null;
+  /**
+   * A synchronous read that takes longer than this (ms) means a slow or busy disk: files are read
+   * asynchronously from then on (a read waiting on the disk waits on the event loop too).
+   */
+  slowReadMs = 20;
+  private slowReads = false;
 
   /** `vaultRoot` only shapes `description` (vault-relative when the folder is inside the vault). */
   constructor(dir: string, vaultRoot?: string, homedir: string = os.homedir()) {
@@ -29,7 +35,7 @@ export class FsStateStore implements StateStore {
       // ~60 µs of main-thread time, and fsp.readFile makes several per file (open, fstat, reads, close).
       const st = statSync(file, { throwIfNoEntry: false });
       if (!st) return null;
-      const buf = st.isFile() && st.size <= SYNC_READ_MAX ? readFileSync(file) : await fsp.readFile(file);
+      const buf = st.isFile() && st.size <= SYNC_READ_MAX && !this.slowReads ? this.timed(() => readFileSync(file)) : await fsp.readFile(file);
       return new Uint8Array(buf.buffer, buf.byteOffset, buf.byteLength);
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code === "ENOENT") return null;
@@ -48,10 +54,14 @@ export class FsStateStore implements StateStore {
       const into = room(st.size);
       if (!into) return await this.read(name);
       let n = 0;
-      if (st.size <= SYNC_READ_MAX) {
+      if (st.size <= SYNC_READ_MAX && !this.slowReads) {
         // Synchronously, like `read` (see there).
-        fd = openSync(file, "r");
-        for (let r; n < into.length && (r = readSync(fd, into, n, into.length - n, n)) > 0; ) n += r;
+        const f = (fd = openSync(file, "r"));
+        n = this.timed(() => {
+          let got = 0;
+          for (let r; got < into.length && (r = readSync(f, into, got, into.length - got, got)) > 0; ) got += r;
+          return got;
+        });
       } else {
         fh = await fsp.open(file, "r");
         for (let r; n < into.length && (r = (await fh.read(into, n, into.length - n, n)).bytesRead) > 0; ) n += r;
@@ -64,6 +74,19 @@ export class FsStateStore implements StateStore {
       if (fd !== null) closeSync(fd);
       await fh?.close();
     }
+  }
+
+  /** Whether a synchronous read was slow (every read is asynchronous since). */
+  get readsAsync(): boolean {
+    return this.slowReads;
+  }
+
+  /** Runs a synchronous read, and notes when it was slow. */
+  private timed<T>(read: () => T): T {
+    const t = performance.now();
+    const out = read();
+    if (performance.now() - t > this.slowReadMs) this.slowReads = true;
+    return out;
   }
 
   async write(name: string, data: Uint8Array | string): Promise<void> {
