@@ -355,12 +355,6 @@ export class FsVault implements VaultPort {
     }
   }
 
-  /**
-   * `readBytes`' fast path for a small listed file, synchronously: open, fstat, read and close are
-   * four syscalls of microseconds, while each asynchronous call costs ~60 µs of main-thread time
-   * (the thread-pool round trip). Reading 10k notes the asynchronous way took ~650 ms of main-thread
-   * time, this way ~60 ms. Null when the checked path must be taken (see `readBytes`).
-   */
   /** Set once a synchronous read was slow (see SLOW_SYNC_READ_MS): every read is asynchronous from then on. */
   private slowReads = false;
 
@@ -376,6 +370,12 @@ export class FsVault implements VaultPort {
     return out;
   }
 
+  /**
+   * `readBytes`' fast path for a small listed file, synchronously: open, fstat, read and close are
+   * four syscalls of microseconds, while each asynchronous call costs ~60 µs of main-thread time
+   * (the thread-pool round trip). Reading 10k notes the asynchronous way took ~650 ms of main-thread
+   * time, this way ~60 ms. Null when the checked path must be taken (see `readBytes`).
+   */
   private readListedSync(path: string, sig: number): Buffer | null;
   private readListedSync(path: string, sig: number, encoding: "utf8"): string | null;
   private readListedSync(path: string, sig: number, encoding?: "utf8"): Buffer | string | null {
