@@ -364,15 +364,15 @@ export class TermDict {
 
   /** Term t's id (the last one given to it), or undefined. */
   get(t: string): number | undefined {
-    const e = this.table[this.slotOf(t, this.hashOf(t))];
+    const e = this.table[this.slotOf(t)];
     return e === 0 ? undefined : e - 1;
   }
 
-  /** The table slot holding `t` (hash `h`), or the empty one where it would go. */
-  private slotOf(t: string, h: number): number {
+  /** The table slot holding `t`, or the empty one where it would go. */
+  private slotOf(t: string): number {
     const table = this.table;
     const mask = table.length - 1;
-    for (let i = h & mask; ; i = (i + 1) & mask) {
+    for (let i = this.hashOf(t) & mask; ; i = (i + 1) & mask) {
       const e = table[i];
       if (e === 0 || this.is(e - 1, t)) return i;
     }
@@ -388,8 +388,7 @@ export class TermDict {
   }
 
   private idOf(t: string): number {
-    const h = this.hashOf(t);
-    const i = this.slotOf(t, h);
+    const i = this.slotOf(t);
     if (this.table[i] !== 0) return this.table[i] - 1;
     const k = this.append(t);
     this.table[i] = k + 1;
@@ -400,8 +399,7 @@ export class TermDict {
   /** Appends a persisted term as the next id (restoring a dictionary; a repeated term keeps its last id). */
   push(t: string): void {
     this.recent.delete(t);
-    const h = this.hashOf(t);
-    const i = this.slotOf(t, h);
+    const i = this.slotOf(t);
     this.table[i] = this.append(t) + 1;
     if (this.full(this.count, this.table.length)) this.rehash();
   }

@@ -19,6 +19,7 @@ import { FsWriter } from "./fs-write";
 import { NoteLinks } from "./note-links";
 import { VaultPaths } from "./vault-paths";
 import { sigOf, VaultState } from "./vault-state";
+import { SyncReads } from "./sync-reads";
 import { VaultWatcher } from "./watcher";
 
 export { applyFrontmatterEdit };
@@ -56,13 +57,6 @@ const DEFER_METADATA_MAX_MS = 20_000;
 
 /** Listed files up to this size are read synchronously (a read of 256 KB takes well under a millisecond). */
 const SYNC_READ_MAX = 256 * 1024;
-
-/**
- * A synchronous read that took longer than this means a slow or busy disk: the vault reads
- * asynchronously from then on. A read waiting on the disk waits on the event loop too: on a VM
- * writing hundreds of MB meanwhile, single reads of small notes took 50–900 ms.
- */
-const SLOW_SYNC_READ_MS = 20;
 
 /**
  * The vault port over a plain folder (headless host).
@@ -117,6 +111,9 @@ export class FsVault implements VaultPort {
     this.writer = new FsWriter(writeContext, opts.crash);
     this.renaming = { ...writeContext, writer: this.writer, log: this.log, ...(opts.crash ? { crash: opts.crash } : {}) };
     this.scan = { paths: this.paths, breather: new Breather(), log: this.log };
+    this.syncReads = new SyncReads(opts.slowReadMs, (ms) =>
+      this.log("info", `A read took ${Math.round(ms)} ms (a slow or busy disk): reading notes asynchronously from now on, so that the server keeps answering meanwhile.`),
+    );
   }
 
   /** Opens the vault and waits until it is listed and every note's metadata is read (see `begin`). */
@@ -246,7 +243,7 @@ export class FsVault implements VaultPort {
       if (f) {
         try {
           const abs = paths.absListed(paths.diskOf(vp));
-          links.setMeta(vp, f.size <= SYNC_READ_MAX && !this.slowReads ? this.timed(() => readFileSync(abs, "utf8")) : decoder.decode(await fsp.readFile(abs)));
+          links.setMeta(vp, f.size <= SYNC_READ_MAX && !this.syncReads.slow ? this.syncReads.run(() => readFileSync(abs, "utf8")) : decoder.decode(await fsp.readFile(abs)));
           batch.push(vp);
         } catch (e) {
           this.log("warn", `Could not read "${vp}": ${(e as Error).message}`);
@@ -316,7 +313,7 @@ export class FsVault implements VaultPort {
 
   /** `listedSig`, for a file listed at no more than SYNC_READ_MAX bytes. */
   private smallListedSig(path: string): number | undefined {
-    if (NOFOLLOW === undefined || this.slowReads) return undefined;
+    if (NOFOLLOW === undefined || this.syncReads.slow) return undefined;
     const f = this.state.files.get(path);
     return f !== undefined && f.size <= SYNC_READ_MAX ? f.sig : undefined;
   }
@@ -355,20 +352,8 @@ export class FsVault implements VaultPort {
     }
   }
 
-  /** Set once a synchronous read was slow (see SLOW_SYNC_READ_MS): every read is asynchronous from then on. */
-  private slowReads = false;
-
-  /** Runs a synchronous read, and notes when it was slow. */
-  private timed<T>(read: () => T): T {
-    const t = performance.now();
-    const out = read();
-    const ms = performance.now() - t;
-    if (ms > (this.opts.slowReadMs ?? SLOW_SYNC_READ_MS) && !this.slowReads) {
-      this.slowReads = true;
-      this.log("info", `A read took ${Math.round(ms)} ms (a slow or busy disk): reading notes asynchronously from now on, so that the server keeps answering meanwhile.`);
-    }
-    return out;
-  }
+  /** Notes are read synchronously until one read is slow (see SyncReads). */
+  private readonly syncReads: SyncReads;
 
   /**
    * `readBytes`' fast path for a small listed file, synchronously: open, fstat, read and close are
@@ -386,7 +371,7 @@ export class FsVault implements VaultPort {
       // Grown past the limit since it was listed: the asynchronous read (it does not block for long).
       if (!st.isFile() || sigOf(st) !== sig || st.size > SYNC_READ_MAX) return null;
       const f = fd;
-      return this.timed(() => (encoding ? readFileSync(f, encoding) : readFileSync(f)));
+      return this.syncReads.run(() => (encoding ? readFileSync(f, encoding) : readFileSync(f)));
     } catch {
       return null;
     } finally {

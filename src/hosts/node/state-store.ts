@@ -3,8 +3,9 @@ import * as os from "node:os";
 import * as nodePath from "node:path";
 import type { StateStore } from "../../core/state";
 import { writeAtomic } from "./atomic";
+import { SyncReads } from "./sync-reads";
 
-/** State files up to this size are read synchronously (until a read is slow, see `slowReadMs`). */
+/** State files up to this size are read synchronously (until a read is slow, see SyncReads). */
 const SYNC_READ_MAX = 8 * 1024 * 1024;
 
 /**
@@ -15,12 +16,8 @@ export class FsStateStore implements StateStore {
   readonly description: string;
   private readonly dir: string;
   private made: Promise<void> | null = null;
-  /**
-   * A synchronous read that takes longer than this (ms) means a slow or busy disk: files are read
-   * asynchronously from then on (a read waiting on the disk waits on the event loop too).
-   */
-  slowReadMs = 20;
-  private slowReads = false;
+  /** Files are read synchronously until one read is slow (see SyncReads). */
+  private readonly syncReads = new SyncReads();
 
   /** `vaultRoot` only shapes `description` (vault-relative when the folder is inside the vault). */
   constructor(dir: string, vaultRoot?: string, homedir: string = os.homedir()) {
@@ -35,7 +32,7 @@ export class FsStateStore implements StateStore {
       // ~60 µs of main-thread time, and fsp.readFile makes several per file (open, fstat, reads, close).
       const st = statSync(file, { throwIfNoEntry: false });
       if (!st) return null;
-      const buf = st.isFile() && st.size <= SYNC_READ_MAX && !this.slowReads ? this.timed(() => readFileSync(file)) : await fsp.readFile(file);
+      const buf = st.isFile() && st.size <= SYNC_READ_MAX && !this.syncReads.slow ? this.syncReads.run(() => readFileSync(file)) : await fsp.readFile(file);
       return new Uint8Array(buf.buffer, buf.byteOffset, buf.byteLength);
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code === "ENOENT") return null;
@@ -54,10 +51,10 @@ export class FsStateStore implements StateStore {
       const into = room(st.size);
       if (!into) return await this.read(name);
       let n = 0;
-      if (st.size <= SYNC_READ_MAX && !this.slowReads) {
+      if (st.size <= SYNC_READ_MAX && !this.syncReads.slow) {
         // Synchronously, like `read` (see there).
         const f = (fd = openSync(file, "r"));
-        n = this.timed(() => {
+        n = this.syncReads.run(() => {
           let got = 0;
           for (let r; got < into.length && (r = readSync(f, into, got, into.length - got, got)) > 0; ) got += r;
           return got;
@@ -78,15 +75,12 @@ export class FsStateStore implements StateStore {
 
   /** Whether a synchronous read was slow (every read is asynchronous since). */
   get readsAsync(): boolean {
-    return this.slowReads;
+    return this.syncReads.slow;
   }
 
-  /** Runs a synchronous read, and notes when it was slow. */
-  private timed<T>(read: () => T): T {
-    const t = performance.now();
-    const out = read();
-    if (performance.now() - t > this.slowReadMs) this.slowReads = true;
-    return out;
+  /** A synchronous read longer than this (ms) switches the store to asynchronous reads (tests set it). */
+  set slowReadMs(ms: number) {
+    this.syncReads.limitMs = ms;
   }
 
   async write(name: string, data: Uint8Array | string): Promise<void> {

@@ -183,7 +183,8 @@ export function dictBytes(dict: TermDict): Uint8Array {
 
 /**
  * The dictionary's bytes made in steps (`step(deadline)`, true when done; the dictionary must not
- * change meanwhile): at once, 4.65M terms took ~1 s, and 200k terms ~50 ms.
+ * change meanwhile): at once, the 3,000-note varied vault's took 51 ms, a step growing with the
+ * dictionary (~1 s expected at 4.65M terms).
  */
 export class DictWriter {
   private readonly w: ByteWriter;

@@ -305,8 +305,6 @@ export class ListSlots {
   /** Objects on each page. */
   private held = new Uint16Array(0);
   private size = 0;
-  /** The objects held. */
-  count = 0;
 
   /** Terms `[0, length)` have a slot. */
   get length(): number {
@@ -340,16 +338,19 @@ export class ListSlots {
     if (was === l) return;
     if (l === undefined) {
       page![g & (SLOT_PAGE - 1)] = undefined;
-      this.count--;
       if (--this.held[p] === 0) this.pages[p] = undefined;
       return;
     }
     if (page === undefined) this.pages[p] = page = new Array<PostingList | undefined>(SLOT_PAGE).fill(undefined);
     page[g & (SLOT_PAGE - 1)] = l;
-    if (was === undefined) {
-      this.count++;
-      this.held[p]++;
-    }
+    if (was === undefined) this.held[p]++;
+  }
+
+  /** The objects held. */
+  get count(): number {
+    let n = 0;
+    for (const h of this.held) n += h;
+    return n;
   }
 
   /** Pages of slots made. */
