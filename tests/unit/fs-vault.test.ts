@@ -78,6 +78,42 @@ describe("FsVault: a slow disk", () => {
       sync.mockRestore();
     }
   });
+
+  test("once reads are asynchronous, opening reads several notes at once (at most 16), each note's metadata its own", async () => {
+    const root = tempDir();
+    for (let i = 0; i < 60; i++) put(root, `n${i}.md`, `# Heading ${i}\n\ntext ${i} [[n${(i + 1) % 60}]] #tag${i}\n`);
+    put(root, "Big.md", "# Big\n" + "a line of a large note\n".repeat(20000)); // above the synchronous limit
+    const real = jest.requireActual<typeof fs>("node:fs");
+    const readFile = real.readFile;
+    let inFlight = 0;
+    let most = 0;
+    let calls = 0;
+    const spy = jest.spyOn(real, "readFile").mockImplementation(((p: fs.PathOrFileDescriptor, cb: (e: NodeJS.ErrnoException | null, b: Buffer) => void) => {
+      calls++;
+      most = Math.max(most, ++inFlight);
+      readFile(p, (e, b) => {
+        inFlight--;
+        cb(e, b);
+      });
+    }) as unknown as typeof fs.readFile);
+    try {
+      // Every synchronous read counts as slow: the first note's switches the vault.
+      const v = await open(root, { watch: false, slowReadMs: -1 });
+      await v.ready();
+      expect(calls).toBe(60); // every note but the one read synchronously
+      expect(most).toBeGreaterThan(1);
+      expect(most).toBeLessThanOrEqual(16);
+      for (let i = 0; i < 60; i++) {
+        const m = v.getMetadata(`n${i}.md`);
+        expect(m?.headings.map((h) => h.heading)).toEqual([`Heading ${i}`]);
+        expect(m?.tags?.map((t) => t.tag)).toEqual([`#tag${i}`]);
+      }
+      expect(v.getMetadata("Big.md")?.headings.map((h) => h.heading)).toEqual(["Big"]);
+      expect(v.resolvedLinks()["n6.md"]).toEqual({ "n7.md": 1 });
+    } finally {
+      spy.mockRestore();
+    }
+  });
 });
 
 describe("FsVault: symbolic links", () => {
