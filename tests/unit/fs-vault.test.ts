@@ -4,6 +4,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import type { VaultEvent } from "../../src/core/vault";
 import { applyFrontmatterEdit, FsVault } from "../../src/hosts/node/fs-vault";
+import { SyncReads } from "../../src/hosts/node/sync-reads";
 import { makeTempRoot, nextEvent, waitUntil } from "../contract/vault-port.contract";
 
 const cleanup: (() => Promise<void> | void)[] = [];
@@ -77,6 +78,48 @@ describe("FsVault: a slow disk", () => {
     } finally {
       sync.mockRestore();
     }
+  });
+
+  test("reads are asynchronous for a while after a slow one, twice as long the next time; then synchronous again", async () => {
+    const calls: [number, number][] = [];
+    let clock = 1000;
+    const r = new SyncReads(-1, (_ms, forMs, nth) => calls.push([forMs, nth]), 40, () => clock);
+    expect(r.slow).toBe(false);
+    expect(r.run(() => "a")).toBe("a");
+    expect(r.slow).toBe(true);
+    clock += 39;
+    r.run(() => "b"); // while slow, a slow read starts no new window
+    expect(calls).toEqual([[40, 1]]);
+    expect(r.slow).toBe(true);
+    clock += 1;
+    expect(r.slow).toBe(false);
+    r.run(() => "c");
+    expect(r.slow).toBe(true);
+    expect(calls).toEqual([[40, 1], [80, 2]]);
+    clock += 79;
+    expect(r.slow).toBe(true); // the second window is 80
+    clock += 1;
+    expect(r.slow).toBe(false);
+
+    // The vault: synchronous reads again once the window is over; a second switch is said at debug level.
+    const root = tempDir();
+    for (let i = 0; i < 3; i++) put(root, `n${i}.md`, `# Heading ${i}\n`);
+    const logs: string[] = [];
+    const v = await open(root, { watch: false, slowReadMs: -1, slowReadsForMs: 30, log: (level, msg) => logs.push(`${level}: ${msg}`) });
+    await v.ready();
+    // Past any window opening may have started (30 ms, then 60, 120: a sync read each).
+    await new Promise((res) => setTimeout(res, 250));
+    const sync = jest.spyOn(jest.requireActual<typeof fs>("node:fs"), "readFileSync");
+    try {
+      expect(await v.read("n1.md")).toBe("# Heading 1\n"); // synchronously, and slow again
+      expect(sync).toHaveBeenCalledTimes(1);
+    } finally {
+      sync.mockRestore();
+    }
+    const said = logs.filter((l) => /reading notes asynchronously/.test(l));
+    expect(said[0]).toMatch(/^info: A read took \d+ ms \(a slow or busy disk\): reading notes asynchronously for the next 0 s/);
+    expect(said.length).toBeGreaterThanOrEqual(2);
+    for (const l of said.slice(1)) expect(l).toMatch(/^debug: A read took \d+ ms/);
   });
 
   test("once reads are asynchronous, opening reads several notes at once (at most 16), each note's metadata its own", async () => {

@@ -39,6 +39,8 @@ export interface FsVaultOptions {
   crash?: (point: string) => void;
   /** A synchronous read that takes longer than this (ms) switches the vault to asynchronous reads (default 20; tests set it). */
   slowReadMs?: number;
+  /** For how long (ms) the first slow read switches it (doubling each time; default SLOW_FOR_MS; tests set it). */
+  slowReadsForMs?: number;
 }
 
 /**
@@ -124,8 +126,15 @@ export class FsVault implements VaultPort {
     this.writer = new FsWriter(writeContext, opts.crash);
     this.renaming = { ...writeContext, writer: this.writer, log: this.log, ...(opts.crash ? { crash: opts.crash } : {}) };
     this.scan = { paths: this.paths, breather: new Breather(), log: this.log };
-    this.syncReads = new SyncReads(opts.slowReadMs, (ms) =>
-      this.log("info", `A read took ${Math.round(ms)} ms (a slow or busy disk): reading notes asynchronously from now on, so that the server keeps answering meanwhile.`),
+    this.syncReads = new SyncReads(
+      opts.slowReadMs,
+      // The first time at info; a disk that stays slow says so again at each window (debug).
+      (ms, forMs, nth) =>
+        this.log(
+          nth === 1 ? "info" : "debug",
+          `A read took ${Math.round(ms)} ms (a slow or busy disk): reading notes asynchronously for the next ${Math.round(forMs / 1000)} s, so that the server keeps answering meanwhile.`,
+        ),
+      opts.slowReadsForMs,
     );
   }
 
@@ -383,7 +392,7 @@ export class FsVault implements VaultPort {
     }
   }
 
-  /** Notes are read synchronously until one read is slow (see SyncReads). */
+  /** Notes are read synchronously except for a while after a read was slow (see SyncReads). */
   private readonly syncReads: SyncReads;
 
   /**

@@ -5,7 +5,7 @@ import type { StateStore } from "../../core/state";
 import { writeAtomic } from "./atomic";
 import { SyncReads } from "./sync-reads";
 
-/** State files up to this size are read synchronously (until a read is slow, see SyncReads). */
+/** State files up to this size are read synchronously (except for a while after a read was slow, see SyncReads). */
 const SYNC_READ_MAX = 8 * 1024 * 1024;
 
 /**
@@ -16,7 +16,7 @@ export class FsStateStore implements StateStore {
   readonly description: string;
   private readonly dir: string;
   private made: Promise<void> | null = null;
-  /** Files are read synchronously until one read is slow (see SyncReads). */
+  /** Files are read synchronously except for a while after a read was slow (see SyncReads). */
   private readonly syncReads = new SyncReads();
 
   /** `vaultRoot` only shapes `description` (vault-relative when the folder is inside the vault). */
@@ -73,7 +73,7 @@ export class FsStateStore implements StateStore {
     }
   }
 
-  /** Whether a synchronous read was slow (every read is asynchronous since). */
+  /** Whether a synchronous read was slow lately (reads are asynchronous for a while after it). */
   get readsAsync(): boolean {
     return this.syncReads.slow;
   }
