@@ -37,7 +37,7 @@ export interface FsVaultOptions {
    * points of a rename and after each note written, so a test can SIGKILL the process right there.
    */
   crash?: (point: string) => void;
-  /** A synchronous read that takes longer than this (ms) switches the vault to asynchronous reads (default 20; tests set it). */
+  /** A synchronous read that takes longer than this (ms) switches the vault to asynchronous reads for a while (default 20; tests set it). */
   slowReadMs?: number;
   /** For how long (ms) the first slow read switches it (doubling each time; default SLOW_FOR_MS; tests set it). */
   slowReadsForMs?: number;

@@ -1,5 +1,5 @@
 /**
- * Synchronous reads until one is slow. Small files are read synchronously headless (each
+ * Synchronous reads, except for a while after one was slow. Small files are read synchronously headless (each
  * asynchronous fs call costs ~60 µs of main-thread time), but a read waiting on the disk waits on
  * the event loop too: on a VM writing hundreds of MB meanwhile, single reads of small notes took
  * 50–900 ms. Once a read takes longer than `limitMs`, `slow` is set and the owner reads
