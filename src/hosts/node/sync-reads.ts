@@ -18,8 +18,8 @@ export class SyncReads {
   /** Until when reads are asynchronous (`now()` time; 0: not slow). */
   private slowUntil = 0;
   private window: number;
-  /** Slow reads seen so far. */
-  times = 0;
+  /** Slow reads seen so far (each starts a window). */
+  private times = 0;
 
   constructor(
     public limitMs = SLOW_SYNC_READ_MS,
