@@ -15,6 +15,9 @@ const common = {
 };
 module.exports = {
   testTimeout: 30000,
+  // The run's temp files live in one folder, removed at the end (tests/support/global-setup.js).
+  globalSetup: "<rootDir>/tests/support/global-setup.js",
+  globalTeardown: "<rootDir>/tests/support/global-teardown.js",
   // A worker whose heap is over this after a test file is replaced by a fresh one. Kept, a worker's
   // heap grew to ~1 GB over the run, and every collection in every later file was slower for it:
   // `npm test` took 7.9 min on 2 workers (14 min of CPU), 4.1 min (7 min) with workers recycled.

@@ -941,8 +941,11 @@ export class Vault extends Events {
   readonly configDir: string;
   private readonly files = new Map<string, TAbstractFile>();
   private readonly root: TFolder;
-  /** Where "system trash" moves go (a temp folder outside the vault). */
-  readonly systemTrashDir: string;
+  private systemTrash: string | null = null;
+  /** Where "system trash" moves go (a temp folder outside the vault, made on first use). */
+  get systemTrashDir(): string {
+    return (this.systemTrash ??= fs.mkdtempSync(nodePath.join(os.tmpdir(), "stand-in-system-trash-")));
+  }
   metadataCache!: MetadataCache;
 
   constructor(
@@ -954,7 +957,6 @@ export class Vault extends Events {
     this.configDir = opts.configDir ?? ".obsidian";
     this.root = new TFolder(this, "/");
     this.files.set("/", this.root);
-    this.systemTrashDir = fs.mkdtempSync(nodePath.join(os.tmpdir(), "stand-in-system-trash-"));
     this.scan("", this.root);
     if (opts.watch) this.startWatching();
   }
