@@ -48,6 +48,8 @@ async function main(): Promise<void> {
   } else {
     queries = makeQueries(generateVault(root, n, 42), 300);
   }
+  // QUERIES=file: these queries (a JSON array) instead.
+  if (process.env.QUERIES) queries = JSON.parse(readFileSync(process.env.QUERIES, "utf8")) as string[];
   const vault = await FsVault.open(root, { watch: false });
   const policy = new AccessPolicy({ configDir: vault.configDir, excludedFilters: () => vault.excludedFilters() });
   const svc = createSearchService({ port: vault, policy, store: new MemoryStateStore(), sqlWasm });
@@ -56,15 +58,29 @@ async function main(): Promise<void> {
   const req = (query: string) => ({ query, limit: 10, chunksPerFile: 2, snippetWords: 200 });
   for (const q of queries.slice(0, 20)) await svc.search(req(q));
   const p50s: number[] = [];
+  const perQuery = queries.map(() => [] as number[]);
   for (let r = 0; r < rounds; r++) {
     const s: number[] = [];
-    for (const q of queries) {
+    for (let i = 0; i < queries.length; i++) {
       const t = performance.now();
-      await svc.search(req(q));
-      s.push(performance.now() - t);
+      await svc.search(req(queries[i]));
+      const ms = performance.now() - t;
+      s.push(ms);
+      perQuery[i].push(ms);
     }
     s.sort((a, b) => a - b);
     p50s.push(s[s.length >> 1]);
+  }
+  // PERQ=file: each query's median time over the rounds, its files matched, slowest first.
+  if (process.env.PERQ) {
+    const rows: string[] = [];
+    for (let i = 0; i < queries.length; i++) {
+      const t = perQuery[i].sort((a, b) => a - b)[perQuery[i].length >> 1];
+      const res = await svc.search(req(queries[i]));
+      rows.push(`${t.toFixed(3)}\t${res.total_files}\t${res.partial_files ?? 0}\t${queries[i]}`);
+    }
+    rows.sort((a, b) => parseFloat(b) - parseFloat(a));
+    writeFileSync(process.env.PERQ, rows.join("\n") + "\n");
   }
   const dump = process.env.DUMP;
   if (dump) {
