@@ -96,3 +96,55 @@ export function freeBuffers(buffers: readonly ArrayBufferLike[]): boolean {
     return false;
   }
 }
+
+/**
+ * Arrays that grow (the link graph's lists, the index's per-chunk numbers, the scorer's scratch)
+ * headless on glibc. glibc maps a block of its own only above its mmap threshold, and that
+ * threshold rises to the size of any mapped block freed (up to 32 MB): Node's own start (reading
+ * its bundle) already raises it to ~4 MB. Below it, every array comes from glibc's heap, and an array
+ * that grew by doubling leaves its old room there as a hole between live blocks; glibc gives such
+ * holes back only in `malloc_trim`, which Node never calls. A warm 100k-note server held ~64 MB of
+ * them (RSS 435 MB; 371 with the threshold pinned at 128 KB by `MALLOC_MMAP_THRESHOLD_`, which a
+ * process cannot set for itself). So, when the host asks for it, an array of 128 KB or more takes
+ * its room in a buffer of at least RESERVE_BYTES: always a mapping of its own (over glibc's largest
+ * threshold, so never raising it either), given back whole when freed, and only its touched pages
+ * count. It then grows in place, a longer view over the same buffer, while the buffer has room.
+ */
+const RESERVE_FROM = 128 << 10;
+/** Above glibc's largest dynamic mmap threshold (32 MB), as a `Carver` chunk (search/keyword/carve.ts). */
+const RESERVE_BYTES = 33 << 20;
+let reserving = false;
+const reservedBuffers = new WeakSet<ArrayBufferLike>();
+
+/** Whether growable arrays take their room in reservations (see above): the headless host turns it on. */
+export function reserveGrowableArrays(on: boolean): void {
+  reserving = on;
+}
+
+type GrowableArray = Int32Array | Uint32Array | Float64Array | Float32Array | Uint16Array | Uint8Array | Int8Array;
+interface GrowableCtor<T extends GrowableArray> {
+  new (length: number): T;
+  new (buffer: ArrayBuffer, byteOffset: number, length: number): T;
+  readonly BYTES_PER_ELEMENT: number;
+}
+
+/**
+ * An array of `length` elements holding `old`'s (all of them; `length` at least old's), zeros after
+ * them. `old` must not be written after this: the new array may share its memory (see above).
+ */
+export function grownArray<T extends GrowableArray>(C: GrowableCtor<T>, old: T | null, length: number): T {
+  const bytes = length * C.BYTES_PER_ELEMENT;
+  if (old && old.length > length) throw new RangeError("grownArray: shorter than the array it grows");
+  if (old && reserving && old.byteOffset === 0 && bytes <= old.buffer.byteLength && reservedBuffers.has(old.buffer)) {
+    return new C(old.buffer as ArrayBuffer, 0, length);
+  }
+  let out: T;
+  if (!reserving || bytes < RESERVE_FROM) out = new C(length);
+  else {
+    const buffer = new ArrayBuffer(Math.max(bytes, RESERVE_BYTES));
+    reservedBuffers.add(buffer);
+    out = new C(buffer, 0, length);
+  }
+  if (old) out.set(old as ArrayLike<number>);
+  return out;
+}

@@ -10,6 +10,8 @@
  * Read a list with `startOf`/`lengthOf` and `data` (re-read `data` after any change: it may be
  * replaced when the store grows).
  */
+import { grownArray } from "../memory";
+
 export class IdLists {
   data: Int32Array = new Int32Array(1024);
   private start: Int32Array = new Int32Array(0);
@@ -112,7 +114,7 @@ export class IdLists {
     if (!force && this.dead <= Math.max(live, 4096)) return;
     let total = 0;
     for (let i = 0; i < this.len.length; i++) if (this.len[i] > 0) total += this.len[i];
-    const out = new Int32Array(Math.max(1024, total));
+    const out = grownArray(Int32Array, null, Math.max(1024, total));
     let at = 0;
     const d = this.data;
     for (let i = 0; i < this.len.length; i++) {
@@ -131,11 +133,7 @@ export class IdLists {
   /** Moves list `i` to the end of `data` with room for `room` ids, keeping its first `keep`. */
   private move(i: number, room: number, keep: number): void {
     if (this.dead > Math.max(this.top - this.dead, 65536)) this.compact(true);
-    if (this.top + room > this.data.length) {
-      const grown = new Int32Array(Math.max(this.data.length * 2, this.top + room));
-      grown.set(this.data.subarray(0, this.top));
-      this.data = grown;
-    }
+    if (this.top + room > this.data.length) this.data = grownArray(Int32Array, this.data, Math.max(this.data.length * 2, this.top + room));
     const s = this.start[i];
     if (keep > 0) this.data.copyWithin(this.top, s, s + keep);
     this.dead += this.cap[i];
@@ -148,9 +146,9 @@ export class IdLists {
     if (i < this.len.length) return;
     const n = Math.max(1024, this.len.length * 2, i + 1);
     const grow = (a: Int32Array, fill: number): Int32Array => {
-      const b = new Int32Array(n);
-      b.set(a);
-      if (fill !== 0) b.fill(fill, a.length);
+      const was = a.length;
+      const b = grownArray(Int32Array, a, n);
+      if (fill !== 0) b.fill(fill, was);
       return b;
     };
     this.start = grow(this.start, 0);

@@ -18,6 +18,7 @@ import { DEFAULT_PORT, parseArgs, usage, VERSION } from "./args";
 import { describeEmbeddings, type EmbeddingsStatus, type SemanticService } from "../../core/search/vector/semantic-service";
 import { embedderOf } from "./embedder-flags";
 import { bridgeMain } from "./bridge";
+import { reserveGrowableArrays } from "../../core/memory";
 import { useHostTimers } from "../../core/timers";
 import { nodeTimers } from "../common/node-timers";
 
@@ -40,6 +41,9 @@ function main(): Promise<void> {
 
 async function run(args: ReturnType<typeof parseArgs>): Promise<void> {
   useHostTimers(nodeTimers);
+  // glibc keeps a grown array's old room as a hole in its heap (core/memory.ts): growable arrays get
+  // room of their own. Other C libraries and Obsidian's renderer give big blocks back by themselves.
+  if (process.platform === "linux") reserveGrowableArrays(true);
   const bundled = path.resolve(__dirname, "..", "examples", "vault");
   const root = path.resolve(args.vault ?? bundled);
   if (!existsSync(root)) {

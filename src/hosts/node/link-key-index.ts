@@ -14,6 +14,7 @@ import { splitLinkpath } from "../../core/metadata";
 import { addOne, removeOne, valuesOf, type OneOrMany } from "../../core/one-or-many";
 import { lowerBound } from "../../core/sorted";
 import { fnv1a } from "../../core/hash";
+import { grownArray } from "../../core/memory";
 
 /**
  * Keys are 26-bit hashes and note numbers stay below 2^27 (numbers are not reused: each file added
@@ -39,9 +40,7 @@ export class LinkKeyIndex {
     if (!this.built) {
       for (const k of keys) {
         if (this.pendingLength === this.pending.length) {
-          const p = new Float64Array(Math.max(1024, this.pending.length * 2));
-          p.set(this.pending);
-          this.pending = p;
+          this.pending = grownArray(Float64Array, this.pending, Math.max(1024, this.pending.length * 2));
         }
         this.pending[this.pendingLength++] = k * ID_SPACE + note;
       }

@@ -7,6 +7,7 @@
  * Notes belong to segments (by path hash) only for persistence.
  */
 import { detach } from "../../strings";
+import { grownArray } from "../../memory";
 import { TermDict } from "../tokenize";
 import type { Chunk, ParsedQuery, Scheduler, SearchLanguage, SearchRequest } from "../types";
 import { DocBuilder } from "./builder";
@@ -217,9 +218,7 @@ export class InvertedIndex implements IndexState {
   /** Records `doc`'s length (`noteLen`) once its chunks' lengths are in `chunkLen`. */
   setNoteLen(doc: DocEntry): void {
     if (doc.slot >= this.noteLen.length) {
-      const b = new Float64Array(Math.max(doc.slot + 1, 2 * this.noteLen.length));
-      b.set(this.noteLen);
-      this.noteLen = b;
+      this.noteLen = grownArray(Float64Array, this.noteLen, Math.max(doc.slot + 1, 2 * this.noteLen.length));
     }
     let n = 0;
     for (let id = doc.chunk0, end = doc.chunk0 + doc.chunks; id < end; id++) n += this.chunkLen[id];
@@ -232,16 +231,11 @@ export class InvertedIndex implements IndexState {
     this.changes++;
     let cap = this.alive.length;
     while (cap <= id) cap *= 2;
-    const grow = <T extends Int32Array | Float32Array | Uint8Array>(a: T, make: (n: number) => T): T => {
-      const b = make(cap);
-      b.set(a);
-      return b;
-    };
-    this.chunkDoc = grow(this.chunkDoc, (n) => new Int32Array(n));
-    this.chunkLen = grow(this.chunkLen, (n) => new Float32Array(n));
-    this.chunkOrd = grow(this.chunkOrd, (n) => new Int32Array(n));
-    this.chunkSeg = grow(this.chunkSeg, (n) => new Uint8Array(n));
-    this.alive = grow(this.alive, (n) => new Uint8Array(n));
+    this.chunkDoc = grownArray(Int32Array, this.chunkDoc, cap);
+    this.chunkLen = grownArray(Float32Array, this.chunkLen, cap);
+    this.chunkOrd = grownArray(Int32Array, this.chunkOrd, cap);
+    this.chunkSeg = grownArray(Uint8Array, this.chunkSeg, cap);
+    this.alive = grownArray(Uint8Array, this.alive, cap);
   }
 
   /** Term g's list, made first if there is none. */

@@ -6,6 +6,7 @@
  * every reader does).
  */
 import { own } from "../../dict";
+import { grownArray } from "../../memory";
 import { frontmatterTags, type NoteMetadata } from "../../metadata";
 import { isUnder } from "../../paths";
 import { gallop, heapDown } from "../../sorted";
@@ -150,21 +151,23 @@ export class Scorer {
   private rangeB = new Int32Array(64);
 
   private ensureScratch(ix: IndexState): void {
+    // Grown with their contents: every element is zero between searches (each search clears what it set).
     if (this.acc.length < ix.alive.length) {
-      this.acc = new Float64Array(ix.alive.length);
-      this.cnt = new Uint16Array(ix.alive.length);
-      this.onlyMark = new Uint8Array(ix.alive.length);
+      const n = ix.alive.length;
+      this.acc = grownArray(Float64Array, this.acc, n);
+      this.cnt = grownArray(Uint16Array, this.cnt, n);
+      this.onlyMark = grownArray(Uint8Array, this.onlyMark, n);
     }
     if (this.docMask.length < ix.slots.length) {
       const cap = Math.max(64, ix.slots.length * 2);
-      this.docMask = new Uint32Array(cap);
-      this.docBest = new Float64Array(cap);
-      this.docExcluded = new Uint8Array(cap);
-      this.noteAcc = new Float64Array(cap);
-      this.noteTf = new Float64Array(cap);
-      this.proxTodo = new Uint8Array(cap);
-      this.proxBase = new Float64Array(cap);
-      this.titleF = new Float64Array(cap);
+      this.docMask = grownArray(Uint32Array, this.docMask, cap);
+      this.docBest = grownArray(Float64Array, this.docBest, cap);
+      this.docExcluded = grownArray(Uint8Array, this.docExcluded, cap);
+      this.noteAcc = grownArray(Float64Array, this.noteAcc, cap);
+      this.noteTf = grownArray(Float64Array, this.noteTf, cap);
+      this.proxTodo = grownArray(Uint8Array, this.proxTodo, cap);
+      this.proxBase = grownArray(Float64Array, this.proxBase, cap);
+      this.titleF = grownArray(Float64Array, this.titleF, cap);
     }
   }
 
@@ -940,9 +943,7 @@ class IntStack {
   /** Makes room for `k` more. */
   room(k: number): void {
     if (this.n + k <= this.a.length) return;
-    const b = new Int32Array(Math.max(this.n + k, 2 * this.a.length));
-    b.set(this.a.subarray(0, this.n));
-    this.a = b;
+    this.a = grownArray(Int32Array, this.a, Math.max(this.n + k, 2 * this.a.length));
   }
 
   /** Holds `x` then `y`, and nothing else; a view of them. */
