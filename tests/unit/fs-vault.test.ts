@@ -127,18 +127,21 @@ describe("FsVault: a slow disk", () => {
     for (let i = 0; i < 60; i++) put(root, `n${i}.md`, `# Heading ${i}\n\ntext ${i} [[n${(i + 1) % 60}]] #tag${i}\n`);
     put(root, "Big.md", "# Big\n" + "a line of a large note\n".repeat(20000)); // above the synchronous limit
     const real = jest.requireActual<typeof fs>("node:fs");
-    const readFile = real.readFile;
+    // A read in flight: from its file's opening to its closing (the reads go through ReadPool).
+    const openFile = real.open;
+    const closeFile = real.close;
     let inFlight = 0;
     let most = 0;
     let calls = 0;
-    const spy = jest.spyOn(real, "readFile").mockImplementation(((p: fs.PathOrFileDescriptor, cb: (e: NodeJS.ErrnoException | null, b: Buffer) => void) => {
+    const spyOpen = jest.spyOn(real, "open").mockImplementation(((p: fs.PathLike, flags: fs.OpenMode, cb: (e: NodeJS.ErrnoException | null, fd: number) => void) => {
       calls++;
       most = Math.max(most, ++inFlight);
-      readFile(p, (e, b) => {
-        inFlight--;
-        cb(e, b);
-      });
-    }) as unknown as typeof fs.readFile);
+      openFile(p, flags, cb);
+    }) as unknown as typeof fs.open);
+    const spyClose = jest.spyOn(real, "close").mockImplementation(((fd: number, cb: (e: NodeJS.ErrnoException | null) => void) => {
+      inFlight--;
+      closeFile(fd, cb);
+    }) as unknown as typeof fs.close);
     try {
       // Every synchronous read counts as slow: the first note's switches the vault.
       const v = await open(root, { watch: false, slowReadMs: -1 });
@@ -153,8 +156,10 @@ describe("FsVault: a slow disk", () => {
       }
       expect(v.getMetadata("Big.md")?.headings.map((h) => h.heading)).toEqual(["Big"]);
       expect(v.resolvedLinks()["n6.md"]).toEqual({ "n7.md": 1 });
+      expect(inFlight).toBe(0); // every file opened was closed
     } finally {
-      spy.mockRestore();
+      spyOpen.mockRestore();
+      spyClose.mockRestore();
     }
   });
 });

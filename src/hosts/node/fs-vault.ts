@@ -3,7 +3,7 @@
  * and taking in changes other programs make. Writing is fs-write.ts's, renaming fs-rename.ts's,
  * listing fs-scan.ts's; the picture in memory is vault-state.ts's, paths and their safety vault-paths.ts's.
  */
-import { closeSync, constants as fsConstants, fstatSync, openSync, promises as fsp, readFile, readFileSync, type Stats } from "node:fs";
+import { closeSync, constants as fsConstants, fstatSync, openSync, promises as fsp, readFileSync, type Stats } from "node:fs";
 import type { FileHandle } from "node:fs/promises";
 import * as nodePath from "node:path";
 import { VaultError } from "../../core/errors";
@@ -17,6 +17,7 @@ import { renameEntry, type RenameContext } from "./fs-rename";
 import { Breather, limiter, scanTree, type ScanContext, type ScanEntry } from "./fs-scan";
 import { FsWriter } from "./fs-write";
 import { NoteLinks } from "./note-links";
+import { ReadPool } from "./read-pool";
 import { VaultPaths } from "./vault-paths";
 import { sigOf, VaultState } from "./vault-state";
 import { SyncReads } from "./sync-reads";
@@ -64,14 +65,10 @@ const SYNC_READ_MAX = 256 * 1024;
  * Notes read at once while opening reads asynchronously (a slow disk, see SyncReads). One at a time
  * through `fsp.readFile`, 20k of the bench's notes took 3.6 s here (3.1 s of it the main thread's:
  * a promise for each of its open, stat, read and close); 16 at once through `readFile`'s callbacks,
- * 0.5 s (0.7 s of CPU). Synchronously: 0.24 s.
+ * 0.5 s (0.7 s of CPU). Synchronously: 0.24 s. Now through `ReadPool` (callbacks, reused buffers).
  */
 const READ_AHEAD = 16;
 
-/** `readFile` with its callback as a promise (fewer main-thread steps than `fsp.readFile`'s). */
-function readFileAsync(abs: string): Promise<Buffer> {
-  return new Promise((resolve, reject) => readFile(abs, (e, b) => (e ? reject(e) : resolve(b))));
-}
 
 /**
  * The vault port over a plain folder (headless host).
@@ -258,13 +255,15 @@ export class FsVault implements VaultPort {
       if ((++n & 255) === 0) await this.scan.breather.breathe();
     }
     linkMs += performance.now() - started;
-    // Reads already asked for (asynchronously: a slow disk, or a big note), by index in `notes`.
-    const ahead = new Map<number, Promise<Buffer>>();
+    // Reads already asked for (asynchronously: a slow disk, or a big note), by index in `notes`,
+    // into a few reused buffers (see ReadPool).
+    const ahead = new Map<number, Promise<string>>();
+    const pool = new ReadPool(decoder);
     const absOf = (vp: string): string => paths.absListed(paths.diskOf(vp));
     const readAhead = (from: number): void => {
       for (let j = from; j < notes.length && j < from + READ_AHEAD; j++) {
         if (ahead.has(j) || !files.has(notes[j])) continue;
-        const p = readFileAsync(absOf(notes[j]));
+        const p = pool.text(absOf(notes[j]), files.get(notes[j])!.size);
         p.catch(() => undefined); // reported when awaited (unless the vault closed first)
         ahead.set(j, p);
       }
@@ -279,9 +278,9 @@ export class FsVault implements VaultPort {
           if (f.size <= SYNC_READ_MAX && !this.syncReads.slow && !ahead.has(i)) text = this.syncReads.run(() => readFileSync(absOf(vp), "utf8"));
           else {
             if (this.syncReads.slow) readAhead(i);
-            const p = ahead.get(i) ?? readFileAsync(absOf(vp));
+            const p = ahead.get(i) ?? pool.text(absOf(vp), f.size);
             ahead.delete(i);
-            text = decoder.decode(await p);
+            text = await p;
           }
           links.setMeta(vp, text);
           batch.push(vp);
