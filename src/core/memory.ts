@@ -145,6 +145,6 @@ export function grownArray<T extends GrowableArray>(C: GrowableCtor<T>, old: T |
     reservedBuffers.add(buffer);
     out = new C(buffer, 0, length);
   }
-  if (old) out.set(old as ArrayLike<number>);
+  if (old) out.set(old);
   return out;
 }
