@@ -70,7 +70,6 @@ const SYNC_READ_MAX = 256 * 1024;
  */
 const READ_AHEAD = 16;
 
-
 /**
  * The vault port over a plain folder (headless host).
  *

@@ -3,8 +3,9 @@
  * on a slow disk, see SyncReads). `fs.readFile` makes a buffer of its own for every file: a warm
  * start at 100k notes made 100k of them (~2.4 KB each), which glibc serves from its heap and gets
  * back only when the collector sweeps them, in bursts, between the blocks that live on. The heap
- * grew around them and kept the free room: RSS 405–448 MB after such a start against 381–384 with
- * every note read synchronously (`readFileSync` with an encoding allocates no buffer).
+ * grew around them and kept the free room: with `grownArray` (core/memory.ts), RSS 437–443 MB after
+ * such a start against 381–390 with every note read synchronously (`readFileSync` with an encoding
+ * allocates no buffer); 380 either way with this pool.
  *
  * A read takes a buffer from the pool, opens the file, reads it (short of the buffer only at its
  * end, as a regular file's read is), decodes it, gives the buffer back and closes the file without

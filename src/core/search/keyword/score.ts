@@ -151,7 +151,7 @@ export class Scorer {
   private rangeB = new Int32Array(64);
 
   private ensureScratch(ix: IndexState): void {
-    // Grown with their contents: every element is zero between searches (each search clears what it set).
+    // Grown with their contents: a search reads them as it would had they not grown.
     if (this.acc.length < ix.alive.length) {
       const n = ix.alive.length;
       this.acc = grownArray(Float64Array, this.acc, n);
