@@ -106,13 +106,17 @@ export function freeBuffers(buffers: readonly ArrayBufferLike[]): boolean {
  * holes back only in `malloc_trim`, which Node never calls. A warm 100k-note server held ~64 MB of
  * them (RSS 435 MB; 371 with the threshold pinned at 128 KB by `MALLOC_MMAP_THRESHOLD_`, which a
  * process cannot set for itself). So, when the host asks for it, an array of 128 KB or more takes
- * its room in a buffer of at least RESERVE_BYTES: always a mapping of its own (over glibc's largest
+ * its room in a buffer of at least OWN_MAPPING_BYTES: always a mapping of its own (over glibc's largest
  * threshold, so never raising it either), given back whole when freed, and only its touched pages
  * count. It then grows in place, a longer view over the same buffer, while the buffer has room.
  */
 const RESERVE_FROM = 128 << 10;
-/** Above glibc's largest dynamic mmap threshold (32 MB), as a `Carver` chunk (search/keyword/carve.ts). */
-const RESERVE_BYTES = 33 << 20;
+/**
+ * A buffer this large is always a mapping of its own under glibc: above its largest dynamic mmap
+ * threshold (32 MB), so freeing it never raises that threshold. Reservations here and `Carver`
+ * chunks (search/keyword/carve.ts) are this size.
+ */
+export const OWN_MAPPING_BYTES = 33 << 20;
 let reserving = false;
 const reservedBuffers = new WeakSet<ArrayBufferLike>();
 
@@ -141,7 +145,7 @@ export function grownArray<T extends GrowableArray>(C: GrowableCtor<T>, old: T |
   let out: T;
   if (!reserving || bytes < RESERVE_FROM) out = new C(length);
   else {
-    const buffer = new ArrayBuffer(Math.max(bytes, RESERVE_BYTES));
+    const buffer = new ArrayBuffer(Math.max(bytes, OWN_MAPPING_BYTES));
     reservedBuffers.add(buffer);
     out = new C(buffer, 0, length);
   }

@@ -262,8 +262,9 @@ export class FsVault implements VaultPort {
     const absOf = (vp: string): string => paths.absListed(paths.diskOf(vp));
     const readAhead = (from: number): void => {
       for (let j = from; j < notes.length && j < from + READ_AHEAD; j++) {
-        if (ahead.has(j) || !files.has(notes[j])) continue;
-        const p = pool.text(absOf(notes[j]), files.get(notes[j])!.size);
+        const listed = ahead.has(j) ? undefined : files.get(notes[j]);
+        if (!listed) continue;
+        const p = pool.text(absOf(notes[j]), listed.size);
         p.catch(() => undefined); // reported when awaited (unless the vault closed first)
         ahead.set(j, p);
       }

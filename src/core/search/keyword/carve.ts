@@ -8,10 +8,10 @@
  * (the same start with `MALLOC_MMAP_THRESHOLD_=131072`: 725 → 663 MB). A chunk here is above 32 MB,
  * so it is always a mapping of its own, given back whole when freed, and never raises the threshold.
  */
-import { freeBuffers } from "../../memory";
+import { freeBuffers, OWN_MAPPING_BYTES } from "../../memory";
 
-/** A chunk: above 32 MB, glibc's largest dynamic mmap threshold (see postings.ts, SLAB). */
-export const CARVE_CHUNK = 33 << 20;
+/** A chunk: a mapping of its own (see `OWN_MAPPING_BYTES`; and postings.ts, SLAB). */
+export const CARVE_CHUNK = OWN_MAPPING_BYTES;
 
 /** Rounds up to 8 bytes, so every piece starts aligned for any typed array. */
 const align = (n: number): number => (n + 7) & ~7;
