@@ -145,6 +145,74 @@ describe("TermDict's own storage (code units and a table, no Map)", () => {
     expect(job.bytes()).toEqual(dictBytes(dict));
   });
 
+  test("a large table grows in steps: every term found meanwhile, no id given twice, a term pushed again keeps its last id", () => {
+    const dict = new TermDict();
+    const growing = () => (dict as unknown as { old: Int32Array | null }).old !== null;
+    const words: string[] = ["constructor", "__proto__", "toString"];
+    for (let i = 0; i < 420_000; i++) words.push(`g${i.toString(36)}`);
+    // (Checked without an expect per term: 400k of them took most of a minute.)
+    const wrong: string[] = [];
+    let sawGrowth = 0;
+    words.forEach((w, i) => {
+      if (dict.id(w) !== i) wrong.push(`id ${w}`);
+      if (growing() && sawGrowth++ % 5000 === 0) {
+        // Mid-move: terms not yet moved, moved ones and new ones are all found, and not added again.
+        for (let j = 0; j <= i; j += 97) if (dict.get(words[j]) !== j) wrong.push(`get ${words[j]} at ${i}`);
+        if (dict.id(words[0]) !== 0 || dict.id(words[i >> 1]) !== i >> 1) wrong.push(`id again at ${i}`);
+        if (dict.get("missing") !== undefined || dict.size !== i + 1) wrong.push(`size or missing at ${i}`);
+      }
+    });
+    words.forEach((w, i) => {
+      if (dict.get(w) !== i || dict.name(i) !== w) wrong.push(`after: ${w}`);
+    });
+    expect(wrong.slice(0, 5)).toEqual([]);
+    expect(sawGrowth).toBeGreaterThan(10_000);
+
+    // A restored dictionary pushing a term again while its table grows in steps: the last id wins.
+    const pushed = new TermDict();
+    let i = 0;
+    while (!(pushed as unknown as { old: Int32Array | null }).old) pushed.push(`p${i++}`);
+    pushed.push("p0");
+    pushed.push("p1");
+    for (let j = 0; j < 50_000; j++) pushed.push(`q${j}`);
+    expect((pushed as unknown as { old: Int32Array | null }).old).toBeNull();
+    expect(pushed.get("p0")).toBe(i);
+    expect(pushed.get("p1")).toBe(i + 1);
+    expect(pushed.get("p2")).toBe(2);
+    expect(pushed.id("p0")).toBe(i);
+  });
+
+  test("the warm-up's catch-up ends a growth under way in steps, and searches' forms never move terms", () => {
+    const dict = new TermDict();
+    const old = () => (dict as unknown as { old: Int32Array | null }).old;
+    let n = 0;
+    while (!old()) dict.id(`c${n++}`);
+    // A search meanwhile finds every term, and leaves the old table where it was.
+    expect(dict.forms(`c${n >> 1}`, "en")[0]).toBe(n >> 1);
+    expect(old()).not.toBeNull();
+    let steps = 1;
+    while (!dict.catchUpTermBits(() => true)) steps++;
+    expect(steps).toBeGreaterThan(10);
+    expect(old()).toBeNull();
+    for (let j = 0; j < n; j += 13) expect(dict.get(`c${j}`)).toBe(j);
+  });
+
+  test("a search catches the forms' bitset and accent map up by a bounded step; its word forms stay right meanwhile", () => {
+    const dict = new TermDict();
+    dict.id("sync");
+    expect(dict.forms("sync", "en")).toEqual([0]); // bitset and accents made, every term in
+    for (let i = 0; i < 300_000; i++) dict.id(`f${i.toString(36)}é`); // 300k accented terms since
+    const cafe = dict.id("café");
+    const syncing = dict.id("syncing");
+    // One search: a step of the catch-up, not all 300k terms; the stems are looked up one by one meanwhile.
+    expect(dict.forms("sync", "en")).toEqual([0, syncing]);
+    expect(dict.forms("cafe", "none")).toEqual([]);
+    // Not remembered while incomplete: once caught up, the same dictionary gives the accented term.
+    expect(dict.catchUpTermBits(() => false)).toBe(true);
+    expect(dict.forms("cafe", "none")).toEqual([cafe]);
+    expect(dict.forms("sync", "en")).toEqual([0, syncing]);
+  });
+
   test("a term pushed again (a restored dictionary) keeps its last id, through growth too", () => {
     const dict = new TermDict();
     dict.push("x");

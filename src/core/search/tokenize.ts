@@ -325,6 +325,18 @@ const newAsciiCache = (): AsciiCache => ({
   ids: new Int32Array(ASCII_MASK + 1),
 });
 
+/** A table this large (slots) grows in steps (see `TermDict.grow`); a smaller one doubles at once (≤ ~15 ms). */
+const STEPPED_GROWTH_FROM = 1 << 18;
+/** Terms moved to the grown table per term added. */
+const MOVE_STEP = 8;
+
+/** A search catches the dictionary's bitset and accent map up by at most this many terms each (4,096 a step). */
+const SEARCH_CATCH_UP = 1 << 16;
+const searchDue = (): (() => boolean) => {
+  let steps = 0;
+  return () => ++steps * 4096 >= SEARCH_CATCH_UP;
+};
+
 /** How many terms `TermDict.recent` holds. */
 const RECENT_TERMS = 1 << 14;
 
@@ -362,10 +374,19 @@ export class TermDict {
     return this.count;
   }
 
+  /**
+   * While the table grows in steps (see `grow`): the table before, read only, holding terms
+   * `[0, oldCount)`; `table` holds `[0, moved)` and every term added since.
+   */
+  private old: Int32Array | null = null;
+  private oldCount = 0;
+  private moved = 0;
+
   /** Term t's id (the last one given to it), or undefined. */
   get(t: string): number | undefined {
     const e = this.table[this.slotOf(t)];
-    return e === 0 ? undefined : e - 1;
+    if (e !== 0) return e - 1;
+    return this.old ? this.oldGet(t) : undefined;
   }
 
   /** The table slot holding `t`, or the empty one where it would go. */
@@ -375,6 +396,17 @@ export class TermDict {
     for (let i = this.hashOf(t) & mask; ; i = (i + 1) & mask) {
       const e = table[i];
       if (e === 0 || this.is(e - 1, t)) return i;
+    }
+  }
+
+  /** `t`'s id in the table before, while it is not yet in the new one. */
+  private oldGet(t: string): number | undefined {
+    const table = this.old!;
+    const mask = table.length - 1;
+    for (let i = this.hashOf(t) & mask; ; i = (i + 1) & mask) {
+      const e = table[i];
+      if (e === 0) return undefined;
+      if (this.is(e - 1, t)) return e - 1;
     }
   }
 
@@ -390,9 +422,13 @@ export class TermDict {
   private idOf(t: string): number {
     const i = this.slotOf(t);
     if (this.table[i] !== 0) return this.table[i] - 1;
+    if (this.old) {
+      const o = this.oldGet(t);
+      if (o !== undefined) return o;
+    }
     const k = this.append(t);
     this.table[i] = k + 1;
-    if (this.full(this.count, this.table.length)) this.rehash();
+    this.grow();
     return k;
   }
 
@@ -401,7 +437,54 @@ export class TermDict {
     this.recent.delete(t);
     const i = this.slotOf(t);
     this.table[i] = this.append(t) + 1;
-    if (this.full(this.count, this.table.length)) this.rehash();
+    this.grow();
+  }
+
+  /**
+   * After a term is added: moves the next MOVE_STEP terms over while the table grows in steps, or
+   * starts growing it once too full. Doubling a table of millions of terms at once held the event
+   * loop: 501 ms at ~3M terms (a vault of numbers, ids and hashes, 4.65M terms in all). So a large
+   * table moves over MOVE_STEP terms per term added, the old one kept for lookups meanwhile; the
+   * move ends long before the new table is full (a table 70% full doubles to 35%, and takes at most
+   * one new term per MOVE_STEP moved: ≤ 40% when it ends).
+   */
+  private grow(): void {
+    if (this.old) this.moveSome(MOVE_STEP);
+    else if (this.full(this.count, this.table.length)) {
+      if (this.table.length < STEPPED_GROWTH_FROM) this.rehash();
+      else {
+        this.old = this.table;
+        this.oldCount = this.count;
+        this.moved = 0;
+        this.table = new Int32Array(this.old.length * 2);
+      }
+    }
+  }
+
+  /** Moves up to `n` more of the old table's terms into the new one; drops the old table when all are. */
+  private moveSome(n: number): void {
+    const end = Math.min(this.oldCount, this.moved + n);
+    for (let k = this.moved; k < end; k++) this.place(this.table, k);
+    this.moved = end;
+    if (end === this.oldCount) this.old = null;
+  }
+
+  /**
+   * Puts term k in `table`. A term pushed again (`push`) has more than one id: the largest stays,
+   * whatever order they are placed in.
+   */
+  private place(table: Int32Array, k: number): void {
+    const mask = table.length - 1;
+    let i = this.hashAt(k) & mask;
+    for (; ; i = (i + 1) & mask) {
+      const e = table[i];
+      if (e === 0) break;
+      if (this.sameTerms(e - 1, k)) {
+        if (e - 1 > k) return;
+        break;
+      }
+    }
+    table[i] = k + 1;
   }
 
   /**
@@ -509,16 +592,9 @@ export class TermDict {
 
   /** The table at `size` slots (twice as large by default); a term repeated (`push`) keeps its last id. */
   private rehash(size = this.table.length * 2): void {
+    this.old = null;
     const table = new Int32Array(size);
-    const mask = table.length - 1;
-    for (let k = 0; k < this.count; k++) {
-      let i = this.hashAt(k) & mask;
-      for (; ; i = (i + 1) & mask) {
-        const e = table[i];
-        if (e === 0 || this.sameTerms(e - 1, k)) break;
-      }
-      table[i] = k + 1;
-    }
+    for (let k = 0; k < this.count; k++) this.place(table, k);
     this.table = table;
   }
 
@@ -543,6 +619,7 @@ export class TermDict {
     const memo = this.formsMemo.get(key);
     if (memo && memo.n === this.count) return memo.ids.slice();
     const ids = this.formsOf(t, language);
+    if (!this.caughtUp()) return ids;
     if (this.formsMemo.size >= 256) this.formsMemo.clear();
     this.formsMemo.set(key, { n: this.count, ids });
     return ids.slice();
@@ -569,15 +646,29 @@ export class TermDict {
   /** How many of `names` are in `accented`. */
   private accentedN = 0;
 
-  private freshTermBits(): Int32Array {
-    this.catchUpTermBits(() => false);
-    return this.termBits!;
+  /**
+   * The bitset, caught up by at most SEARCH_CATCH_UP terms; null while it does not hold every term
+   * yet (its catch-up is not done: the warm-up's steps and the next searches go on with it).
+   */
+  private termBitsForSearch(): Int32Array | null {
+    this.addTermBits(searchDue());
+    return this.termBitsN >= this.count ? this.termBits : null;
   }
 
-  /** The accented terms of `key` (see `accented`), every term caught up first. */
+  /**
+   * The accented terms of `key` (see `accented`), caught up by at most SEARCH_CATCH_UP terms: a
+   * search during a large vault's first build caught up with every term added since the one before
+   * in one go (terms with accents, CJK: 118–270 ms tasks on a vault of 4.65M terms). Terms beyond
+   * are found once caught up (by the warm-up after the build, or the next searches).
+   */
   private accentedOf(key: string): number[] {
-    this.catchUpAccents(() => false);
+    this.catchUpAccents(searchDue());
     return valuesOf(this.accented.get(keyHash(key))).filter((g) => accentKey(this.name(g)) === key);
+  }
+
+  /** Every term is in the bitset and the accent map (a word's forms are then final until the next term). */
+  private caughtUp(): boolean {
+    return this.termBitsN >= this.count && this.accentedN >= this.count;
   }
 
   /** Adds the terms not in `accented` yet, asking `due()` every 4,096 terms; true once every term is in. */
@@ -602,9 +693,18 @@ export class TermDict {
    * Adds the terms not in the bitset yet (made anew when the dictionary outgrew it), then those not
    * in `accented`, asking `due()` every 4,096 terms; true once every term is in both. The search
    * warm-up calls it in short steps: the first search after a build at 100k notes hashed every term
-   * in one go (a 61 ms task with it).
+   * in one go (a 61 ms task with it). First it ends the table's growth in steps (see `grow`), when one
+   * is under way: a search never moves terms, and a dictionary that stopped growing keeps no old table.
    */
   catchUpTermBits(due: () => boolean): boolean {
+    while (this.old) {
+      this.moveSome(4096);
+      if (this.old && due()) return false;
+    }
+    return this.addTermBits(due);
+  }
+
+  private addTermBits(due: () => boolean): boolean {
     const n = this.count;
     let bits = this.termBits;
     if (!bits || n * 8 > bits.length * 32) {
@@ -653,13 +753,14 @@ export class TermDict {
     if (s.endsWith("e")) bases.add(s.slice(0, -1));
     else bases.add(s + "e");
     if (/[bdfgklmnprstvz]$/.test(s) && s[s.length - 2] !== s[s.length - 1]) bases.add(s + s[s.length - 1]);
-    const bits = this.freshTermBits();
-    const mask = bits.length * 32 - 1;
+    // Without the whole bitset (a catch-up under way), every likely form is looked up.
+    const bits = this.termBitsForSearch();
+    const mask = bits ? bits.length * 32 - 1 : 0;
     for (const b of bases) {
       const hb = polyHash(b);
       for (let k = 0; k < FORM_ENDINGS.length; k++) {
         const bit = hashBit((Math.imul(hb, ENDING_POW[k]) + ENDING_HASH[k]) | 0, mask);
-        if ((bits[bit >>> 5] & (1 << (bit & 31))) === 0) continue; // not a term
+        if (bits && (bits[bit >>> 5] & (1 << (bit & 31))) === 0) continue; // not a term
         const x = b + FORM_ENDINGS[k];
         const g = this.get(x);
         if (g === undefined || seen.has(g) || !stemmable(x) || stemOf(x) !== s) continue;
