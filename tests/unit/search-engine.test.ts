@@ -653,6 +653,56 @@ describe("segmented keyword index", () => {
     expect(midway.index.mergeDue).toBe(false);
   });
 
+  test("a merge step that unpacks long packed lists asks for its deadline by the postings it copies, not only every 128 terms", () => {
+    const words = Array.from({ length: 130 }, (_, k) => `word${k}`);
+    const build = () => {
+      const index = withSegments(new InvertedIndex());
+      for (let i = 0; i < 3000; i++) addText(index, `n${i}.md`, `${words.join(" ")} own${i}`);
+      const state = { seg: 0, k: 0 };
+      while (index.compactSome(state, () => false));
+      expect(index.packedPostings()).toBe(index.totalPostings); // every list packed
+      // A few more notes: their postings go to the log; merging them unpacks 130 lists of 3,000 postings.
+      for (let i = 3000; i < 3010; i++) addText(index, `n${i}.md`, `${words.join(" ")} own${i}`);
+      return index;
+    };
+    const whole = build();
+    whole.flushPostings();
+    const stepped = build();
+    let steps = 1;
+    while (!stepped.mergeSome(() => true)) steps++;
+    // 130 terms: at one check every 128 terms, 2 steps after the sort; by the postings copied (390k), more.
+    expect(steps).toBeGreaterThan(4);
+    for (const q of ["word0", "word129", "word64 own3005", "own2999"]) {
+      const a = whole.search(parseQuery(q), req(q, { limit: 5000 }), "en").res;
+      expect(stepped.search(parseQuery(q), req(q, { limit: 5000 }), "en").res).toEqual(a);
+    }
+    expect(whole.search(parseQuery("word7"), req("word7", { limit: 5000 }), "en").res.total_files).toBe(3010);
+  });
+
+  test("a build's flattening merges a pending log in steps first, and answers stay the same", () => {
+    const index = withSegments(new InvertedIndex());
+    const plain = withSegments(new InvertedIndex());
+    const notes = 1100;
+    const text = (i: number) => `common ${i % 2 ? "odd" : "even"} ` + Array.from({ length: 250 }, (_, j) => String(1_000_000 + i * 250 + j)).join(" ");
+    for (let i = 0; i < notes; i++) {
+      addText(index, `n${i}.md`, text(i));
+      addText(plain, `n${i}.md`, text(i));
+    }
+    addText(index, "last.md", "1999999 common");
+    addText(plain, "last.md", "1999999 common");
+    expect(index.dict.size).toBeGreaterThan(FLATTEN_MIN_TERMS);
+    // The first step sorts the log and stops there: the merge is under way, not done at once.
+    expect(index.flattenNewLists(() => true)).toBe(true);
+    expect(index.mergeDue).toBe(true);
+    let steps = 1;
+    while (index.flattenNewLists(() => true)) steps++;
+    expect(steps).toBeGreaterThan(100);
+    expect(index.mergeDue).toBe(false);
+    for (const q of ["common", "odd", "1000000", "1137749", "1000250 common", '"common odd"', "1999999"]) {
+      expect(index.search(parseQuery(q), req(q, { limit: 50 }), "en").res).toEqual(plain.search(parseQuery(q), req(q, { limit: 50 }), "en").res);
+    }
+  });
+
   test("a restored index answers as the one saved whether its lists are decoded on first use, in the background, laid out again or saved again", async () => {
     const build = () => {
       const index = withSegments(new InvertedIndex());

@@ -478,7 +478,8 @@ export class InvertedIndex implements IndexState {
    */
   flattenNewLists(deadline: () => boolean): boolean {
     if (this.dict.size < FLATTEN_MIN_TERMS) return false;
-    this.flushPostings(false); // a build under way: its merge buffers stay
+    // The log merged first, in steps too (at once, a step of 296 ms on a vault of 4.65M terms).
+    if (!this.mergeSome(deadline)) return true;
     const restoredTerms = this.restored ? this.restored.n.length : 0;
     const end = this.lists.length;
     let g = Math.max(this.flattenedTo, restoredTerms);

@@ -137,16 +137,20 @@ export class PostingList {
     this.n = n;
   }
 
-  /** Room for `more` postings without growing (a grown list takes its space from `pool`; a packed one is unpacked into it). */
-  reserve(more: number, pool: PostingPool): void {
+  /**
+   * Room for `more` postings without growing (a grown list takes its space from `pool`; a packed one
+   * is unpacked into it). Returns how many postings it copied (0 when there was room).
+   */
+  reserve(more: number, pool: PostingPool): number {
     const need = this.n + more;
+    if (!this.packed && need <= this.ids.length) return 0;
     const ids = this.ids;
-    if (need <= ids.length && !this.packed) return;
     const cap = Math.max(need, 4, this.packed ? 0 : ids.length * 2);
     const [i2, t2] = pool.take(cap);
     i2.set(ids.subarray(0, this.n));
     t2.set(this.tfs.subarray(0, this.n));
     this.setStorage(i2, t2);
+    return this.n;
   }
 }
 
