@@ -3,6 +3,8 @@
  * every query, and their median) on the bench's generated vault and queries, or on a real vault
  * (`real` instead of a note count: 400 queries of 1–4 words of its notes, some phrases and prefixes).
  * DUMP=file writes every query's answer (paths, scores, sections) to compare two versions' rankings.
+ * QUERIES=file (a JSON array) searches those on the vault as it is; STATE=dir restores the index
+ * saved there (a warm start); TOOL=1 asks as the search tool does by default; PERQ=file: per query.
  *   npx esbuild bench/prof-search.ts --bundle --platform=node --target=node20 --outfile=/tmp/prof-search.js --loader:.wasm=binary
  *   node [--cpu-prof] /tmp/prof-search.js <dir> [notes|real] [rounds]
  */
@@ -15,6 +17,7 @@ import { MemoryStateStore } from "../src/core/state";
 import { useHostTimers } from "../src/core/timers";
 import { nodeTimers } from "../src/hosts/common/node-timers";
 import { FsVault } from "../src/hosts/node/fs-vault";
+import { FsStateStore } from "../src/hosts/node/state-store";
 import { generateVault, makeQueries, rng } from "./generate";
 
 async function main(): Promise<void> {
@@ -45,17 +48,21 @@ async function main(): Promise<void> {
       const q = words.slice(i, i + k).map((w) => w.slice(0, 6)).join(" ");
       queries.push(r() < 0.1 ? `"${q}"` : r() < 0.1 ? q + "*" : q);
     }
+  } else if (process.env.QUERIES) {
+    // QUERIES=file: these queries (a JSON array), on the vault as it is (not generated again).
+    queries = JSON.parse(readFileSync(process.env.QUERIES, "utf8")) as string[];
   } else {
     queries = makeQueries(generateVault(root, n, 42), 300);
   }
-  // QUERIES=file: these queries (a JSON array) instead.
-  if (process.env.QUERIES) queries = JSON.parse(readFileSync(process.env.QUERIES, "utf8")) as string[];
   const vault = await FsVault.open(root, { watch: false });
   const policy = new AccessPolicy({ configDir: vault.configDir, excludedFilters: () => vault.excludedFilters() });
-  const svc = createSearchService({ port: vault, policy, store: new MemoryStateStore(), sqlWasm });
+  // STATE=dir: restore the index saved there (a warm start, as the CLI's --state-dir) instead of building it.
+  const store = process.env.STATE ? new FsStateStore(process.env.STATE, root) : new MemoryStateStore();
+  const svc = createSearchService({ port: vault, policy, store, sqlWasm });
   await svc.start();
   await svc.waitForIdle(10 * 60_000);
-  const req = (query: string) => ({ query, limit: 10, chunksPerFile: 2, snippetWords: 200 });
+  // TOOL=1: the search tool's defaults (one section a note, 18-word snippets), as a client gets them.
+  const req = (query: string) => (process.env.TOOL ? { query, limit: 10, chunksPerFile: 1, snippetWords: 18 } : { query, limit: 10, chunksPerFile: 2, snippetWords: 200 });
   for (const q of queries.slice(0, 20)) await svc.search(req(q));
   const p50s: number[] = [];
   const perQuery = queries.map(() => [] as number[]);
