@@ -200,17 +200,23 @@ describe("TermDict's own storage (code units and a table, no Map)", () => {
   test("a search catches the forms' bitset and accent map up by a bounded step; its word forms stay right meanwhile", () => {
     const dict = new TermDict();
     dict.id("sync");
+    dict.catchUpForSearch();
     expect(dict.forms("sync", "en")).toEqual([0]); // bitset and accents made, every term in
     for (let i = 0; i < 300_000; i++) dict.id(`f${i.toString(36)}é`); // 300k accented terms since
     const cafe = dict.id("café");
     const syncing = dict.id("syncing");
-    // One search: a step of the catch-up, not all 300k terms; the stems are looked up one by one meanwhile.
+    // One search: one step of the catch-up, not all 300k terms; the stems are looked up one by one meanwhile.
+    dict.catchUpForSearch();
     expect(dict.forms("sync", "en")).toEqual([0, syncing]);
     expect(dict.forms("cafe", "none")).toEqual([]);
     // Not remembered while incomplete: once caught up, the same dictionary gives the accented term.
     expect(dict.catchUpTermBits(() => false)).toBe(true);
     expect(dict.forms("cafe", "none")).toEqual([cafe]);
     expect(dict.forms("sync", "en")).toEqual([0, syncing]);
+    // A few searches catch a few new terms up in full.
+    const resume = dict.id("résumé");
+    dict.catchUpForSearch();
+    expect(dict.forms("resume", "none")).toEqual([resume]);
   });
 
   test("a term pushed again (a restored dictionary) keeps its last id, through growth too", () => {

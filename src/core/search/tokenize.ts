@@ -330,7 +330,7 @@ const STEPPED_GROWTH_FROM = 1 << 18;
 /** Terms moved to the grown table per term added. */
 const MOVE_STEP = 8;
 
-/** A search catches the dictionary's bitset and accent map up by at most this many terms each (4,096 a step). */
+/** A search catches the dictionary's bitset and accent map up by at most this many terms each (4,096 a step; see `catchUpForSearch`). */
 const SEARCH_CATCH_UP = 1 << 16;
 const searchDue = (): (() => boolean) => {
   let steps = 0;
@@ -618,6 +618,9 @@ export class TermDict {
     const key = language + " " + t;
     const memo = this.formsMemo.get(key);
     if (memo && memo.n === this.count) return memo.ids.slice();
+    // A few terms behind (an edit since the last search): caught up here, at once. Further behind,
+    // each search catches up a step (`catchUpForSearch`), not each of its words' calls.
+    if (this.count - Math.min(this.termBitsN, this.accentedN) <= SEARCH_CATCH_UP) this.catchUpForSearch();
     const ids = this.formsOf(t, language);
     if (!this.caughtUp()) return ids;
     if (this.formsMemo.size >= 256) this.formsMemo.clear();
@@ -647,22 +650,24 @@ export class TermDict {
   private accentedN = 0;
 
   /**
-   * The bitset, caught up by at most SEARCH_CATCH_UP terms; null while it does not hold every term
-   * yet (its catch-up is not done: the warm-up's steps and the next searches go on with it).
+   * A search's step of the catch-up (`Scorer.steps` starts with it): the bitset and the accent map
+   * caught up by at most SEARCH_CATCH_UP terms each. A search during a large vault's first build caught
+   * up with every term added since the one before in one go (terms with accents, CJK: 118–270 ms
+   * tasks on a vault of 4.65M terms). The rest waits for the next searches, or the warm-up after the
+   * build, which catches up in steps (`catchUpTermBits`). `forms` catches up only a backlog this small.
    */
-  private termBitsForSearch(): Int32Array | null {
+  catchUpForSearch(): void {
     this.addTermBits(searchDue());
-    return this.termBitsN >= this.count ? this.termBits : null;
+    this.catchUpAccents(searchDue());
   }
 
-  /**
-   * The accented terms of `key` (see `accented`), caught up by at most SEARCH_CATCH_UP terms: a
-   * search during a large vault's first build caught up with every term added since the one before
-   * in one go (terms with accents, CJK: 118–270 ms tasks on a vault of 4.65M terms). Terms beyond
-   * are found once caught up (by the warm-up after the build, or the next searches).
-   */
+  /** The bitset when it holds every term; null while its catch-up is under way. */
+  private wholeTermBits(): Int32Array | null {
+    return this.termBits && this.termBitsN >= this.count ? this.termBits : null;
+  }
+
+  /** The accented terms of `key` (see `accented`) among the terms caught up (terms beyond are found once caught up). */
   private accentedOf(key: string): number[] {
-    this.catchUpAccents(searchDue());
     return valuesOf(this.accented.get(keyHash(key))).filter((g) => accentKey(this.name(g)) === key);
   }
 
@@ -754,7 +759,7 @@ export class TermDict {
     else bases.add(s + "e");
     if (/[bdfgklmnprstvz]$/.test(s) && s[s.length - 2] !== s[s.length - 1]) bases.add(s + s[s.length - 1]);
     // Without the whole bitset (a catch-up under way), every likely form is looked up.
-    const bits = this.termBitsForSearch();
+    const bits = this.wholeTermBits();
     const mask = bits ? bits.length * 32 - 1 : 0;
     for (const b of bases) {
       const hb = polyHash(b);

@@ -199,6 +199,7 @@ export class Scorer {
    */
   *steps(ix: IndexState, pq: ParsedQuery, req: SearchRequest, language: SearchLanguage, withHits: boolean): Generator<void, ScoredAnswer, void> {
     ix.flushPostings();
+    ix.dict.catchUpForSearch();
     const clauses = pq.clauses.slice(0, 31);
     if (clauses.length === 0 || ix.liveChunks === 0) return { answer: { res: { hits: [], total_files: 0, relaxed: false }, pending: [], want: null }, paths: [] };
     this.ensureScratch(ix);
