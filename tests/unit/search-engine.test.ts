@@ -679,6 +679,23 @@ describe("segmented keyword index", () => {
     expect(whole.search(parseQuery("word7"), req("word7", { limit: 5000 }), "en").res.total_files).toBe(3010);
   });
 
+  test("a long note's postings wait in the log for a merge in steps; they are not merged at once as they are added", () => {
+    const index = withSegments(new InvertedIndex());
+    for (let i = 0; i < 200; i++) addText(index, `n${i}.md`, `common words w${i}`);
+    index.flushPostings();
+    expect(index.mergeDue).toBe(false);
+    // 70k postings in one note: over twice the log's merge size (at that size it was merged at once).
+    addText(index, "long.md", Array.from({ length: 70_000 }, (_, j) => `t${j}`).join(" "));
+    expect(index.mergeDue).toBe(true);
+    let steps = 1;
+    while (!index.mergeSome(() => true)) steps++;
+    expect(steps).toBeGreaterThan(10);
+    for (const [q, paths] of [["t0", ["long.md"]], ["t69999", ["long.md"]], ["w7", ["n7.md"]]] as const) {
+      expect(index.search(parseQuery(q), req(q), "en").res.hits.map((h) => h.path)).toEqual(paths);
+    }
+    expect(index.search(parseQuery("common"), req("common", { limit: 500 }), "en").res.total_files).toBe(200);
+  });
+
   test("a build's flattening merges a pending log in steps first, and answers stay the same", () => {
     const index = withSegments(new InvertedIndex());
     const plain = withSegments(new InvertedIndex());
