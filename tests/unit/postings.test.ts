@@ -172,4 +172,22 @@ describe("packed posting lists", () => {
     clearPackedCache();
     expect([...l.ids.subarray(0, 4)]).toEqual([3, 9, 40, 41]);
   });
+
+  test("lists short and long (copied a posting at a time up to 16, as a block above) keep every posting when they grow", () => {
+    const pool = new PostingPool();
+    for (const n of [1, 2, 15, 16, 17, 40, 5000]) {
+      const ids = Array.from({ length: n }, (_, i) => 7 + i * 3);
+      const tfs = Array.from({ length: n }, (_, i) => 1 + (i % 14));
+      const l = packed(ids, tfs);
+      expect(l.reserve(1, pool)).toBe(n); // copied
+      expect(l.packed).toBeNull();
+      expect([...l.ids.subarray(0, n)]).toEqual(ids);
+      expect([...l.tfs.subarray(0, n)]).toEqual(tfs);
+      expect(l.reserve(1, pool)).toBe(0); // room already there
+      const grow = l.ids.length - n + 1;
+      expect(l.reserve(grow, pool)).toBe(n); // a plain list that outgrows its room: copied too
+      expect([...l.ids.subarray(0, n)]).toEqual(ids);
+      expect([...l.tfs.subarray(0, n)]).toEqual(tfs);
+    }
+  });
 });
