@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, test } from "@jest/globals";
 import { grownArray, reserveGrowableArrays } from "../../src/core/memory";
 import { IdLists } from "../../src/core/graph/id-lists";
+import { FlatLists } from "../../src/core/search/keyword/postings";
 
 /** Growable arrays (core/memory.ts): contents kept, zeros after; with reservations, room of their own and growth in place. */
 afterEach(() => reserveGrowableArrays(false));
@@ -50,5 +51,23 @@ describe("grownArray", () => {
       expect(got).toEqual(Array.from({ length: 20 }, (_, k) => i + 3000 * k));
     }
     expect(lists.lengthOf(3000)).toBe(-1);
+  });
+
+  test("the packed lists' per-term arrays grow in place, every list kept", () => {
+    reserveGrowableArrays(true);
+    const flat = new FlatLists();
+    const bytes = new Uint8Array(8);
+    const cnt = () => (flat as unknown as { cnt: Int32Array }).cnt;
+    flat.reserve(40_000); // 160 KB a term array
+    for (let g = 0; g < 40_000; g += 7) flat.set(g, bytes, g % 8, 1 + (g % 5));
+    const before = cnt().buffer;
+    expect(before.byteLength).toBe(33 << 20);
+    flat.reserve(2_000_000);
+    expect(cnt().buffer).toBe(before);
+    flat.set(1_999_999, bytes, 3, 9);
+    let wrong = 0;
+    for (let g = 0; g < 40_000; g++) if (flat.n(g) !== (g % 7 === 0 ? 1 + (g % 5) : 0)) wrong++;
+    expect(wrong).toBe(0);
+    expect(flat.take(1_999_999)).toEqual([bytes, 3, 9]);
   });
 });
