@@ -331,7 +331,7 @@ const STEPPED_GROWTH_FROM = 1 << 18;
 const MOVE_STEP = 8;
 
 /** A search catches the dictionary's bitset and accent map up by at most this many terms each (4,096 a step; see `catchUpForSearch`). */
-const SEARCH_CATCH_UP = 1 << 16;
+const SEARCH_CATCH_UP = 1 << 14;
 const searchDue = (): (() => boolean) => {
   let steps = 0;
   return () => ++steps * 4096 >= SEARCH_CATCH_UP;
