@@ -657,6 +657,7 @@ export class TermDict {
    * build, which catches up in steps (`catchUpTermBits`). `forms` catches up only a backlog this small.
    */
   catchUpForSearch(): void {
+    if (this.caughtUp()) return;
     this.addTermBits(searchDue());
     this.catchUpAccents(searchDue());
   }

@@ -102,4 +102,6 @@ export interface IndexState {
   expandPrefix(prefix: string): string[];
   /** Merges the postings log into the lists (every reader of the lists calls this first). */
   flushPostings(release?: boolean): void;
+  /** Merges the postings log in steps until `due()`; true when the merge is done. */
+  mergeSome(due: () => boolean): boolean;
 }

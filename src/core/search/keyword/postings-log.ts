@@ -3,7 +3,7 @@
  * into the posting lists in batches, whole or in steps. Owns the log and a merge under way; it must
  * not decide when to merge (the index's readers and the worker do) nor touch anything but the lists.
  */
-import { tfCode, type PostingList, type PostingPool } from "./postings";
+import { copyPostings, tfCode, type PostingList, type PostingPool } from "./postings";
 
 /**
  * The log is due for a merge into the lists when it holds this many postings (the indexing worker
@@ -194,17 +194,7 @@ export class PostingsLog {
       const end = off[g];
       const l = this.target.listFor(g);
       copied += l.reserve(end - start, pool) + end - start;
-      const li = l.ids;
-      const lt = l.tfs;
-      if (end - start > 16) {
-        li.set(ids.subarray(start, end), l.n);
-        lt.set(tfs.subarray(start, end), l.n);
-      } else {
-        for (let k = start, o = l.n; k < end; k++, o++) {
-          li[o] = ids[k];
-          lt[o] = tfs[k];
-        }
-      }
+      copyPostings(ids, tfs, start, end, l.ids, l.tfs, l.n);
       l.n += end - start;
       off[g] = 0;
       start = end;

@@ -148,26 +148,32 @@ export class PostingList {
     const ids = this.ids;
     const cap = Math.max(need, 4, this.packed ? 0 : ids.length * 2);
     const [i2, t2] = pool.take(cap);
-    const tfs = this.tfs;
-    if (this.n > SHORT_COPY) {
-      i2.set(ids.subarray(0, this.n));
-      t2.set(tfs.subarray(0, this.n));
-    } else {
-      // A short list's arrays (a packed one's decoded copies) live inside V8's heap: `subarray` would
-      // move each to a buffer of its own, and with millions of them (a vault of 4.65M terms, most
-      // seen once or twice) each such move took 7–38 ms at times.
-      for (let k = 0; k < this.n; k++) {
-        i2[k] = ids[k];
-        t2[k] = tfs[k];
-      }
-    }
+    copyPostings(ids, this.tfs, 0, this.n, i2, t2, 0);
     this.setStorage(i2, t2);
     return this.n;
   }
 }
 
-/** Lists up to this long are copied a posting at a time (their arrays are V8's on-heap ones: up to 64 bytes). */
+/** Runs up to this long are copied a posting at a time (see `copyPostings`). */
 const SHORT_COPY = 16;
+
+/**
+ * Copies postings `[from, to)` of `ids`/`tfs` to `toIds`/`toTfs` from `at`: a short run a posting at
+ * a time, a longer one as a block. A short list's arrays (a packed one's decoded copies, up to 64
+ * bytes) live inside V8's heap, and `subarray` would first move each to a buffer of its own: with
+ * millions of them (a vault of 4.65M terms, most seen once or twice) such a move took 7–38 ms at times.
+ */
+export function copyPostings(ids: Int32Array, tfs: Uint8Array, from: number, to: number, toIds: Int32Array, toTfs: Uint8Array, at: number): void {
+  if (to - from > SHORT_COPY) {
+    toIds.set(ids.subarray(from, to), at);
+    toTfs.set(tfs.subarray(from, to), at);
+    return;
+  }
+  for (let k = from, o = at; k < to; k++, o++) {
+    toIds[o] = ids[k];
+    toTfs[o] = tfs[k];
+  }
+}
 
 /**
  * How many bytes of decoded postings the packed lists keep: a packed list's ids and tf codes are

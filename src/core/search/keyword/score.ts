@@ -198,6 +198,9 @@ export class Scorer {
    * (`return()`), it leaves its scratch space clean.
    */
   *steps(ix: IndexState, pq: ParsedQuery, req: SearchRequest, language: SearchLanguage, withHits: boolean): Generator<void, ScoredAnswer, void> {
+    // The postings log merged first, a step at a time (at once, a search during the varied 100k-note
+    // vault's build unpacked lists for 310 ms), then what came in since that merge began.
+    while (!ix.mergeSome(() => true)) yield;
     ix.flushPostings();
     ix.dict.catchUpForSearch();
     const clauses = pq.clauses.slice(0, 31);
