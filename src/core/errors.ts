@@ -13,6 +13,7 @@ export type ErrorCode =
   | "too_large"
   | "read_only"
   | "declined"
+  | "cancelled"
   | "unavailable";
 
 export class VaultError extends Error {
@@ -27,4 +28,9 @@ export class VaultError extends Error {
 
 export function isVaultError(e: unknown): e is VaultError {
   return e instanceof VaultError || (typeof e === "object" && e !== null && (e as { name?: unknown }).name === "VaultError");
+}
+
+/** The error of a write call cancelled (the client stopped waiting for it) before its change began. */
+export function cancelledError(): VaultError {
+  return new VaultError("cancelled", "The call was cancelled (the client stopped waiting for it) before its change began; nothing was changed. Read the file again before calling again.");
 }

@@ -2,7 +2,7 @@ import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { ListToolsRequestSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { JsonSchemaType, JsonSchemaValidator, jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
-import { isVaultError, VaultError } from "../core/errors";
+import { cancelledError, isVaultError, VaultError } from "../core/errors";
 import type { CoreServices } from "../core/services";
 import { registerPrompts } from "./prompts";
 import { listedTool } from "./listing";
@@ -158,6 +158,8 @@ function useOwnArgumentCheck(server: McpServer, defs: ReadonlyMap<string, ToolDe
 async function runHandler(def: ToolDef, args: Record<string, unknown>, ctx: ToolContext, info: ServerInfo): Promise<CallToolResult> {
   try {
     if (info.opening && !def.whileOpening) await untilOpen(info.opening, def.access === "write" ? Infinity : ctx.deadline, ctx);
+    // A write the client stopped waiting for while the vault opened is not begun (its answer would reach no one).
+    if (def.access === "write" && ctx.signal?.aborted) throw cancelledError();
     const result = await def.handler(args, ctx);
     return {
       content: [{ type: "text", text: result.text ?? JSON.stringify(result.structured) }],
@@ -182,7 +184,15 @@ async function untilOpen(opening: Promise<unknown>, deadline: number, ctx: ToolC
     () => void (done = true),
     () => void (done = true),
   );
-  if (deadline === Infinity) return open;
+  if (deadline === Infinity) {
+    // A write waits for the vault to open, or until the call is cancelled.
+    const signal = ctx.signal;
+    if (!signal) return open;
+    let onAbort: (() => void) | undefined;
+    await Promise.race([open, new Promise<void>((r) => signal.addEventListener("abort", (onAbort = () => r()), { once: true }))]);
+    if (onAbort) signal.removeEventListener("abort", onAbort);
+    return;
+  }
   let timer: TimerHandle | undefined;
   await Promise.race([open, new Promise<void>((r) => (timer = setTimer(r, Math.max(0, deadline - Date.now()))))]);
   clearTimer(timer);

@@ -6,6 +6,8 @@
  */
 import { afterAll, describe, expect, test } from "@jest/globals";
 import { randomBytes } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import sqlWasm from "sql.js/dist/sql-wasm.wasm";
 import { MemoryStateStore } from "../../src/core/state";
 import { startRuntime } from "../../src/hosts/common/runtime";
@@ -68,6 +70,50 @@ describe("listening before the vault is open", () => {
         expect((r.structuredContent as { index_loading?: unknown }).index_loading).toBeUndefined();
         expect((r.structuredContent as { total_files: number }).total_files).toBe(40);
       }, 10_000);
+      await client.close();
+    } finally {
+      release();
+      await runtime.close();
+      await vault.close();
+    }
+  }, 30_000);
+
+  test("a write waits for the vault to open; one its client cancelled meanwhile is not made", async () => {
+    const root = makeTempVault({ "a.md": "one\n" }, "vault-mcp-listen-first-");
+    cleanup.push(root);
+    const vault = await FsVault.begin(root, { watch: false });
+    let release!: () => void;
+    vault.deferMetadata(new Promise<void>((r) => (release = r)));
+    const token = randomBytes(24).toString("base64url");
+    const runtime = await startRuntime({
+      port: vault,
+      host: "node",
+      listenPort: 0,
+      token: () => token,
+      allowedOrigins: [],
+      writeMode: true,
+      stateStore: new MemoryStateStore(),
+      sqlWasm,
+      version: "0.0.0-test",
+    });
+    try {
+      const client = await connectClient(runtime.url, token);
+      // The client gives up on the first write (its own time limit, or its user stopped it) while the vault opens.
+      const stop = new AbortController();
+      const given = client.callTool({ name: "write", arguments: { path: "a.md", content: "cancelled\n", mode: "append" } }, undefined, { signal: stop.signal });
+      const kept = call(client, "write", { path: "a.md", content: "kept\n", mode: "append" });
+      await new Promise((r) => setTimeout(r, 200));
+      stop.abort();
+      await expect(given).rejects.toThrow();
+      // The server has the cancellation before the vault opens.
+      await new Promise((r) => setTimeout(r, 200));
+      release();
+      const k = await kept;
+      expect(k.isError).toBeFalsy();
+      await eventually(async () => expect(readFileSync(join(root, "a.md"), "utf8")).toBe("one\nkept\n"), 5_000);
+      // Nothing arrives later either.
+      await new Promise((r) => setTimeout(r, 300));
+      expect(readFileSync(join(root, "a.md"), "utf8")).toBe("one\nkept\n");
       await client.close();
     } finally {
       release();

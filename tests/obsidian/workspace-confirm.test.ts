@@ -4,7 +4,7 @@ import * as path from "node:path";
 import type { App } from "obsidian";
 import { ConfirmModal, ModalConfirmer } from "../../src/hosts/obsidian/confirm";
 import { ObsidianWorkspace } from "../../src/hosts/obsidian/workspace";
-import { createTestApp, MarkdownView, Modal, settingsIn, type App as StandInApp, type ButtonComponent } from "../stand-in/obsidian";
+import { createTestApp, MarkdownView, Modal, Notice, settingsIn, type App as StandInApp, type ButtonComponent } from "../stand-in/obsidian";
 
 let root: string;
 let app: StandInApp;
@@ -83,6 +83,22 @@ describe("ModalConfirmer", () => {
     expect(modal.titleEl.getText()).toBe("An assistant wants to delete a file");
     await expect(result).rejects.toMatchObject({ name: "VaultError", code: "declined", message: expect.stringContaining("Nobody answered") });
     expect(modal.isOpen).toBe(false);
+  });
+
+  test("a cancelled call withdraws its question: the modal closes, the owner is told, the change is refused as cancelled", async () => {
+    Notice.messages.length = 0;
+    const stop = new AbortController();
+    const result = new ModalConfirmer(app as unknown as App).confirm({ action: "delete", path: "A.md", summary: 'Delete "A.md" (moved to the trash)' }, stop.signal);
+    const modal = Modal.opened[Modal.opened.length - 1];
+    expect(modal.isOpen).toBe(true);
+    stop.abort();
+    await expect(result).rejects.toMatchObject({ name: "VaultError", code: "cancelled", message: expect.stringContaining("nothing was changed") });
+    expect(modal.isOpen).toBe(false);
+    expect(Notice.messages).toEqual([expect.stringMatching(/stopped waiting for your answer \(Delete "A\.md".*nothing was changed/)]);
+    // Already cancelled: no modal at all.
+    const before = Modal.opened.length;
+    await expect(new ModalConfirmer(app as unknown as App).confirm({ action: "delete", path: "A.md", summary: "x" }, stop.signal)).rejects.toMatchObject({ code: "cancelled" });
+    expect(Modal.opened.length).toBe(before);
   });
 
   test("the default timeout is 2 minutes, and the modal says so", () => {

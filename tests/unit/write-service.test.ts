@@ -14,7 +14,7 @@ const A = { client: "test-client" };
 class RecordingConfirmer implements Confirmer {
   answer = true;
   asked: ConfirmRequest[] = [];
-  confirm(req: ConfirmRequest): Promise<boolean> {
+  confirm(req: ConfirmRequest, _signal?: AbortSignal): Promise<boolean> {
     this.asked.push(req);
     return Promise.resolve(this.answer);
   }
@@ -473,6 +473,62 @@ describe("delete and rename", () => {
     c.confirmer.answer = false;
     await rejects(c.svc.rename({ path: "a.md", new_path: "b.md" }, A), "declined");
     expect(c.disk("a.md")).toBe("y");
+  });
+});
+
+describe("a cancelled call", () => {
+  it("cancelled while the owner is asked: overwrite, bytes, delete and rename change nothing, even when the owner then allows", async () => {
+    const c = await setup({ "a.md": "mine\n", "b.png": new Uint8Array([1, 2]), "d.md": "keep\n" });
+    const stop = new AbortController();
+    const cancelling = { client: "test-client", signal: stop.signal };
+    // The client stops waiting while the question is open; the owner then says yes.
+    c.confirmer.confirm = async (req, signal) => {
+      c.confirmer.asked.push(req);
+      expect(signal).toBe(stop.signal);
+      stop.abort();
+      return true;
+    };
+    const cancelled = /cancelled .* nothing was changed/;
+    await rejects(c.svc.write({ path: "a.md", content: "theirs\n", if_match: await c.etag("a.md") }, cancelling), "cancelled", cancelled);
+    expect(c.disk("a.md")).toBe("mine\n");
+    const next = () => {
+      const s = new AbortController();
+      c.confirmer.confirm = async (req) => {
+        c.confirmer.asked.push(req);
+        s.abort();
+        return true;
+      };
+      return { client: "test-client", signal: s.signal };
+    };
+    const pngEtag = await etagOf(new Uint8Array([1, 2]));
+    await rejects(c.svc.write({ path: "b.png", content_base64: "CQk=", if_match: pngEtag }, next()), "cancelled", cancelled);
+    expect([...c.bytes("b.png")]).toEqual([1, 2]);
+    await rejects(c.svc.delete({ path: "d.md", confirm_path: "d.md" }, next()), "cancelled", cancelled);
+    expect(c.disk("d.md")).toBe("keep\n");
+    await rejects(c.svc.rename({ path: "d.md", new_path: "e.md" }, next()), "cancelled", cancelled);
+    expect(c.disk("d.md")).toBe("keep\n");
+    expect(existsSync(path.join(c.root, "e.md"))).toBe(false);
+    expect(c.confirmer.asked.map((q) => q.action)).toEqual(["overwrite", "overwrite", "delete", "rename"]);
+    expect(await c.svc.activity(10)).toHaveLength(0);
+  });
+
+  it("cancelled before its turn (waiting for the note's lock): an append, an edit and a new note are not made", async () => {
+    const c = await setup({ "a.md": "one\n" });
+    const stop = new AbortController();
+    stop.abort();
+    const gone = { client: "test-client", signal: stop.signal };
+    await rejects(c.svc.write({ path: "a.md", content: "two\n", mode: "append" }, gone), "cancelled");
+    await rejects(c.svc.edit({ path: "a.md", old_text: "one", new_text: "uno" }, gone), "cancelled");
+    await rejects(c.svc.write({ path: "new.md", content: "x" }, gone), "cancelled");
+    await rejects(c.svc.manageTags({ path: "a.md", action: "add", tags: ["t"] }, gone), "cancelled");
+    await rejects(c.svc.updateFrontmatter({ path: "a.md", set: { k: 1 } }, gone), "cancelled");
+    expect(c.disk("a.md")).toBe("one\n");
+    expect(existsSync(path.join(c.root, "new.md"))).toBe(false);
+    expect(c.confirmer.asked).toHaveLength(0);
+    // The same calls with a live signal go through.
+    const live = { client: "test-client", signal: new AbortController().signal };
+    await c.svc.write({ path: "a.md", content: "two\n", mode: "append" }, live);
+    expect(c.disk("a.md")).toBe("one\ntwo\n");
   });
 });
 

@@ -15,7 +15,11 @@ export interface ConfirmRequest {
 }
 
 export interface Confirmer {
-  confirm(req: ConfirmRequest): Promise<boolean>;
+  /**
+   * `signal` aborts when the call is cancelled (the client stopped waiting): the question is then
+   * withdrawn and the promise rejects with a `cancelled` VaultError.
+   */
+  confirm(req: ConfirmRequest, signal?: AbortSignal): Promise<boolean>;
 }
 
 /** Approves everything (headless server, or the owner turned confirmations off). */

@@ -1,5 +1,5 @@
 import { setOwn } from "../dict";
-import { VaultError } from "../errors";
+import { cancelledError, VaultError } from "../errors";
 import { splitFrontmatter } from "../frontmatter";
 import { etagOf } from "../hash";
 import { frontmatterTags } from "../metadata";
@@ -47,6 +47,16 @@ const MAX_LISTED_LINES = 1000;
 export interface Actor {
   client: string;
   tool?: string;
+  /**
+   * Aborts when the call is cancelled (the client stopped waiting, e.g. at its own time limit). A
+   * change not yet begun is then not made: checked once the paths' locks are held, and before and
+   * after the owner's confirmation. A change under way is finished (never left half-done).
+   */
+  signal?: AbortSignal;
+}
+
+function assertWanted(actor: Actor): void {
+  if (actor.signal?.aborted) throw cancelledError();
 }
 
 export type WriteMode = "overwrite" | "append" | "prepend";
@@ -276,6 +286,7 @@ class WriteServiceImpl implements WriteService {
     this.assertTargetWritable(path);
     if (this.port.isFolder(path)) throw new VaultError("invalid_argument", `"${path}" is a folder; give a file path inside it, such as "${path}/Note.md".`);
     return this.locks.run([path], async () => {
+      assertWanted(actor);
       await this.port.ready();
       if (req.content_base64 !== undefined) return this.writeBinary(path, req, mode, actor);
       if (req.frontmatter !== undefined && !isNotePath(path)) {
@@ -325,7 +336,7 @@ class WriteServiceImpl implements WriteService {
       const finalText = shape.eol === "\r\n" || shape.bom ? fromWorkingText(next, shape) : next;
       const diff = await unifiedDiffInSteps(working, toWorkingText(finalText, shape), { context: 2 }, yieldToEventLoop);
       if (mode === "overwrite") {
-        await this.ask({ action: "overwrite", path, summary: `Overwrite "${path}" (${describeDiff(diff)})`, diff });
+        await this.ask({ action: "overwrite", path, summary: `Overwrite "${path}" (${describeDiff(diff)})`, diff }, actor);
       }
       await this.commitText(path, old, finalText);
       const etag = await etagOf(finalText);
@@ -346,7 +357,7 @@ class WriteServiceImpl implements WriteService {
       const commit = await this.record(actor, "write", path, null, etag, "created (binary)");
       return { path, created: true, mode, etag, size: bytes.length, ...withCommit(commit) };
     }
-    const { before, old: oldBytes } = await this.replaceBytes(path, bytes, req.if_match, WRITE_RETRY, `Overwrite "${path}" with ${formatBytes(bytes.length)} of new content`);
+    const { before, old: oldBytes } = await this.replaceBytes(path, bytes, req.if_match, WRITE_RETRY, `Overwrite "${path}" with ${formatBytes(bytes.length)} of new content`, actor);
     const etag = await etagOf(bytes);
     const commit = await this.record(actor, "write", path, before, etag, "overwrite (binary)", undefined, [], oldBytes);
     return { path, created: false, mode, etag, size: bytes.length, ...withCommit(commit) };
@@ -377,6 +388,7 @@ class WriteServiceImpl implements WriteService {
     const retry = req.retry ?? "ask again";
     const path = this.writablePath(req.path, req.overwrite, req.if_match, retry);
     return this.locks.run([path], async () => {
+      assertWanted(actor);
       await this.port.ready();
       const existing = this.port.stat(path);
       const tool = actor.tool ?? "write";
@@ -389,7 +401,7 @@ class WriteServiceImpl implements WriteService {
       if (!req.overwrite) {
         throw new VaultError("exists", `"${path}" appeared in the meantime; nothing was written. To replace it, read it for its etag and ${retry} with overwrite: true and if_match set to that etag.`);
       }
-      const { before, old: oldBytes } = await this.replaceBytes(path, req.bytes, req.if_match, retry, `Overwrite "${path}" with ${formatBytes(req.bytes.length)} (${req.detail})`);
+      const { before, old: oldBytes } = await this.replaceBytes(path, req.bytes, req.if_match, retry, `Overwrite "${path}" with ${formatBytes(req.bytes.length)} (${req.detail})`, actor);
       const etag = await etagOf(req.bytes);
       const commit = await this.record(actor, tool, path, before, etag, req.detail, undefined, [], oldBytes);
       return { path, created: false, mode: "overwrite", etag, size: req.bytes.length, ...withCommit(commit) };
@@ -412,6 +424,7 @@ class WriteServiceImpl implements WriteService {
     if (req.old_text !== undefined) checkTextSize("old_text", req.old_text, path);
     checkTextSize("new_text", req.new_text, path);
     return this.locks.run([path], async () => {
+      assertWanted(actor);
       const old = await this.port.read(path);
       checkTextSize("The note", old, path);
       const before = await etagOf(old);
@@ -519,6 +532,7 @@ class WriteServiceImpl implements WriteService {
       throw new VaultError("invalid_argument", "Nothing to change: give set (properties to add or change) and/or remove (property names).");
     }
     return this.locks.run([path], async () => {
+      assertWanted(actor);
       const old = await this.port.read(path);
       const before = await etagOf(old);
       this.checkEtag(path, req.if_match, before);
@@ -546,6 +560,7 @@ class WriteServiceImpl implements WriteService {
     const wanted = (req.tags ?? []).map(cleanTag);
     if (req.action !== "list" && wanted.length === 0) throw new VaultError("invalid_argument", `Give the tags to ${req.action}, e.g. ["project/alpha"].`);
     return this.locks.run([path], async () => {
+      assertWanted(actor);
       const old = await this.port.read(path);
       const before = await etagOf(old);
       this.checkEtag(path, req.if_match, before);
@@ -609,6 +624,7 @@ class WriteServiceImpl implements WriteService {
     if (this.policy.isHidden(path)) throw this.missing(path);
     this.policy.assertWritable(path);
     return this.locks.run([path], async () => {
+      assertWanted(actor);
       await this.port.ready();
       const file = this.port.stat(path);
       const isFolder = !file && this.port.isFolder(path);
@@ -621,7 +637,7 @@ class WriteServiceImpl implements WriteService {
         before = await etagOf(await this.port.readBinary(path));
       }
       const what = isFolder ? `the folder "${path}" and the ${files} file${files === 1 ? "" : "s"} in it` : `"${path}"`;
-      await this.ask({ action: "delete", path, summary: `Delete ${what} (moved to the trash)` });
+      await this.ask({ action: "delete", path, summary: `Delete ${what} (moved to the trash)` }, actor);
       const where = await this.port.trash(path);
       const trashNote = (await this.deps.committer?.trashed?.()) ?? null;
       const commit = await this.record(actor, "delete", path, before, null, isFolder ? `folder, ${files} files` : undefined);
@@ -644,6 +660,7 @@ class WriteServiceImpl implements WriteService {
     if (target === path) throw new VaultError("invalid_argument", `"${path}" already has that name; give a different new_path.`);
     if (isUnder(target, path)) throw new VaultError("invalid_argument", `Cannot move "${path}" into itself ("${target}"); pick a destination outside it.`);
     return this.locks.run([path, target], async () => {
+      assertWanted(actor);
       let files = 1;
       if (isFolder) files = this.assertFolderMovable(path, "rename");
       const caseOnly = target.toLowerCase() === path.toLowerCase();
@@ -663,7 +680,9 @@ class WriteServiceImpl implements WriteService {
         path,
         target,
         summary: `Rename ${what} to "${target}"${targetExists ? `, replacing the existing "${target}" (moved to the trash)` : ""}; links to it are updated`,
-      });
+        },
+        actor,
+      );
       // Which notes had the owner's uncommitted edits before the links in them are rewritten.
       const uncommittedBefore = (await this.deps.committer?.uncommittedPaths?.().catch(() => null)) ?? undefined;
       let replaced: string | undefined;
@@ -895,11 +914,11 @@ class WriteServiceImpl implements WriteService {
    * confirmations are on); then, at the moment of the write, the file is read again and must still
    * be what was checked. Call under the path's lock. Returns the replaced content's etag.
    */
-  private async replaceBytes(path: string, next: Uint8Array, ifMatch: string | undefined, retry: string, summary: string): Promise<{ before: string; old: Uint8Array }> {
+  private async replaceBytes(path: string, next: Uint8Array, ifMatch: string | undefined, retry: string, summary: string, actor: Actor): Promise<{ before: string; old: Uint8Array }> {
     const old = await this.port.readBinary(path);
     const before = await etagOf(old);
     requireEtag(path, ifMatch, before, retry);
-    await this.ask({ action: "overwrite", path, summary });
+    await this.ask({ action: "overwrite", path, summary }, actor);
     // Nothing but this read lies between the check and the write (the port has no compare-and-swap
     // for bytes; a note's text is compared inside the port's atomic process).
     const now = this.port.stat(path) ? await this.port.readBinary(path) : null;
@@ -920,8 +939,11 @@ class WriteServiceImpl implements WriteService {
     });
   }
 
-  private async ask(req: ConfirmRequest): Promise<void> {
-    const yes = await this.confirmer.confirm(req);
+  private async ask(req: ConfirmRequest, actor: Actor): Promise<void> {
+    assertWanted(actor);
+    const yes = await this.confirmer.confirm(req, actor.signal);
+    // Cancelled while the owner was being asked: the client is no longer waiting for this change.
+    assertWanted(actor);
     if (!yes) {
       throw new VaultError("declined", `The vault owner declined this change (${req.summary}); nothing was changed. Do not retry it unless the owner asks you to.`);
     }

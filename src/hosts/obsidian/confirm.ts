@@ -1,11 +1,11 @@
-import { Modal, Setting, type App } from "obsidian";
-import { VaultError } from "../../core/errors";
+import { Modal, Notice, Setting, type App } from "obsidian";
+import { cancelledError, VaultError } from "../../core/errors";
 import type { ConfirmRequest, Confirmer } from "../../core/write/confirm";
 
 /** How long a confirmation waits for the owner before the change is refused. */
 export const CONFIRM_TIMEOUT_MS = 2 * 60 * 1000;
 
-export type ConfirmOutcome = "allow" | "decline" | "timeout";
+export type ConfirmOutcome = "allow" | "decline" | "timeout" | "cancelled";
 
 /**
  * Asks the vault owner, in a modal, before a destructive change; the tool call waits for the answer.
@@ -18,10 +18,17 @@ export class ModalConfirmer implements Confirmer {
     private readonly timeoutMs = CONFIRM_TIMEOUT_MS,
   ) {}
 
-  confirm(req: ConfirmRequest): Promise<boolean> {
+  confirm(req: ConfirmRequest, signal?: AbortSignal): Promise<boolean> {
     return new Promise((resolve, reject) => {
-      new ConfirmModal(this.app, req, this.timeoutMs, (outcome) => {
-        if (outcome === "timeout") {
+      if (signal?.aborted) return reject(cancelledError());
+      const onAbort = () => modal.withdraw();
+      const modal = new ConfirmModal(this.app, req, this.timeoutMs, (outcome) => {
+        signal?.removeEventListener("abort", onAbort);
+        if (outcome === "cancelled") {
+          // The assistant's call ended (its client stopped waiting): the question is withdrawn.
+          new Notice(`The assistant stopped waiting for your answer (${req.summary}); nothing was changed.`);
+          reject(cancelledError());
+        } else if (outcome === "timeout") {
           reject(
             new VaultError(
               "declined",
@@ -29,7 +36,9 @@ export class ModalConfirmer implements Confirmer {
             ),
           );
         } else resolve(outcome === "allow");
-      }).open();
+      });
+      signal?.addEventListener("abort", onAbort, { once: true });
+      modal.open();
     });
   }
 }
@@ -89,6 +98,11 @@ export class ConfirmModal extends Modal {
       this.answered = true;
       this.answer(outcome);
     }
+  }
+
+  /** Closes the question unanswered: the call that asked it was cancelled. */
+  withdraw(): void {
+    this.finish("cancelled");
   }
 
   private finish(outcome: ConfirmOutcome): void {

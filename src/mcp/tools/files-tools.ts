@@ -83,7 +83,7 @@ export const fetchTool = defineTool({
     const fetcher = ctx.services.fetcher;
     if (!fetcher) throw new VaultError("unavailable", "fetch is not available on this server.");
     await ctx.services.port.ready();
-    const r = await fetcher.fetchToVault(args, actor(ctx.clientName, "fetch"));
+    const r = await fetcher.fetchToVault(args, { ...actor(ctx.clientName, "fetch"), ...(ctx.signal ? { signal: ctx.signal } : {}) });
     const how = r.converted ? " (the web page as Markdown)" : "";
     return { structured: r, text: `${r.created ? "Saved" : "Replaced"} "${r.path}" from ${r.url}${how}: ${formatBytes(r.size)}, ${r.content_type}. etag: ${r.etag}` };
   },

@@ -11,7 +11,7 @@ export function writerOf(services: CoreServices): WriteService {
   return w;
 }
 
-const actor = (ctx: ToolContext, tool: string) => ({ client: ctx.clientName, tool });
+const actor = (ctx: ToolContext, tool: string) => ({ client: ctx.clientName, tool, ...(ctx.signal ? { signal: ctx.signal } : {}) });
 const pathArg = z.string().describe('Vault-relative path.');
 const ifMatch = z.string().optional().describe("The etag from read; a stale one is a conflict.");
 const WRITE_ANN = { readOnlyHint: false, openWorldHint: false } as const;
