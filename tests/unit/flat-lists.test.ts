@@ -61,5 +61,14 @@ describe("ListSlots", () => {
     expect([s.length, s.get(20_000), s.count]).toEqual([20_001, a, 3]);
     for (const g of [4096, 9999, 20_000]) s.set(g, undefined);
     expect([s.count, s.pagesHeld, [...s.values()]]).toEqual([0, 0, []]);
+    // A page let go is made again for another page (packing makes and drops a term's object in turn): it holds nothing else.
+    for (let g = 0; g < 20_000; g += 97) {
+      s.set(g, a);
+      expect([s.get(g), s.get(g ^ 1), s.count, s.pagesHeld]).toEqual([a, undefined, 1, 1]);
+      s.set(g, undefined);
+    }
+    s.set(3, a);
+    s.set(8193, b);
+    expect([s.get(3), s.get(8193), s.get(4), s.get(8192), s.count, [...s.values()]]).toEqual([a, b, undefined, undefined, 2, [a, b]]);
   });
 });

@@ -4,7 +4,7 @@
  * points, saved and loaded again at others, with a decoded-id cache too small to keep more than a
  * few lists; every search answers the same.
  */
-import { afterAll, describe, expect, test } from "@jest/globals";
+import { afterAll, describe, expect, jest, test } from "@jest/globals";
 import { hash53 } from "../../src/core/hash";
 import { parseQuery } from "../../src/core/search";
 import { chunkNote } from "../../src/core/search/chunk";
@@ -100,5 +100,25 @@ describe("packed posting lists", () => {
     expect(answers(packed)).toEqual(answers(plain));
     expect(compactions).toBeGreaterThan(5);
     expect(loads).toBeGreaterThan(0);
+  });
+
+  test("packing a loaded index reads its decoded lists where they lie: no list object made for them, answers unchanged", async () => {
+    const r = rng(7);
+    const index = new InvertedIndex();
+    index.segCount = SEGMENTS;
+    for (let i = 0; i < 150; i++) add(index, `n${i}.md`, noteText(r));
+    for (let i = 0; i < 150; i += 7) index.removeDoc(`n${i}.md`);
+    const before = answers(index);
+    const loaded = await saveAndLoad(index, true);
+    expect(loaded.packable).toBe(true);
+    const made = jest.spyOn(loaded, "listAt");
+    const state = { seg: 0, k: 0 };
+    while (loaded.compactSome(state, () => true));
+    // A warm start's packing made (and dropped) an object for each of 4.65M terms before.
+    expect(made).not.toHaveBeenCalled();
+    made.mockRestore();
+    expect(loaded.lists.count).toBe(0);
+    expect(loaded.packedPostings()).toBe(loaded.totalPostings);
+    expect(answers(loaded)).toEqual(before);
   });
 });

@@ -112,15 +112,14 @@ export function compactSome(ix: IndexState, state: CompactionState, deadline: ()
         // once (a 56 ms task at the end of a 100k build, with the first lists packed beside it).
         if (arena.chunks.length !== chunks) work = Infinity;
       } else {
-        // No live posting. (A restored list is an object by now: `peekList` made it one.) The
-        // object is dropped too (a search holding it sees it empty).
+        // No live posting: the list is emptied wherever it is (an object a search holds sees it empty).
         const l = ix.lists.get(g);
         if (l) {
           l.setStorage(EMPTY_INTS, EMPTY_BYTES);
           l.n = 0;
           ix.lists.set(g, undefined);
-          if (ix.restored && g < ix.restored.n.length) ix.restored.n[g] = 0;
         } else ix.flat.take(g);
+        if (ix.restored && g < ix.restored.n.length) ix.restored.n[g] = 0;
       }
       ix.totalPostings -= n - w;
       work += n;

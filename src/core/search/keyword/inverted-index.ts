@@ -277,8 +277,17 @@ export class InvertedIndex implements IndexState {
         const [ids, tfs] = this.flat.peek(g);
         return [ids, tfs, n];
       }
+      // A restored list already decoded is read where it lies, without an object: compaction packing
+      // a warm start's 4.65M lists made (and dropped) one for each, with a slot page each time.
+      const r = this.restored;
+      if (r && g < r.n.length && !r.encoded[g]) {
+        const k = r.n[g];
+        if (!k) return null;
+        const at = r.off[g];
+        return [r.ids.subarray(at, at + k), r.tfs.subarray(at, at + k), k];
+      }
     }
-    // A restored list not used yet is made an object (its postings are decoded into the shared buffers).
+    // An encoded restored list is made an object (its postings are decoded into the shared buffers).
     const m = l ?? this.listAt(g);
     if (!m || !m.n) return null;
     const [ids, tfs] = m.peek();

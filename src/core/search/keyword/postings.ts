@@ -325,6 +325,8 @@ const SLOT_PAGE = 1 << SLOT_PAGE_BITS;
  */
 export class ListSlots {
   private pages: ((PostingList | undefined)[] | undefined)[] = [];
+  /** An emptied page, every slot undefined, for the next page made. */
+  private spare: (PostingList | undefined)[] | undefined;
   /** Objects on each page. */
   private held = new Uint16Array(0);
   private size = 0;
@@ -361,10 +363,19 @@ export class ListSlots {
     if (was === l) return;
     if (l === undefined) {
       page![g & (SLOT_PAGE - 1)] = undefined;
-      if (--this.held[p] === 0) this.pages[p] = undefined;
+      if (--this.held[p] === 0) {
+        // Kept for the next page made: a term's object made and dropped in turn (packing) otherwise
+        // made and dropped a 4,096-slot page each time.
+        this.spare ??= page;
+        this.pages[p] = undefined;
+      }
       return;
     }
-    if (page === undefined) this.pages[p] = page = new Array<PostingList | undefined>(SLOT_PAGE).fill(undefined);
+    if (page === undefined) {
+      page = this.spare ?? new Array<PostingList | undefined>(SLOT_PAGE).fill(undefined);
+      this.spare = undefined;
+      this.pages[p] = page;
+    }
     page[g & (SLOT_PAGE - 1)] = l;
     if (was === undefined) this.held[p]++;
   }
