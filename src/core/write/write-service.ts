@@ -675,11 +675,12 @@ class WriteServiceImpl implements WriteService {
       const targetBefore = targetExists ? await etagOf(await this.port.readBinary(target)) : null;
       if (targetBefore !== null) requireEtag(target, req.if_match, targetBefore, "rename again");
       const what = isFolder ? `the folder "${path}" (${files} file${files === 1 ? "" : "s"})` : `"${path}"`;
-      await this.ask({
-        action: "rename",
-        path,
-        target,
-        summary: `Rename ${what} to "${target}"${targetExists ? `, replacing the existing "${target}" (moved to the trash)` : ""}; links to it are updated`,
+      await this.ask(
+        {
+          action: "rename",
+          path,
+          target,
+          summary: `Rename ${what} to "${target}"${targetExists ? `, replacing the existing "${target}" (moved to the trash)` : ""}; links to it are updated`,
         },
         actor,
       );
