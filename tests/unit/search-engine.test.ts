@@ -918,6 +918,36 @@ describe("segmented keyword index", () => {
     expect(postings).toBeGreaterThan(2 * 48_000);
   });
 
+  test("saving writes a list longer than a step's share over several steps, and the files are those of a save in one go", () => {
+    const build = () => {
+      const index = withSegments(new InvertedIndex());
+      // 40k notes holding "constructor" and "toString": two lists of 40k postings, longer than a step's 32k.
+      for (let i = 0; i < 40_000; i++) {
+        const path = `n${i % 97}/p${i}.md`;
+        const text = `constructor toString w${i % 13}`;
+        const chunks = chunkNote(path, text, null, { maxWords: 300 });
+        const b = index.docBuilder();
+        for (const c of chunks) b.addChunk(c, "en");
+        index.addDoc({ seg: segmentOf(path), path, mtime: 0, size: text.length, hash: hash53(path), frontmatter: {}, tags: [] }, chunks, b);
+      }
+      return index;
+    };
+    const files = (job: ReturnType<InvertedIndex["segmentWriter"]>) =>
+      Array.from({ length: SEGMENT_COUNT }, (_, k) => Object.fromEntries(Object.entries(job.blobs(k)).map(([n, v]) => [n, Buffer.from(v).toString("base64")])));
+    const index = build();
+    expect(index.lookup("constructor")!.n).toBe(40_000);
+    const inOneGo = index.segmentWriter(Array.from({ length: SEGMENT_COUNT }, (_, k) => k));
+    while (!inOneGo.step(() => false));
+    expect(inOneGo.mostInAStep).toBeGreaterThan(80_000);
+    const oneGo = files(inOneGo);
+    const again = build();
+    const stepped = again.segmentWriter(Array.from({ length: SEGMENT_COUNT }, (_, k) => k));
+    while (!stepped.step(() => true));
+    // No step went through a whole list of 40k postings.
+    expect(stepped.mostInAStep).toBeLessThanOrEqual(32_768 + 1024);
+    expect(files(stepped)).toEqual(oneGo);
+  });
+
   test("question and stop words are not required terms", async () => {
     expect(parseQuery("what are callouts").clauses).toEqual([[{ kind: "term", term: "callouts", prefix: false }]]);
     expect(parseQuery("how do aliases work").clauses).toEqual([[{ kind: "term", term: "aliases", prefix: false }]]);

@@ -49,7 +49,12 @@ export interface SegmentWriter {
   /** Segment `k`'s blobs: views into buffers reused by the next call (write them out first; when the
    * writer was given scratch space, before the segment's pieces are given back). */
   blobs(k: number): SegmentBlobs;
+  /** The most postings one step went through (a step ends after about 32k, a list's piece or not; see LIST_PIECE). */
+  readonly mostInAStep: number;
 }
+
+/** Postings of one list written between two looks at the deadline. */
+const LIST_PIECE = 32768;
 
 /**
  * Serializes the given segments in steps (`step(deadline)` is true when done): one pass over the
@@ -79,14 +84,28 @@ export function segmentWriter(ix: IndexState, segs: number[], scratch?: ScratchC
     heads.set(k, new ByteWriter(1024, alloc));
     ix.dirty[k] = 0;
   }
+  // Segment k's postings writer, by k (looked up for every posting).
+  const postW: ByteWriter[] = [];
+  for (const [k, w] of posts) postW[k] = w;
   let g = 0;
+  /** Where in term g's list the last step stopped (see LIST_PIECE). */
+  let at = 0;
+  let most = 0;
   const alive = ix.alive;
   const chunkSeg = ix.chunkSeg;
   let bySeg: DocEntry[][] | null = null;
   return {
+    get mostInAStep() {
+      return most;
+    },
     step: (deadline) => {
       let steps = 0;
       let work = 0;
+      let done = 0;
+      const ended = (): boolean => {
+        if (done > most) most = done;
+        return false;
+      };
       if (!bySeg) {
         // The segments' notes, grouped in one pass.
         const groups: DocEntry[][] = Array.from({ length: ix.segCount }, () => []);
@@ -98,25 +117,32 @@ export function segmentWriter(ix: IndexState, segs: number[], scratch?: ScratchC
         const held = ix.peekList(g);
         if (held) {
           const [ids, tfs, n] = held;
-          counts.fill(0);
-          for (let i = 0; i < n; i++) {
-            const id = ids[i];
-            if (alive[id] && want[chunkSeg[id]]) counts[chunkSeg[id]]++;
-          }
-          for (const k of segs) {
-            if (!counts[k]) continue;
-            prevId[k] = 0;
-            startLen[k] = posts.get(k)!.n;
-          }
-          for (let i = 0; i < n; i++) {
+          if (at === 0) counts.fill(0);
+          // A long list in pieces, a step ending between them: a common word's (~700k postings at 100k
+          // notes) was one step of ~60 ms. Its postings go to their segments' writers; a segment's
+          // first posting of the term starts its part.
+          const stop = Math.min(n, at + Math.max(1024, LIST_PIECE - work));
+          for (let i = at; i < stop; i++) {
             const id = ids[i];
             const k = chunkSeg[id];
             if (!alive[id] || !want[k]) continue;
-            const w = posts.get(k)!;
+            const w = postW[k];
+            if (counts[k]++ === 0) {
+              prevId[k] = 0;
+              startLen[k] = w.n;
+            }
             w.varint(zig(id - prevId[k]));
             w.varint(TF_OF[tfs[i]]);
             prevId[k] = id;
           }
+          work += stop - at;
+          done += stop - at;
+          if (stop < n) {
+            at = stop;
+            if (deadline()) return ended();
+            continue;
+          }
+          at = 0;
           // The term header: term id delta, posting count, and their encoded bytes.
           for (const k of segs) {
             if (!counts[k]) continue;
@@ -124,15 +150,15 @@ export function segmentWriter(ix: IndexState, segs: number[], scratch?: ScratchC
             w.varint(g - lastTerm[k]);
             lastTerm[k] = g;
             w.varint(counts[k]);
-            w.varint(posts.get(k)!.n - startLen[k]);
+            w.varint(postW[k].n - startLen[k]);
           }
-          work += n;
         }
         g++;
         // Every 256 lists or 32k postings: the first lists are the common terms', and the longest.
-        if (((++steps & 255) === 0 || work > 32768) && deadline()) return false;
+        if (((++steps & 255) === 0 || work > 32768) && deadline()) return ended();
         if (work > 32768) work = 0;
       }
+      ended();
       return true;
     },
     blobs: (k) => {
