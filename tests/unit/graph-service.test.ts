@@ -144,6 +144,37 @@ describe("graph service over an in-memory vault", () => {
     await expect(graph.brokenLinks({ folder: "Nowhere" })).rejects.toMatchObject({ code: "not_found" });
   });
 
+  test("broken links with fragments over a big vault: in slices, the event loop given back between them", async () => {
+    // Every note's links are made again from its metadata: 2,000 notes are many slices with a clock this fast.
+    const files: Record<string, string> = {};
+    for (let i = 0; i < 2000; i++) files[`N/${i}.md`] = `# H\n[[${(i + 1) % 2000}#H]] [[${(i + 7) % 2000}#Gone]] [[constructor#toString]]\n`;
+    files["constructor.md"] = "# toString\n";
+    const big = new MemoryVault(files);
+    const bigGraph = createGraphService({ port: big, policy: new AccessPolicy({ configDir: ".obsidian", excludedFilters: () => big.excludedFilters() }) });
+    await bigGraph.brokenLinks({ limit: 1 });
+    let clock = Date.now();
+    const now = jest.spyOn(Date, "now").mockImplementation(() => (clock += 1)); // a millisecond a look at the clock
+    // Turns of the event loop while it answers: a chain of immediates, one a turn.
+    let turns = 0;
+    let spinning = true;
+    const spin = () => {
+      if (!spinning) return;
+      turns++;
+      setImmediate(spin);
+    };
+    setImmediate(spin);
+    try {
+      const all = await bigGraph.brokenLinks({ limit: 5000, includeFragments: true });
+      expect(all.total).toBe(2000);
+      expect(all.links.every((l) => l.reason === "missing_heading" && l.original.endsWith("#Gone]]"))).toBe(true);
+    } finally {
+      spinning = false;
+      now.mockRestore();
+      bigGraph.close();
+    }
+    expect(turns).toBeGreaterThan(5);
+  });
+
   test("orphans ignore self links and missing targets; most linked ranks by linking notes", async () => {
     const orphans = await graph.orphans();
     expect(orphans.notes.map((n) => n.path)).toEqual(["D.md"]);
