@@ -167,6 +167,10 @@ describe("graph service over an in-memory vault", () => {
       const all = await bigGraph.brokenLinks({ limit: 5000, includeFragments: true });
       expect(all.total).toBe(2000);
       expect(all.links.every((l) => l.reason === "missing_heading" && l.original.endsWith("#Gone]]"))).toBe(true);
+      // By source path ("N/10.md" before "N/2.md"), though the notes are not visited in that order.
+      const sources = all.links.map((l) => l.source);
+      expect(sources).toEqual([...sources].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)));
+      expect(sources.slice(0, 3)).toEqual(["N/0.md", "N/1.md", "N/10.md"]);
     } finally {
       spinning = false;
       now.mockRestore();
