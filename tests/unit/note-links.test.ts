@@ -112,6 +112,31 @@ describe("NoteLinks", () => {
     }
   });
 
+  test("the key index sorted in steps after opening (runs, then merges): a note arriving mid-way and every note's keys are found", () => {
+    const l = new NoteLinks(() => {});
+    const count = 40_000; // 80k pairs: three runs of 32k sorted, then merged
+    const paths = Array.from({ length: count }, (_, i) => `n/${(i * 7919) % count}.md`);
+    for (const p of paths) l.addFile(p);
+    for (let i = 0; i < count; i++) l.setMeta(paths[i], `[[Target ${i % 7}]] [[constructor]]`);
+    l.relink(paths);
+    l.opened();
+    let steps = 0;
+    while (!l.sortKeysSome(() => true)) {
+      steps++;
+      if (steps === 2) {
+        // Between two steps: a note arrives (its pairs wait for the end of the build).
+        l.addFile("late.md");
+        l.setMeta("late.md", "[[Target 3]] [[toString]]");
+        l.relink(["late.md"]);
+      }
+    }
+    expect(steps).toBeGreaterThanOrEqual(4);
+    expect([...l.affectedByFile("Target 3.md")].sort()).toEqual([...paths.filter((_, i) => i % 7 === 3), "late.md"].sort());
+    expect([...l.affectedByFile("toString.md")]).toEqual(["late.md"]);
+    expect(l.affectedByFile("constructor.md").size).toBe(count);
+    expect(l.sortKeysSome(() => true)).toBe(true);
+  });
+
   test("random changes keep the maps equal to maps computed from scratch", () => {
     let seed = 7;
     const rnd = (n: number) => {

@@ -182,6 +182,11 @@ export class NoteLinks {
     this.linkKeys.fit();
   }
 
+  /** After `opened`: the link-key index sorted in steps until `due()`; true once done (else the first lookup finishes it at once). */
+  sortKeysSome(due: () => boolean): boolean {
+    return this.linkKeys.buildSome(due);
+  }
+
   addFile(path: string): void {
     this.resolver.add(path);
   }
