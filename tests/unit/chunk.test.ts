@@ -1,4 +1,5 @@
 import { chunkNote } from "../../src/core/search";
+import { chunkNoteSteps } from "../../src/core/search/chunk";
 import { parseNote } from "../../src/core/parser";
 
 const words = (n: number, w = "lorem") => Array.from({ length: n }, (_, i) => `${w}${i}`).join(" ");
@@ -65,5 +66,32 @@ describe("chunkNote", () => {
     const chunks = chunkNote("n.md", "---\r\na: 1\r\n---\r\nHello\r\nWorld\r\n", null);
     expect(chunks[0].text).toBe("Hello\nWorld");
     expect(chunks[0].lineStart).toBe(4);
+  });
+
+  test("in steps (the indexer's): a big note's cut over many steps, the same chunks; headings inside a chunk found by line", () => {
+    const notes = [
+      ["line of text\n".repeat(40_000), 4], // one paragraph of 40k lines
+      [Array.from({ length: 3000 }, (_, i) => `# T${i}\n## S${i}\n${words(80)}\n\n${"line of text\n".repeat(20)}`).join(""), 4],
+      [Array.from({ length: 2000 }, (_, i) => `### constructor ${i}\n${words(8, "toString")}\n`).join(""), 1], // 4,000 lines: one step after the split
+    ] as const;
+    for (const [text, least] of notes) {
+      const steps = chunkNoteSteps("big.md", text, null, { maxWords: 300 });
+      let n = 0;
+      let r = steps.next();
+      while (!r.done) {
+        n++;
+        r = steps.next();
+      }
+      expect(n).toBeGreaterThanOrEqual(least);
+      expect(r.value).toEqual(chunkNote("big.md", text, null, { maxWords: 300 }));
+    }
+    // Headings inside a chunk, in order, once each (found by binary search over the note's headings).
+    const small = chunkNote("h.md", Array.from({ length: 40 }, (_, i) => `### H${i}\nword word\n`).join(""), null, { maxWords: 20 });
+    expect(small.length).toBeGreaterThan(4);
+    for (const c of small) {
+      const inside = c.text.split("\n").filter((l) => l.startsWith("### ")).map((l) => l.slice(4));
+      expect(c.headings).toEqual([...c.headingPath, ...inside.filter((h) => !c.headingPath.includes(h))]);
+    }
+    expect(small.flatMap((c) => c.headings)).toEqual(expect.arrayContaining(["H0", "H39"]));
   });
 });
