@@ -146,6 +146,24 @@ describe("keyword search service", () => {
     await svc.close();
   });
 
+  test("the postings log is merged in the worker's steps before it settles, not at once when it does", async () => {
+    const vault = new MemoryVault(notes);
+    const { svc } = await started(vault);
+    const index = (svc as unknown as { index: InvertedIndex }).index;
+    const atRelease: boolean[] = [];
+    const release = index.releaseScratch.bind(index);
+    index.releaseScratch = () => {
+      atRelease.push(index.logPending);
+      release();
+    };
+    vault.write("New.md", "constructor toString zeppelins and bread dough");
+    expect(await svc.waitForIdle(5000)).toBe(true);
+    expect(await paths(svc, "zeppelins")).toEqual(["New.md"]);
+    expect(atRelease.length).toBeGreaterThan(0);
+    expect(atRelease).not.toContain(true);
+    await svc.close();
+  });
+
   test("reconciles changes made while closed, without a full rebuild", async () => {
     const vault = new MemoryVault(notes);
     const store = new MemoryStateStore();

@@ -391,6 +391,11 @@ export class InvertedIndex implements IndexState {
     return doc;
   }
 
+  /** Postings wait in the log, or a merge is under way. */
+  get logPending(): boolean {
+    return this.log.pending;
+  }
+
   /** The postings log is due for a merge, or one is under way (see `PostingsLog.due`). */
   get mergeDue(): boolean {
     return this.log.due;
@@ -403,8 +408,8 @@ export class InvertedIndex implements IndexState {
   }
 
   /**
-   * Merges what is left in the postings log (under a merge's worth: one step of a few ms) and lets
-   * its buffers go: the worker has nothing left to do.
+   * Merges what is left in the postings log and lets its buffers go: the worker has nothing left to
+   * do (its last step merged the log in steps, so this is nothing or a few postings).
    */
   releaseScratch(): void {
     this.flushPostings(true);
