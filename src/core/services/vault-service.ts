@@ -186,8 +186,8 @@ export class VaultService {
   }
 
   /**
-   * Counts for `stats`: a pass over every note's metadata and every link, in time slices, with each
-   * path's visibility asked once (asked per link, 10k notes took ~200 ms in one step).
+   * Counts for `stats`: a pass over every visible note's metadata and links, in time slices, with each
+   * target's visibility asked once (asked per link, 10k notes took ~200 ms in one step).
    */
   async stats(): Promise<{ notes: number; attachments: number; folders: number; links: number; unresolved_links: number; tags: number }> {
     const slice = new TimeSlice(SLICE_MS, 64);
@@ -200,20 +200,19 @@ export class VaultService {
       return v;
     };
     let links = 0;
-    // `for…in`, not `Object.entries`: one source's record at a time (the headless maps make them on demand).
+    // Each visible note's record looked up, one at a time (the headless maps make them on demand): a
+    // `for…in` over the maps listed all 100k sources' keys in one step first (~56 ms).
     const resolved = this.port.resolvedLinks();
-    for (const src in resolved) {
+    for (const n of notes) {
       if (slice.due()) await slice.next();
-      if (!visible(src)) continue;
-      const targets = resolved[src];
+      const targets = Object.hasOwn(resolved, n.path) ? resolved[n.path] : undefined;
       if (targets) for (const dst in targets) if (visible(dst)) links += targets[dst];
     }
     let unresolved = 0;
     const unresolvedMap = this.port.unresolvedLinks();
-    for (const src in unresolvedMap) {
+    for (const n of notes) {
       if (slice.due()) await slice.next();
-      if (!visible(src)) continue;
-      const targets = unresolvedMap[src];
+      const targets = Object.hasOwn(unresolvedMap, n.path) ? unresolvedMap[n.path] : undefined;
       if (targets) for (const dst in targets) unresolved += targets[dst];
     }
     const tags = new Set<string>();
