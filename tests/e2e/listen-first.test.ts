@@ -19,31 +19,42 @@ afterAll(() => {
   for (const d of cleanup) removeTree(d);
 });
 
+/** A server over a vault whose notes' metadata is held back until `release()`: listed, not yet open. */
+async function serveHeldBack(files: Record<string, string>, opts: { writeMode: boolean; toolTimeoutMs?: number }) {
+  const root = makeTempVault(files, "vault-mcp-listen-first-");
+  cleanup.push(root);
+  const vault = await FsVault.begin(root, { watch: false });
+  let release!: () => void;
+  vault.deferMetadata(new Promise<void>((r) => (release = r)));
+  const token = randomBytes(24).toString("base64url");
+  const runtime = await startRuntime({
+    port: vault,
+    host: "node",
+    listenPort: 0,
+    ...(opts.toolTimeoutMs !== undefined ? { toolTimeoutMs: opts.toolTimeoutMs } : {}),
+    token: () => token,
+    allowedOrigins: [],
+    writeMode: opts.writeMode,
+    stateStore: new MemoryStateStore(),
+    sqlWasm,
+    version: "0.0.0-test",
+  });
+  const close = async () => {
+    release();
+    await runtime.close();
+    await vault.close();
+  };
+  return { root, vault, runtime, token, release, close };
+}
+
 describe("listening before the vault is open", () => {
   test("health, initialize and tools/list answer at once; tools wait for the vault, search says it is loading", async () => {
     const files: Record<string, string> = { "AGENTS.md": "Write in the zebra style.\n" };
     for (let i = 0; i < 40; i++) files[`F${i % 4}/Note ${i}.md`] = `# Note ${i}\n\nquokka and [[Note ${i + 1}]]\n`;
-    const root = makeTempVault(files, "vault-mcp-listen-first-");
-    cleanup.push(root);
-    const vault = await FsVault.begin(root, { watch: false });
     // The notes' metadata is held back until the test lets it go.
-    let release!: () => void;
-    vault.deferMetadata(new Promise<void>((r) => (release = r)));
+    const { vault, runtime, token, release, close } = await serveHeldBack(files, { writeMode: false, toolTimeoutMs: 1500 });
     let ready = false;
     void vault.ready().then(() => (ready = true));
-    const token = randomBytes(24).toString("base64url");
-    const runtime = await startRuntime({
-      port: vault,
-      host: "node",
-      listenPort: 0,
-      toolTimeoutMs: 1500,
-      token: () => token,
-      allowedOrigins: [],
-      writeMode: false,
-      stateStore: new MemoryStateStore(),
-      sqlWasm,
-      version: "0.0.0-test",
-    });
     try {
       expect(ready).toBe(false);
       expect((await rawRequest(runtime.listenPort, { path: "/health" })).status).toBe(200);
@@ -72,30 +83,12 @@ describe("listening before the vault is open", () => {
       }, 10_000);
       await client.close();
     } finally {
-      release();
-      await runtime.close();
-      await vault.close();
+      await close();
     }
   }, 30_000);
 
   test("a write waits for the vault to open; one its client cancelled meanwhile is not made", async () => {
-    const root = makeTempVault({ "a.md": "one\n" }, "vault-mcp-listen-first-");
-    cleanup.push(root);
-    const vault = await FsVault.begin(root, { watch: false });
-    let release!: () => void;
-    vault.deferMetadata(new Promise<void>((r) => (release = r)));
-    const token = randomBytes(24).toString("base64url");
-    const runtime = await startRuntime({
-      port: vault,
-      host: "node",
-      listenPort: 0,
-      token: () => token,
-      allowedOrigins: [],
-      writeMode: true,
-      stateStore: new MemoryStateStore(),
-      sqlWasm,
-      version: "0.0.0-test",
-    });
+    const { root, runtime, token, release, close } = await serveHeldBack({ "a.md": "one\n" }, { writeMode: true });
     try {
       const client = await connectClient(runtime.url, token);
       // The client gives up on the first write (its own time limit, or its user stopped it) while the vault opens.
@@ -116,9 +109,7 @@ describe("listening before the vault is open", () => {
       expect(readFileSync(join(root, "a.md"), "utf8")).toBe("one\nkept\n");
       await client.close();
     } finally {
-      release();
-      await runtime.close();
-      await vault.close();
+      await close();
     }
   }, 30_000);
 
