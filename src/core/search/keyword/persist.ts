@@ -120,27 +120,28 @@ export function segmentWriter(ix: IndexState, segs: number[], scratch?: ScratchC
           if (at === 0) counts.fill(0);
           // A long list in pieces, a step ending between them: a common word's (~700k postings at 100k
           // notes) was one step of ~60 ms. Its postings go to their segments' writers; a segment's
-          // first posting of the term starts its part.
-          const stop = Math.min(n, at + Math.max(1024, LIST_PIECE - work));
-          for (let i = at; i < stop; i++) {
-            const id = ids[i];
-            const k = chunkSeg[id];
-            if (!alive[id] || !want[k]) continue;
-            const w = postW[k];
-            if (counts[k]++ === 0) {
-              prevId[k] = 0;
-              startLen[k] = w.n;
+          // first posting of the term starts its part. (A step resumed mid-list reads the list again.)
+          for (;;) {
+            const stop = Math.min(n, at + Math.max(1024, LIST_PIECE - work));
+            for (let i = at; i < stop; i++) {
+              const id = ids[i];
+              const k = chunkSeg[id];
+              if (!alive[id] || !want[k]) continue;
+              const w = postW[k];
+              if (counts[k]++ === 0) {
+                prevId[k] = 0;
+                startLen[k] = w.n;
+              }
+              w.varint(zig(id - prevId[k]));
+              w.varint(TF_OF[tfs[i]]);
+              prevId[k] = id;
             }
-            w.varint(zig(id - prevId[k]));
-            w.varint(TF_OF[tfs[i]]);
-            prevId[k] = id;
-          }
-          work += stop - at;
-          done += stop - at;
-          if (stop < n) {
+            work += stop - at;
+            done += stop - at;
+            if (stop === n) break;
             at = stop;
             if (deadline()) return ended();
-            continue;
+            if (work > LIST_PIECE) work = 0;
           }
           at = 0;
           // The term header: term id delta, posting count, and their encoded bytes.
