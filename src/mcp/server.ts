@@ -188,6 +188,7 @@ async function untilOpen(opening: Promise<unknown>, deadline: number, ctx: ToolC
     // A write waits for the vault to open, or until the call is cancelled.
     const signal = ctx.signal;
     if (!signal) return open;
+    if (signal.aborted) return;
     let onAbort: (() => void) | undefined;
     await Promise.race([open, new Promise<void>((r) => signal.addEventListener("abort", (onAbort = () => r()), { once: true }))]);
     if (onAbort) signal.removeEventListener("abort", onAbort);
