@@ -5,6 +5,7 @@
 import { splitFrontmatter } from "../frontmatter";
 import { frontmatterAliases, frontmatterTags, type NoteMetadata } from "../metadata";
 import { basenameOf } from "../vault";
+import { lowerBound } from "../sorted";
 import { UNSPACED_CHAR } from "./tokenize";
 import type { Chunk, ChunkOptions } from "./types";
 
@@ -111,6 +112,8 @@ export function* chunkNoteSteps(path: string, text: string, meta: NoteMetadata |
 
   const words = new Float64Array(lines.length + 1); // prefix sums
   const headings: HeadingLine[] = [];
+  /** `headings`' lines, for `lowerBound`. */
+  const headingLines: number[] = [];
   let fence: string | null = null;
   for (let i = 0; i < lines.length; i++) {
     if (i % LINES_PER_STEP === LINES_PER_STEP - 1) yield;
@@ -125,7 +128,10 @@ export function* chunkNoteSteps(path: string, text: string, meta: NoteMetadata |
     const hash = line.indexOf("#");
     if (fence !== null || hash < 0 || hash > 3) continue;
     const h = HEADING_RE.exec(line);
-    if (h) headings.push({ line: i, level: h[1].length, text: headingText(h[2]) });
+    if (h) {
+      headings.push({ line: i, level: h[1].length, text: headingText(h[2]) });
+      headingLines.push(i);
+    }
   }
 
   const fm = meta?.frontmatter;
@@ -147,14 +153,7 @@ export function* chunkNoteSteps(path: string, text: string, meta: NoteMetadata |
     // The headings inside [start, end), found by line (they are in line order): a loop over every
     // heading for every chunk was 59 ms for a note of 5,000 headings.
     const inner: string[] = [];
-    let lo = 0;
-    let hi = headings.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (headings[mid].line < start) lo = mid + 1;
-      else hi = mid;
-    }
-    for (let k = lo; k < headings.length && headings[k].line < end; k++) if (headings[k].text) inner.push(headings[k].text);
+    for (let k = lowerBound(headingLines, start); k < headings.length && headings[k].line < end; k++) if (headings[k].text) inner.push(headings[k].text);
     const hs = [...path_];
     for (const h of inner) if (!hs.includes(h)) hs.push(h);
     out.push({

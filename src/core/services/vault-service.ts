@@ -199,25 +199,20 @@ export class VaultService {
       if (v === undefined) seen.set(p, (v = !this.policy.isHidden(p)));
       return v;
     };
-    let links = 0;
-    // Each visible note's record looked up, one at a time (the headless maps make them on demand): a
-    // `for…in` over the maps listed all 100k sources' keys in one step first (~56 ms).
+    // One pass over the visible notes: each one's link records looked up (the headless maps make them
+    // on demand; a `for…in` over the maps listed all 100k sources' keys in one step first, ~56 ms) and
+    // its tags.
     const resolved = this.port.resolvedLinks();
+    const unresolvedMap = this.port.unresolvedLinks();
+    let links = 0;
+    let unresolved = 0;
+    const tags = new Set<string>();
     for (const n of notes) {
       if (slice.due()) await slice.next();
       const targets = Object.hasOwn(resolved, n.path) ? resolved[n.path] : undefined;
       if (targets) for (const dst in targets) if (visible(dst)) links += targets[dst];
-    }
-    let unresolved = 0;
-    const unresolvedMap = this.port.unresolvedLinks();
-    for (const n of notes) {
-      if (slice.due()) await slice.next();
-      const targets = Object.hasOwn(unresolvedMap, n.path) ? unresolvedMap[n.path] : undefined;
-      if (targets) for (const dst in targets) unresolved += targets[dst];
-    }
-    const tags = new Set<string>();
-    for (const n of notes) {
-      if (slice.due()) await slice.next();
+      const missing = Object.hasOwn(unresolvedMap, n.path) ? unresolvedMap[n.path] : undefined;
+      if (missing) for (const dst in missing) unresolved += missing[dst];
       const meta = this.port.getMetadata(n.path);
       if (!meta) continue;
       for (const t of meta.tags) tags.add(t.tag.toLowerCase());

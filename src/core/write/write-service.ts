@@ -285,8 +285,7 @@ class WriteServiceImpl implements WriteService {
     if (req.content !== undefined && extensionOf(path) === "") path += ".md";
     this.assertTargetWritable(path);
     if (this.port.isFolder(path)) throw new VaultError("invalid_argument", `"${path}" is a folder; give a file path inside it, such as "${path}/Note.md".`);
-    return this.locks.run([path], async () => {
-      assertWanted(actor);
+    return this.locked(actor, [path], async () => {
       await this.port.ready();
       if (req.content_base64 !== undefined) return this.writeBinary(path, req, mode, actor);
       if (req.frontmatter !== undefined && !isNotePath(path)) {
@@ -387,8 +386,7 @@ class WriteServiceImpl implements WriteService {
   async putBytes(req: PutBytesRequest, actor: Actor): Promise<WriteResult> {
     const retry = req.retry ?? "ask again";
     const path = this.writablePath(req.path, req.overwrite, req.if_match, retry);
-    return this.locks.run([path], async () => {
-      assertWanted(actor);
+    return this.locked(actor, [path], async () => {
       await this.port.ready();
       const existing = this.port.stat(path);
       const tool = actor.tool ?? "write";
@@ -423,8 +421,7 @@ class WriteServiceImpl implements WriteService {
     if (req.old_text === "") throw new VaultError("invalid_argument", "old_text is empty; give the exact text to replace (or use line_start/line_end to replace whole lines).");
     if (req.old_text !== undefined) checkTextSize("old_text", req.old_text, path);
     checkTextSize("new_text", req.new_text, path);
-    return this.locks.run([path], async () => {
-      assertWanted(actor);
+    return this.locked(actor, [path], async () => {
       const old = await this.port.read(path);
       checkTextSize("The note", old, path);
       const before = await etagOf(old);
@@ -531,8 +528,7 @@ class WriteServiceImpl implements WriteService {
     if (Object.keys(set).length === 0 && remove.length === 0 && mode === "merge") {
       throw new VaultError("invalid_argument", "Nothing to change: give set (properties to add or change) and/or remove (property names).");
     }
-    return this.locks.run([path], async () => {
-      assertWanted(actor);
+    return this.locked(actor, [path], async () => {
       const old = await this.port.read(path);
       const before = await etagOf(old);
       this.checkEtag(path, req.if_match, before);
@@ -559,8 +555,7 @@ class WriteServiceImpl implements WriteService {
     const path = this.existingNote(req.path);
     const wanted = (req.tags ?? []).map(cleanTag);
     if (req.action !== "list" && wanted.length === 0) throw new VaultError("invalid_argument", `Give the tags to ${req.action}, e.g. ["project/alpha"].`);
-    return this.locks.run([path], async () => {
-      assertWanted(actor);
+    return this.locked(actor, [path], async () => {
       const old = await this.port.read(path);
       const before = await etagOf(old);
       this.checkEtag(path, req.if_match, before);
@@ -623,8 +618,7 @@ class WriteServiceImpl implements WriteService {
     }
     if (this.policy.isHidden(path)) throw this.missing(path);
     this.policy.assertWritable(path);
-    return this.locks.run([path], async () => {
-      assertWanted(actor);
+    return this.locked(actor, [path], async () => {
       await this.port.ready();
       const file = this.port.stat(path);
       const isFolder = !file && this.port.isFolder(path);
@@ -659,8 +653,7 @@ class WriteServiceImpl implements WriteService {
     this.assertTargetWritable(target);
     if (target === path) throw new VaultError("invalid_argument", `"${path}" already has that name; give a different new_path.`);
     if (isUnder(target, path)) throw new VaultError("invalid_argument", `Cannot move "${path}" into itself ("${target}"); pick a destination outside it.`);
-    return this.locks.run([path, target], async () => {
-      assertWanted(actor);
+    return this.locked(actor, [path, target], async () => {
       let files = 1;
       if (isFolder) files = this.assertFolderMovable(path, "rename");
       const caseOnly = target.toLowerCase() === path.toLowerCase();
@@ -937,6 +930,14 @@ class WriteServiceImpl implements WriteService {
         throw new VaultError("conflict", `"${path}" was changed by someone else while this change was being made; nothing was changed. Read it again and retry.`);
       }
       return next;
+    });
+  }
+
+  /** Runs `fn` holding the paths' locks, unless the call was cancelled while it waited for them. */
+  private locked<T>(actor: Actor, paths: string[], fn: () => Promise<T>): Promise<T> {
+    return this.locks.run(paths, () => {
+      assertWanted(actor);
+      return fn();
     });
   }
 

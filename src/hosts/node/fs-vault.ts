@@ -9,7 +9,7 @@ import * as nodePath from "node:path";
 import { VaultError } from "../../core/errors";
 import type { NoteMetadata } from "../../core/metadata";
 import { isUnder } from "../../core/paths";
-import { yieldToEventLoop } from "../../core/time-slice";
+import { TimeSlice, yieldToEventLoop } from "../../core/time-slice";
 import { isNotePath, parentOf, type RenamePlan, type RenameProgress, type RenameResult, type VaultEvent, type VaultFile, type VaultPort } from "../../core/vault";
 import type { LogLevel } from "../common/runtime";
 import { applyFrontmatterEdit } from "./frontmatter-edit";
@@ -60,8 +60,6 @@ const DEFER_METADATA_MAX_MS = 20_000;
 
 /** Listed files up to this size are read synchronously (a read of 256 KB takes well under a millisecond). */
 const SYNC_READ_MAX = 256 * 1024;
-/** A step of sorting the link-key index after opening (see NoteLinks.sortKeysSome). */
-const SORT_STEP_MS = 5;
 
 /**
  * Notes read at once while opening reads asynchronously (a slow disk, see SyncReads). One at a time
@@ -304,11 +302,8 @@ export class FsVault implements VaultPort {
     }
     links.opened();
     // The link-key index sorted now, in steps: the first write after opening sorted it in one (60 ms at 100k notes).
-    for (;;) {
-      const t = performance.now();
-      if (links.sortKeysSome(() => performance.now() - t >= SORT_STEP_MS)) break;
-      await yieldToEventLoop();
-    }
+    const slice = new TimeSlice();
+    while (!links.sortKeysSome(() => slice.due())) await slice.next();
     this.log(
       "debug",
       `Opened ${files.size} files (${notes.length} notes) in ${this.state.folders.size} folders in ${Math.round(this.listMs + performance.now() - started)} ms ` +

@@ -156,8 +156,8 @@ export function segmentWriter(ix: IndexState, segs: number[], scratch?: ScratchC
         }
         g++;
         // Every 256 lists or 32k postings: the first lists are the common terms', and the longest.
-        if (((++steps & 255) === 0 || work > 32768) && deadline()) return ended();
-        if (work > 32768) work = 0;
+        if (((++steps & 255) === 0 || work > LIST_PIECE) && deadline()) return ended();
+        if (work > LIST_PIECE) work = 0;
       }
       ended();
       return true;
