@@ -92,6 +92,16 @@ export function chunkNote(path: string, text: string, meta: NoteMetadata | null,
   }
 }
 
+/** `chunkNote` for the indexers: `pause()` between its steps (it yields only when its slice is used up). */
+export async function chunkNoteSliced(path: string, text: string, meta: NoteMetadata | null, opts: ChunkOptions | undefined, pause: () => Promise<void>): Promise<Chunk[]> {
+  const steps = chunkNoteSteps(path, text, meta, opts);
+  for (;;) {
+    const r = steps.next();
+    if (r.done) return r.value;
+    await pause();
+  }
+}
+
 /** Lines, units or sections gone through between two steps of `chunkNoteSteps`. */
 const LINES_PER_STEP = 8192;
 

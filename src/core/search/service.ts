@@ -9,7 +9,7 @@ import { hash53 } from "../hash";
 import { errText } from "../strings";
 import { clearTimer, setTimer, type TimerHandle } from "../timers";
 import { isNotePath, whenListed, type VaultEvent } from "../vault";
-import { chunkNoteSteps } from "./chunk";
+import { chunkNoteSliced } from "./chunk";
 import { readNoteForIndex } from "./note-reader";
 import { SCHEMA_VERSION, segmentFileName } from "./db";
 import { segmentCountFor, segmentOf, type DocEntry } from "./keyword/doc";
@@ -644,13 +644,7 @@ class KeywordSearchService implements SearchService {
     }
     const meta = port.getMetadata(path);
     // Cut in steps: a note near the size limit took 40–120 ms in one go.
-    const cutting = chunkNoteSteps(path, text, meta, { maxWords: this.opts.chunkWords });
-    let cut = cutting.next();
-    while (!cut.done) {
-      await this.maybeYield();
-      cut = cutting.next();
-    }
-    const chunks = cut.value;
+    const chunks = await chunkNoteSliced(path, text, meta, { maxWords: this.opts.chunkWords }, () => this.maybeYield());
     await this.maybeYield();
     // A long note is tokenized across several slices (one chunk at a time).
     const seg = segmentOf(path, this.index.segCount);

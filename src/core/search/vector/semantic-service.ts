@@ -11,7 +11,7 @@ import type { StateStore } from "../../state";
 import { errText } from "../../strings";
 import { clearTimer, setTimer, type TimerHandle } from "../../timers";
 import { basenameOf, isNotePath, type VaultEvent, type VaultPort } from "../../vault";
-import { chunkNote } from "../chunk";
+import { chunkNoteSliced } from "../chunk";
 import { filterTags } from "../keyword/score";
 import { readNoteForIndex } from "../note-reader";
 import { BackgroundWorker, defaultScheduler, IdleWaiters, ProgressListeners, SliceClock } from "../slices";
@@ -388,7 +388,11 @@ export class SemanticService {
     }
     const meta = port.getMetadata(path);
     const title = basenameOf(path);
-    const chunks = chunkNote(path, read.text, meta, { maxWords: this.opts.chunkWords }).map((c) => {
+    // Cut in steps, as the keyword indexer does (a note near the size limit took 40–120 ms in one go).
+    const cut = await chunkNoteSliced(path, read.text, meta, { maxWords: this.opts.chunkWords }, async () => {
+      if (this.clock.used()) await this.clock.next();
+    });
+    const chunks = cut.map((c) => {
       const text = embedText(title, c.headingPath, c.text, this.opts.maxChunkChars);
       return { hash: hashText(text), heading: c.heading, lineStart: c.lineStart, lineEnd: c.lineEnd, text };
     });
