@@ -7,6 +7,7 @@
  */
 import { describe, expect, test } from "@jest/globals";
 import { parseQuery } from "../../src/core/search";
+import { chunkNote } from "../../src/core/search/chunk";
 import { InvertedIndex } from "../../src/core/search/keyword/inverted-index";
 import { PROXIMITY_BOOST, Scorer, TITLE_BOOST, TITLE_EXACT_BOOST, TopK } from "../../src/core/search/keyword/score";
 import type { SearchRequest } from "../../src/core/search/types";
@@ -94,5 +95,69 @@ describe("proximity measured lazily", () => {
     const lazy = answer(new Scorer(), ix, q, 10);
     expect(lazy).toEqual(answer(new Scorer(true), ix, q, 10));
     expect(lazy.hits.map((h) => h.path)).toEqual(["Z near.md", "A far.md"]);
+  });
+});
+
+describe("closestRun stops at a run close enough", () => {
+  // The term ids of words (each word its own clause unless grouped), as `measure` marks them.
+  function marksOf(ix: InvertedIndex, clauses: string[][]): Int8Array {
+    const marks = new Int8Array(ix.dict.size + 1);
+    clauses.forEach((words, c) => {
+      for (const w of words) {
+        const id = ix.dict.get(w);
+        if (id !== undefined) marks[id] = c + 1;
+      }
+    });
+    return marks;
+  }
+
+  test("it answers with the first run within `enough` tokens, not the shortest, and reads no further", () => {
+    const ix = new InvertedIndex();
+    addNote(ix, "A.md", "kiln the of glaze and in a to kiln glaze");
+    const doc = ix.docs.get("A.md")!;
+    const marks = marksOf(ix, [["kiln"], ["glaze"]]);
+    // Read through: the shortest run is the last two words.
+    expect(ix.reader.closestRun(doc, 0, marks)).toEqual({ covered: 2, span: 2 });
+    // Enough at 4 tokens: the first run (kiln … glaze, 4 tokens) ends the reading.
+    expect(ix.reader.closestRun(doc, 0, marks, 2, 4)).toEqual({ covered: 2, span: 4 });
+    // Enough below it: read through, the shortest run again.
+    expect(ix.reader.closestRun(doc, 0, marks, 2, 3)).toEqual({ covered: 2, span: 2 });
+    // Three clauses, one of them not in the chunk: never all of them, so read through.
+    expect(ix.reader.closestRun(doc, 0, marksOf(ix, [["kiln"], ["glaze"], ["raku"]]), 3, 100)).toEqual({ covered: 2, span: 2 });
+  });
+
+  test("proximity's share is the same read through or stopped early (measure's p), on long sections", () => {
+    const ix = new InvertedIndex();
+    const r = rng(11);
+    const words = ["kiln", "glaze", "clay", "wheel", "fire", "ash", "slip", "trim", "bisque", "oxide", "cone", "raku", "the", "of"];
+    // Sections of 30–200 words where the query's words are rare: runs longer than `enough` are common.
+    for (let i = 0; i < 150; i++) {
+      const text = Array.from({ length: 30 + Math.floor(r() * 170) }, () => (r() < 0.15 ? words[Math.floor(r() * words.length)] : `w${Math.floor(r() * 40)}`)).join(" ");
+      const chunks = chunkNote(`N${i}.md`, text, null, { maxWords: 200 });
+      const b = ix.docBuilder();
+      for (const c of chunks) b.addChunk(c, "en");
+      ix.addDoc({ seg: 0, path: `N${i}.md`, mtime: 0, size: text.length, hash: 0, frontmatter: {}, tags: [] }, chunks, b);
+    }
+    const p = (x: { covered: number; span: number }, clauses: number) => (x.covered < 2 ? 0 : Math.min(1, (8 * x.covered) / x.span) * (x.covered / clauses));
+    let stopped = 0;
+    let compared = 0;
+    for (const doc of ix.docs.values()) {
+      for (let round = 0; round < 4; round++) {
+        const n = 2 + Math.floor(r() * 3);
+        const clauses = Array.from({ length: n }, () => [words[Math.floor(r() * words.length)], words[Math.floor(r() * words.length)]]);
+        const marks = marksOf(ix, clauses);
+        let distinct = 0;
+        for (let c = 0; c < n; c++) if (marks.includes(c + 1)) distinct++;
+        for (let o = 0; o < doc.chunks; o++) {
+          const full = ix.reader.closestRun(doc, o, marks);
+          const early = ix.reader.closestRun(doc, o, marks, distinct, 8 * distinct);
+          expect(p(early, n)).toBe(p(full, n));
+          if (early.span !== full.span) stopped++;
+          compared++;
+        }
+      }
+    }
+    expect(compared).toBe(600);
+    expect(stopped).toBeGreaterThan(50);
   });
 });

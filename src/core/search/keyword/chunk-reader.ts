@@ -55,8 +55,11 @@ export class ChunkReader {
    * How close together the query's clauses are in chunk `o` of `doc`'s body: the most clauses it
    * holds (`clauseOf[id]`: 1 + the clause index of term id, below 31; 0 for other terms) and the
    * fewest tokens a run holding them all spans. `{ covered: 0 or 1, span: 0 }` when it holds fewer than two.
+   * `enough`: once a run holding `clauses` clauses within `enough` tokens is found, the rest of the
+   * chunk is not read, and that run's span is the answer (a caller for whom any span up to `enough`
+   * counts the same loses nothing).
    */
-  closestRun(doc: DocEntry, o: number, clauseOf: Int8Array): { covered: number; span: number } {
+  closestRun(doc: DocEntry, o: number, clauseOf: Int8Array, clauses = 31, enough = 0): { covered: number; span: number } {
     // The query's terms' positions and clauses, read straight from the varints (most tokens are not
     // the query's: no sequence is decoded into an array first).
     const b = doc.seq;
@@ -69,8 +72,13 @@ export class ChunkReader {
     const pos = this.posScratch;
     const cl = this.clScratch;
     const marks = clauseOf.length;
+    const count = this.clauseCount;
     let m = 0;
     let all = 0;
+    // The shortest window holding all `clauses` clauses so far (two pointers, moved as matches come).
+    let have = 0;
+    let first = 0;
+    let best = Infinity;
     for (let i = 0; p < end; i++) {
       let id = b[p++];
       if (id >= 0x80) {
@@ -88,14 +96,24 @@ export class ChunkReader {
       pos[m] = i;
       cl[m++] = c;
       all |= 1 << c;
+      if (count[c]++ === 0) have++;
+      while (have === clauses) {
+        best = Math.min(best, i - pos[first] + 1);
+        if (--count[cl[first++]] === 0) have--;
+      }
+      if (best <= enough) {
+        count.fill(0);
+        return { covered: clauses, span: best };
+      }
     }
+    count.fill(0);
     let covered = 0;
     for (let x = all; x; x &= x - 1) covered++;
     if (covered < 2) return { covered, span: 0 };
+    if (covered === clauses) return { covered, span: best };
     // The shortest window of matches holding every clause present (two pointers over the matches).
-    const count = this.clauseCount;
-    let have = 0;
-    let best = Infinity;
+    have = 0;
+    best = Infinity;
     for (let a = 0, z = 0; z < m; z++) {
       if (count[cl[z]]++ === 0) have++;
       while (have === covered) {

@@ -650,8 +650,13 @@ export class Scorer {
         }
         const tc = popcount(inTitle);
         let p = tc >= 2 ? tc / clauses.length : 0;
-        for (const id of ids) {
-          const r = ix.reader.closestRun(doc, ix.chunkOrd[id], marks);
+        // The most p can be: every clause the dictionary knows in one run of at most PROXIMITY_SPAN
+        // tokens each. Once a section reaches it, neither the rest of that section nor the next
+        // sections are read (the same p either way).
+        const pMost = distinct / clauses.length;
+        const enough = PROXIMITY_SPAN * distinct;
+        for (let k = 0; k < ids.length && p < pMost; k++) {
+          const r = ix.reader.closestRun(doc, ix.chunkOrd[ids[k]], marks, distinct, enough);
           if (r.covered < 2) continue;
           p = Math.max(p, Math.min(1, (PROXIMITY_SPAN * r.covered) / r.span) * (r.covered / clauses.length));
         }
