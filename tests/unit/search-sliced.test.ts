@@ -174,4 +174,62 @@ describe("search in slices", () => {
     expect(res.hits.length).toBe(5);
     await svc.close();
   });
+
+  describe("no loop of a step goes through more than Scorer.stepItems postings, sections or notes", () => {
+    const withStep = <T>(n: number, fn: () => T): T => {
+      const was = Scorer.stepItems;
+      Scorer.stepItems = n;
+      try {
+        return fn();
+      } finally {
+        Scorer.stepItems = was;
+      }
+    };
+    const stepsOf = (ix: InvertedIndex, q: string, limit = 10): number => {
+      let n = 0;
+      const it = new Scorer().steps(ix, parseQuery(q), req(q, limit), "en", true);
+      while (!it.next().done) n++;
+      return n;
+    };
+
+    test("the answers are the same to the last bit as in long steps, and a common word's scoring is spread over many", () => {
+      const ix = crowdedIndex(600, 6);
+      let compared = 0;
+      for (const q of [...crowdedQueries(16, 45), "kiln", "kiln glaze", '"kiln glaze" ash']) {
+        for (const limit of [1, 10, 250]) {
+          const long = withStep(1 << 16, () => plain(ix, q, limit));
+          expect({ q, limit, res: withStep(7, () => plain(ix, q, limit)) }).toEqual({ q, limit, res: long });
+          compared++;
+        }
+      }
+      expect(compared).toBe(144);
+      // "kiln" is in hundreds of sections: in steps of 7 it takes dozens of steps, in long ones a handful.
+      const postings = ix.lookup("kiln")!.n;
+      expect(postings).toBeGreaterThan(300);
+      const long = withStep(1 << 16, () => stepsOf(ix, "kiln"));
+      expect(long).toBeLessThan(12);
+      expect(withStep(7, () => stepsOf(ix, "kiln"))).toBeGreaterThan(long + postings / 7);
+    });
+
+    test("a search ended at any step leaves the scorer's scratch clean (a phrase's marks included)", () => {
+      const ix = crowdedIndex(300, 7);
+      const queries = ['"kiln glaze" ash', "kiln glaze", "clay wheel fire -ash", '"clay wheel" fire'];
+      const want = queries.map((q) => plain(ix, q));
+      for (const q of queries) {
+        const scorer = new Scorer();
+        const total = withStep(5, () => stepsOf(ix, q));
+        expect(total).toBeGreaterThan(20);
+        for (let k = 1; k < total; k += 3) {
+          withStep(5, () => {
+            const it = scorer.steps(ix, parseQuery(q), req(q), "en", true);
+            for (let i = 0; i < k; i++) it.next();
+            it.return(undefined as never);
+          });
+          // Every query after it, the other phrase's too, answers as on a fresh scorer.
+          const after = queries.map((q2) => shape(scorer.run(ix, parseQuery(q2), req(q2), "en", true).answer));
+          expect({ q, k, after }).toEqual({ q, k, after: want });
+        }
+      }
+    });
+  });
 });

@@ -92,6 +92,12 @@ interface TermGroup {
 
 export class Scorer {
   /**
+   * The most postings, sections or notes one loop of a search goes through in one step before it
+   * yields (tests lower it). At 100k notes a common word's ~300k postings were one step of 17–63 ms,
+   * and its notes' best sections another of 20–30: with a collection beside them, blocks of 60–140 ms.
+   */
+  static stepItems = 1 << 16;
+  /**
    * `eager`: measure every pool note's proximity at once (a reference for the tests: the lazy
    * measuring must give the same answers).
    */
@@ -152,15 +158,19 @@ export class Scorer {
   private rangeA = new Int32Array(64);
   private rangeB = new Int32Array(64);
 
-  private ensureScratch(ix: IndexState): void {
+  /** True when it grew something. */
+  private ensureScratch(ix: IndexState): boolean {
     // Grown with their contents: a search reads them as it would had they not grown.
+    let grew = false;
     if (this.acc.length < ix.alive.length) {
+      grew = true;
       const n = ix.alive.length;
       this.acc = grownArray(Float64Array, this.acc, n);
       this.cnt = grownArray(Uint16Array, this.cnt, n);
       this.onlyMark = grownArray(Uint8Array, this.onlyMark, n);
     }
     if (this.docMask.length < ix.slots.length) {
+      grew = true;
       const cap = Math.max(64, ix.slots.length * 2);
       this.docMask = grownArray(Uint32Array, this.docMask, cap);
       this.docBest = grownArray(Float64Array, this.docBest, cap);
@@ -171,6 +181,7 @@ export class Scorer {
       this.proxBase = grownArray(Float64Array, this.proxBase, cap);
       this.titleF = grownArray(Float64Array, this.titleF, cap);
     }
+    return grew;
   }
 
   /** True when chunk `id`'s body holds the term ids of `needle` in a row. */
@@ -205,7 +216,11 @@ export class Scorer {
     ix.dict.catchUpForSearch();
     const clauses = pq.clauses.slice(0, 31);
     if (clauses.length === 0 || ix.liveChunks === 0) return { answer: { res: { hits: [], total_files: 0, relaxed: false }, pending: [], want: null }, paths: [] };
-    this.ensureScratch(ix);
+    // Its scratch grown to the index (the first search at 100k notes: ~10 MB zeroed), a step of its own.
+    if (this.ensureScratch(ix)) yield;
+    // eslint-disable-next-line @typescript-eslint/no-this-alias -- the generators below (function*, not arrows) need the scorer
+    const self = this;
+    const STEP = Scorer.stepItems;
     const N = ix.liveChunks;
     const avg = ix.totalLen / N;
     const acc = this.acc;
@@ -252,6 +267,18 @@ export class Scorer {
       for (let i = 0; i < l.n; i++) if (alive[ids[i]]) df++;
       dfMemo.set(t, df);
       return df;
+    };
+    /** `dfOf` counted ahead, STEP postings a step (a common word's list at 100k notes: ~300k). */
+    const countDf = function* (l: PostingList, t: number): Generator<void, void, void> {
+      if (dfMemo.has(t) || l.n <= STEP) return;
+      let df = 0;
+      for (let a = 0; a < l.n; a += STEP) {
+        const ids = l.ids;
+        const b = Math.min(l.n, a + STEP);
+        for (let i = a; i < b; i++) if (alive[ids[i]]) df++;
+        if (b < l.n) yield;
+      }
+      dfMemo.set(t, df);
     };
     const idfMemo = new Map<TermGroup, number>();
     /**
@@ -313,37 +340,61 @@ export class Scorer {
       for (let i = 0; i < c; i++) b[i] = a[i] + ix.slots[chunkDoc[a[i]]]!.chunks;
       return c;
     };
-    /** Adds a term's scores (section and whole note). `need`: docs must already match these clause bits (AND pruning). */
-    const addTerm = (g: TermGroup, bit: number, only: Set<number> | null, need: number) => {
+    /**
+     * Adds a term's scores (section and whole note), yielding every STEP postings (or candidate notes,
+     * when it skips to them) and every STEP notes of the whole-note pass. `need`: docs must already
+     * match these clause bits (AND pruning).
+     */
+    const addTerm = function* (g: TermGroup, bit: number, only: Set<number> | null, need: number): Generator<void, void, void> {
+      for (let k = 0; k < g.ls.length; k++) yield* countDf(g.ls[k], g.ids[k]);
       const idf = idfOf(g);
       if (idf === 0) return;
-      // `only` as marks per chunk id (a typed read in the loop, not a hash lookup).
-      const onlyMark = only ? this.onlyMark : null;
-      if (only) for (const id of only) this.onlyMark[id] = 1;
-      let ranges = -1;
-      if (need !== 0) {
-        let postings = 0;
-        for (const l of g.ls) postings += l.n;
-        if (this.skip && docsTouched.n * SKIP_RATIO < postings) {
-          this.skipped++;
-          ranges = rangesOf(need);
-          for (let k = 0; k < g.ls.length; k++) ascending(g.ls[k], g.ids[k]);
+      // `only` as marks per chunk id (a typed read in the loop, not a hash lookup), cleared however the search ends.
+      const onlyMark = only ? self.onlyMark : null;
+      if (only) for (const id of only) self.onlyMark[id] = 1;
+      try {
+        let ranges = -1;
+        if (need !== 0) {
+          let postings = 0;
+          for (const l of g.ls) postings += l.n;
+          if (self.skip && docsTouched.n * SKIP_RATIO < postings) {
+            self.skipped++;
+            ranges = rangesOf(need);
+            for (let k = 0; k < g.ls.length; k++) ascending(g.ls[k], g.ids[k]);
+          }
         }
+        // In pieces, in order: the same additions as one pass, so the same scores to the last bit.
+        for (let k = 0; k < g.ls.length; k++) {
+          const l = g.ls[k];
+          if (ranges >= 0) {
+            for (let r = 0; r < ranges; r += STEP) {
+              const e = Math.min(ranges, r + STEP);
+              addPostings(l.ids, l.tfs, l.n, self.rangeA.subarray(r, e), self.rangeB.subarray(r, e), e - r, g.w[k], idf, avg, onlyMark, need, bit, alive, chunkDoc, chunkLen, acc, docMask, noteTf, touched, docsTouched, termSlots);
+              if (e < ranges) yield;
+            }
+          } else {
+            for (let a = 0; a < l.n; a += STEP) {
+              const e = Math.min(l.n, a + STEP);
+              addPostings(l.ids.subarray(a, e), l.tfs.subarray(a, e), e - a, WHOLE_A, WHOLE_B, 1, g.w[k], idf, avg, onlyMark, need, bit, alive, chunkDoc, chunkLen, acc, docMask, noteTf, touched, docsTouched, termSlots);
+              if (e < l.n) yield;
+            }
+          }
+        }
+        // The whole note as one document: its summed tf against its length.
+        for (let i = 0; i < termSlots.n; i++) {
+          const slot = termSlots.a[i];
+          const tf = noteTf[slot];
+          noteTf[slot] = 0;
+          noteAcc[slot] += (idf * tf * (K1 + 1)) / (tf + K1 * (1 - NOTE_B + (NOTE_B * noteLen[slot]) / avgNote));
+          if ((i + 1) % STEP === 0 && i + 1 < termSlots.n) yield;
+        }
+        termSlots.n = 0;
+      } finally {
+        if (only) for (const id of only) self.onlyMark[id] = 0;
+        // Ended part-way: no note's term frequency left for the next search.
+        for (let i = 0; i < termSlots.n; i++) noteTf[termSlots.a[i]] = 0;
+        termSlots.n = 0;
       }
-      for (let k = 0; k < g.ls.length; k++) {
-        const l = g.ls[k];
-        const skips = ranges >= 0;
-        addPostings(l.ids, l.tfs, l.n, skips ? this.rangeA : WHOLE_A, skips ? this.rangeB : WHOLE_B, skips ? ranges : 1, g.w[k], idf, avg, onlyMark, need, bit, alive, chunkDoc, chunkLen, acc, docMask, noteTf, touched, docsTouched, termSlots);
-      }
-      if (only) for (const id of only) this.onlyMark[id] = 0;
-      // The whole note as one document: its summed tf against its length.
-      for (let i = 0; i < termSlots.n; i++) {
-        const slot = termSlots.a[i];
-        const tf = noteTf[slot];
-        noteTf[slot] = 0;
-        noteAcc[slot] += (idf * tf * (K1 + 1)) / (tf + K1 * (1 - NOTE_B + (NOTE_B * noteLen[slot]) / avgNote));
-      }
-      termSlots.n = 0;
     };
     /** Chunks holding every term (intersection from the rarest list); `phrase`: in a row. */
     const allTermsChunks = (terms: string[], phrase: boolean): Set<number> => {
@@ -456,12 +507,12 @@ export class Scorer {
           const m = itemChunks(it);
           if (m === null) {
             for (const g of termGroups(it)) {
-              addTerm(g, bit, null, prune ? need : 0);
+              yield* addTerm(g, bit, null, prune ? need : 0);
               yield;
             }
           } else if (m.chunks.size > 0) {
             for (const t of new Set(m.terms)) {
-              addTerm(one(t), bit, m.chunks, prune ? need : 0);
+              yield* addTerm(one(t), bit, m.chunks, prune ? need : 0);
               yield;
             }
           }
@@ -479,6 +530,26 @@ export class Scorer {
       }
       touched.n = 0;
       docsTouched.n = 0;
+    };
+    /** `reset` in steps of STEP sections and notes (from the end: what is left is still reset's). */
+    const resetSteps = function* (): Generator<void, void, void> {
+      while (touched.n > 0) {
+        const e = Math.max(0, touched.n - STEP);
+        for (let i = e; i < touched.n; i++) acc[touched.a[i]] = 0;
+        touched.n = e;
+        if (e > 0) yield;
+      }
+      while (docsTouched.n > 0) {
+        const e = Math.max(0, docsTouched.n - STEP);
+        for (let i = e; i < docsTouched.n; i++) {
+          const s = docsTouched.a[i];
+          docMask[s] = 0;
+          self.docBest[s] = 0;
+          noteAcc[s] = 0;
+        }
+        docsTouched.n = e;
+        if (e > 0) yield;
+      }
     };
     const marked: number[] = [];
     /** Pool notes not measured yet (see `proxTodo` below). */
@@ -520,8 +591,8 @@ export class Scorer {
         if (folder && !isUnder(doc.path, folder)) return false;
         return !req.filters || filtersMatch(doc.tags, () => frontmatterOf(doc), req.filters);
       };
-      /** The touched notes that match every clause (`all`) or some and pass the filters, in `into` (a view of it). */
-      const candidates = (all: boolean, into: IntStack): Int32Array => {
+      /** The touched notes that match every clause (`all`) or some and pass the filters, in `into` (a view of it); STEP notes a step. */
+      const candidates = function* (all: boolean, into: IntStack): Generator<void, Int32Array, void> {
         into.n = 0;
         into.room(docsTouched.n);
         const out = into.a;
@@ -529,36 +600,46 @@ export class Scorer {
         for (let i = 0; i < docsTouched.n; i++) {
           const s = docsTouched.a[i];
           if ((all ? docMask[s] === full : docMask[s] !== 0) && passes(s)) out[n++] = s;
+          if ((i + 1) % STEP === 0 && i + 1 < docsTouched.n) yield;
         }
         into.n = n;
         return out.subarray(0, n);
       };
-      const best = () => {
-        for (let i = 0; i < touched.n; i++) {
-          const id = touched.a[i];
-          const slot = chunkDoc[id];
-          if (acc[id] > docBest[slot]) docBest[slot] = acc[id];
+      /** Each touched note's score: its best section's fused with the whole note's (STEP sections or notes a step). */
+      const best = function* (): Generator<void, void, void> {
+        for (let a = 0; a < touched.n; a += STEP) {
+          const e = Math.min(touched.n, a + STEP);
+          for (let i = a; i < e; i++) {
+            const id = touched.a[i];
+            const slot = chunkDoc[id];
+            if (acc[id] > docBest[slot]) docBest[slot] = acc[id];
+          }
+          yield;
         }
         // Fused: the best section and the whole note.
-        for (let i = 0; i < docsTouched.n; i++) {
-          const slot = docsTouched.a[i];
-          docBest[slot] = (1 - NOTE_WEIGHT) * docBest[slot] + NOTE_WEIGHT * noteAcc[slot];
+        for (let a = 0; a < docsTouched.n; a += STEP) {
+          const e = Math.min(docsTouched.n, a + STEP);
+          for (let i = a; i < e; i++) {
+            const slot = docsTouched.a[i];
+            docBest[slot] = (1 - NOTE_WEIGHT) * docBest[slot] + NOTE_WEIGHT * noteAcc[slot];
+          }
+          if (e < docsTouched.n) yield;
         }
       };
-      best();
+      yield* best();
       yield;
       const limit = Math.max(0, Math.floor(req.limit));
-      let cands = candidates(true, this.candWhole);
+      let cands = yield* candidates(true, this.candWhole);
       // Notes with only some of the terms: asked for when fewer notes than the limit have them all.
       let partial: Int32Array = NO_SLOTS;
       if (cands.length < limit && clauses.length > 1) {
         // Score every term over every note; a partial match ranks by how many clauses it matches,
         // and always after the notes that match them all (whose scores this pass leaves the same).
-        reset();
+        yield* resetSteps();
         yield* score(false);
-        best();
+        yield* best();
         yield;
-        const some = candidates(false, this.candSome);
+        const some = yield* candidates(false, this.candSome);
         // Split in one pass, in order (a loop: a typed array's filter calls its test for each note).
         const whole = this.candWhole;
         const part = this.candPartial;
@@ -569,13 +650,16 @@ export class Scorer {
           const s = some[i];
           if (docMask[s] === full) whole.a[whole.n++] = s;
           else part.a[part.n++] = s;
+          if ((i + 1) % STEP === 0) yield;
         }
         cands = whole.a.subarray(0, whole.n);
         partial = part.a.subarray(0, part.n);
         for (let i = 0; i < partial.length; i++) {
           const s = partial[i];
           docBest[s] = (docBest[s] * popcount(docMask[s])) / clauses.length;
+          if ((i + 1) % STEP === 0) yield;
         }
+        yield;
       }
       const relaxed = cands.length === 0 && partial.length > 0;
 
@@ -626,6 +710,7 @@ export class Scorer {
           for (let i = 0; i < near.length; i++) if (docBest[near[i]] >= floor) kept.push(near[i]);
           near = kept;
         }
+        yield;
         // Fewer than two clauses to tell apart: no note's factor can differ from 1.
         if (distinct >= 2) proxTodo = near;
         for (let i = 0; i < proxTodo.length; i++) {
@@ -827,6 +912,8 @@ export class Scorer {
       const res: SearchResponse = { hits, total_files: relaxed ? partial.length : cands.length, relaxed };
       if (partial.length && !relaxed) res.partial_files = partial.length;
       const wantIds = pending.length ? new WantedIds(positiveTermSet(pq, language), ix.dict, language) : null;
+      // The scratch cleared in steps too (`finally` clears whatever an early end leaves).
+      yield* resetSteps();
       return { answer: { res, pending, want: wantIds }, paths };
     } finally {
       // Done or ended early: the scratch space as it was.
