@@ -211,6 +211,20 @@ describe("search in slices", () => {
       expect(withStep(7, () => stepsOf(ix, "kiln"))).toBeGreaterThan(long + postings / 7);
     });
 
+    test("a term skipped to its candidate notes' chunks is scored in pieces of their ranges, the same to the last bit", () => {
+      const ix = crowdedIndex(600, 8);
+      // "zircon" in 40 notes: the common words after it skip to those notes' chunks (40 ranges, pieces of 3).
+      for (let i = 0; i < 40; i++) addNote(ix, `zircon ${i}.md`, `zircon ${i % 3 ? "kiln" : "glaze"} clay zircon`);
+      for (const q of ["zircon kiln", "zircon glaze clay", "zircon kiln -ash"]) {
+        for (const limit of [1, 10, 250]) {
+          const scorer = new Scorer();
+          const short = withStep(3, () => shape(scorer.run(ix, parseQuery(q), req(q, limit), "en", true).answer));
+          expect(scorer.skipped).toBeGreaterThan(0);
+          expect({ q, limit, res: short }).toEqual({ q, limit, res: withStep(1 << 16, () => plain(ix, q, limit)) });
+        }
+      }
+    });
+
     test("a search ended at any step leaves the scorer's scratch clean (a phrase's marks included)", () => {
       const ix = crowdedIndex(300, 7);
       const queries = ['"kiln glaze" ash', "kiln glaze", "clay wheel fire -ash", '"clay wheel" fire'];
