@@ -24,6 +24,7 @@ function withSegments(ix: InvertedIndex): InvertedIndex {
   return ix;
 }
 import type { RestoredBlobs } from "../../src/core/search/keyword/persist";
+import { SegmentLoader } from "../../src/core/search/keyword/restore";
 import { kthLargest, Scorer } from "../../src/core/search/keyword/score";
 import { linesOf } from "../../src/core/search/keyword/sections";
 import { positiveTermSet, snippet } from "../../src/core/search/keyword/snippet";
@@ -784,6 +785,37 @@ describe("segmented keyword index", () => {
     expect(b.hasEncodedLists).toBe(false);
     expect(run(b)).toEqual(expected);
     expect(b.sampleTerms([0, 1])).toEqual(original.sampleTerms([0, 1]));
+    // A long list (over SegmentLoader.blockPostings) is decoded first in a step of its own: after
+    // short ones in one step, it made a step of 180k postings at 100k notes. The x0..x19 lists (1,000
+    // postings each) come between short w-lists in the dictionary's order.
+    const limited = await restore(saved);
+    const was = SegmentLoader.blockPostings;
+    SegmentLoader.blockPostings = 200;
+    try {
+      const r = limited.restored!;
+      const encoded = Uint8Array.from(r.encoded);
+      let calls = 0;
+      let longFirst = 0;
+      for (let more = true; more; calls++) {
+        more = limited.decodeSomeLists(() => false);
+        const now = limited.restored ? limited.restored.encoded : new Uint8Array(encoded.length);
+        const decoded: number[] = [];
+        for (let g = 0; g < encoded.length; g++) if (encoded[g] && !now[g]) decoded.push(r.n[g]);
+        encoded.set(now);
+        // At most one long list a step, and only as its first.
+        expect(decoded.filter((n) => n > 200).length).toBeLessThanOrEqual(1);
+        if (decoded.some((n) => n > 200)) {
+          expect(decoded[0]).toBeGreaterThan(200);
+          longFirst++;
+        }
+      }
+      expect(longFirst).toBeGreaterThan(20);
+      expect(calls).toBeGreaterThan(longFirst);
+    } finally {
+      SegmentLoader.blockPostings = was;
+    }
+    expect(limited.hasEncodedLists).toBe(false);
+    expect(run(limited)).toEqual(expected);
     // Searches between the background's steps decode their own lists first; the walk skips those.
     const mixed = await restore(saved);
     let turn = 0;
