@@ -204,9 +204,10 @@ export class Scorer {
 
   /**
    * `run` in steps: it yields between its phases (a posting list's scores, the notes' best
-   * sections, proximity, the title boost, the top; each a few ms at 100k notes), where a caller may
-   * give the event loop back, provided the index does not change before the next step. Ended early
-   * (`return()`), it leaves its scratch space clean.
+   * sections, proximity, the title boost, the top) and within the long ones, every
+   * `Scorer.stepItems` postings, sections or notes, where a caller may give the event loop back,
+   * provided the index does not change before the next step. Ended early (`return()`), it leaves
+   * its scratch space clean.
    */
   *steps(ix: IndexState, pq: ParsedQuery, req: SearchRequest, language: SearchLanguage, withHits: boolean): Generator<void, ScoredAnswer, void> {
     // The postings log merged first, a step at a time (at once, a search during the varied 100k-note
@@ -640,7 +641,7 @@ export class Scorer {
         yield* best();
         yield;
         const some = yield* candidates(false, this.candSome);
-        // Split in one pass, in order (a loop: a typed array's filter calls its test for each note).
+        // Split in order, STEP notes a step (a loop: a typed array's filter calls its test for each note).
         const whole = this.candWhole;
         const part = this.candPartial;
         whole.n = part.n = 0;
