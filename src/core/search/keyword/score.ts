@@ -259,19 +259,12 @@ export class Scorer {
       this.dfLive = ix.liveChunks;
     }
     const dfMemo = this.dfMemo;
-    /** List `l`'s live postings (term id `t`): counted once while the index is unchanged. */
-    const dfOf = (l: PostingList, t: number): number => {
-      let df = dfMemo.get(t);
-      if (df !== undefined) return df;
-      df = 0;
-      const ids = l.ids;
-      for (let i = 0; i < l.n; i++) if (alive[ids[i]]) df++;
-      dfMemo.set(t, df);
-      return df;
-    };
-    /** `dfOf` counted ahead, STEP postings a step (a common word's list at 100k notes: ~300k). */
+    /**
+     * Counts list `l`'s live postings (term id `t`) into `dfMemo`, STEP postings a step (a common
+     * word's list at 100k notes: ~300k); once while the index is unchanged.
+     */
     const countDf = function* (l: PostingList, t: number): Generator<void, void, void> {
-      if (dfMemo.has(t) || l.n <= STEP) return;
+      if (dfMemo.has(t)) return;
       let df = 0;
       for (let a = 0; a < l.n; a += STEP) {
         const ids = l.ids;
@@ -280,6 +273,12 @@ export class Scorer {
         if (b < l.n) yield;
       }
       dfMemo.set(t, df);
+    };
+    /** List `l`'s live postings, counted at once when `countDf` has not already. */
+    const dfOf = (l: PostingList, t: number): number => {
+      const it = countDf(l, t);
+      while (!it.next().done);
+      return dfMemo.get(t)!;
     };
     const idfMemo = new Map<TermGroup, number>();
     /**
@@ -722,6 +721,11 @@ export class Scorer {
         }
       }
       /** Measures pending note `s`: its score becomes (before proximity × proximity's factor) × the title's. */
+      // The most proximity's share can be: every clause the dictionary knows in one run of at most
+      // PROXIMITY_SPAN tokens each. Once a section reaches it, neither the rest of that section nor
+      // the note's next sections are read (the same share either way).
+      const pMost = distinct / clauses.length;
+      const enough = PROXIMITY_SPAN * distinct;
       const measure = (s: number): void => {
         todo[s] = 0;
         const marks = this.clauseMark;
@@ -736,11 +740,6 @@ export class Scorer {
         }
         const tc = popcount(inTitle);
         let p = tc >= 2 ? tc / clauses.length : 0;
-        // The most p can be: every clause the dictionary knows in one run of at most PROXIMITY_SPAN
-        // tokens each. Once a section reaches it, neither the rest of that section nor the next
-        // sections are read (the same p either way).
-        const pMost = distinct / clauses.length;
-        const enough = PROXIMITY_SPAN * distinct;
         for (let k = 0; k < ids.length && p < pMost; k++) {
           const r = ix.reader.closestRun(doc, ix.chunkOrd[ids[k]], marks, distinct, enough);
           if (r.covered < 2) continue;
