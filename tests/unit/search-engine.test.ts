@@ -25,6 +25,7 @@ function withSegments(ix: InvertedIndex): InvertedIndex {
 }
 import type { RestoredBlobs } from "../../src/core/search/keyword/persist";
 import { SegmentLoader } from "../../src/core/search/keyword/restore";
+import { compactionLimits } from "../../src/core/search/keyword/compaction";
 import { kthLargest, Scorer } from "../../src/core/search/keyword/score";
 import { linesOf } from "../../src/core/search/keyword/sections";
 import { positiveTermSet, snippet } from "../../src/core/search/keyword/snippet";
@@ -597,6 +598,61 @@ describe("segmented keyword index", () => {
   });
 
 
+  test("compaction packs a long list in pieces across steps; searches between them see it whole, and the lists are those of one pass", () => {
+    const build = () => {
+      const index = withSegments(new InvertedIndex());
+      // "common" 1 to 4 times a note, and 20 times in some (a tf code of its own byte, after the nibbles).
+      for (let i = 0; i < 3002; i++) addText(index, `n${i}.md`, `${"common ".repeat(i % 97 === 1 ? 20 : 1 + (i % 4))}words for all ${i % 3 ? "odd" : "even"} tag${i % 50} unique${i} ${i % 2 ? "" : "constructor"}`);
+      // 1,501 left: an odd count (the last byte of nibbles holds one).
+      for (let i = 0; i < 3002; i += 2) index.removeDoc(`n${i}.md`);
+      return index;
+    };
+    const queries = ["common", "odd", "even", "tag7", "unique1001", '"all odd"', "common tag7 -even", "constructor"];
+    // As text: a difference between two answers of 1,500 hits each is too big for a readable diff.
+    const run = (index: InvertedIndex) => queries.map((q) => JSON.stringify(index.search(parseQuery(q), req(q, { limit: 2000 }), "en").res));
+    const whole = build();
+    const before = run(whole);
+    const once = { seg: 0, k: 0 };
+    while (whole.compactSome(once, () => false));
+    const pieces = build();
+    // Another index compacted in pieces too, a step of it between two of the first's: each holds its
+    // long list under way in scratch of its own.
+    const other = build();
+    const g = pieces.dict.get("common")!;
+    const was = compactionLimits.longList;
+    compactionLimits.longList = 300;
+    try {
+      const state = { seg: 0, k: 0 };
+      const otherState = { seg: 0, k: 0 };
+      let onCommon = 0;
+      let otherMore = true;
+      // A deadline always passed, every query between two steps.
+      while (pieces.compactSome(state, () => true)) {
+        if (state.k === g) onCommon++;
+        expect(run(pieces)).toEqual(before);
+        if (otherMore && onCommon % 4 === 1) otherMore = other.compactSome(otherState, () => true);
+      }
+      while (other.compactSome(otherState, () => true));
+      // "common": 3,002 postings read (1,501 live) in pieces of 300, then their ids and their tf codes.
+      expect(onCommon).toBeGreaterThanOrEqual(10 + 5 + 5);
+    } finally {
+      compactionLimits.longList = was;
+    }
+    expect(run(other)).toEqual(before);
+    expect(run(pieces)).toEqual(before);
+    expect(JSON.parse(before[0]).total_files).toBe(1501);
+    expect(JSON.parse(before[7]).total_files).toBe(0); // "constructor": only in the notes removed
+    expect(pieces.totalPostings).toBe(whole.totalPostings);
+    expect(pieces.packedPostings()).toBe(pieces.totalPostings);
+    const lists = (index: InvertedIndex) =>
+      Array.from({ length: index.lists.length }, (_, t) => {
+        const l = index.peekList(t);
+        return l && `${l[0].subarray(0, l[2]).join()}|${l[1].subarray(0, l[2]).join()}`;
+      });
+    expect(lists(pieces)).toEqual(lists(whole));
+    expect(lists(other)).toEqual(lists(whole));
+  });
+
   test("the postings log merges in many small steps; notes added meanwhile and a search in the middle see every posting, in order", () => {
     const build = () => {
       const index = withSegments(new InvertedIndex());
@@ -727,7 +783,7 @@ describe("segmented keyword index", () => {
       // Over 4,096 terms and 16k postings: the background decodes them in several blocks.
       for (let i = 0; i < 1000; i++) {
         const path = `n${i}.md`;
-        const text = `common words for all ${i % 3 ? "odd" : "even"} tag${i % 50} unique${i} pottery${i % 7} ${Array.from({ length: 20 }, (_, j) => `w${(i * 20 + j) % 4999} x${j}`).join(" ")}`;
+        const text = `common words for all ${i % 3 ? "odd" : "even"} tag${i % 50} unique${i} pottery${i % 7} y${i % 3} ${Array.from({ length: 20 }, (_, j) => `w${(i * 20 + j) % 4999} x${j}`).join(" ")}`;
         const chunks = chunkNote(path, text, null, { maxWords: 300 });
         const b = index.docBuilder();
         for (const c of chunks) b.addChunk(c, "en");
@@ -761,6 +817,7 @@ describe("segmented keyword index", () => {
       }
       return true;
     };
+    const bytesOfSave = (x: ReturnType<typeof save>) => [x.dict, ...x.segs.flatMap(({ rest }) => Object.values(rest))].map((v) => Buffer.from(v).toString("base64"));
     const original = build();
     const expected = run(original);
     const saved = save(original);
@@ -816,6 +873,57 @@ describe("segmented keyword index", () => {
     }
     expect(limited.hasEncodedLists).toBe(false);
     expect(run(limited)).toEqual(expected);
+    // With its deadline always passed, a long list is decoded and sorted in pieces of ~200 postings
+    // (its parts, its marks by chunk id, the marks read back), one a call, and stays encoded until it
+    // is done: a word in every note at 100k notes (~700k postings) was one step of 40–64 ms. Then a
+    // search decodes each long list whole at its 2nd, 7th or 11th call (while its parts, its marks or
+    // their reading back are under way); the lists after it are still sorted right (its marks were
+    // cleared: the y-words' and "odd"'s lists hold fewer notes than those before them).
+    for (const interrupt of [-1, 2, 7, 11]) {
+      const pieces = await restore(saved);
+      const wasSort = SegmentLoader.sortEarly;
+      SegmentLoader.blockPostings = 200;
+      SegmentLoader.sortEarly = 100;
+      try {
+        const r = pieces.restored!;
+        const long: number[] = [];
+        for (let g = 0; g < r.n.length; g++) if (r.encoded[g] && r.n[g] > 200) long.push(g);
+        expect(long.length).toBeGreaterThan(20);
+        let idle = 0;
+        let interrupted = 0;
+        let under = -1;
+        let callsOnIt = 0;
+        for (let more = true; more; ) {
+          const before = r.encoded.reduce((x, v) => x + v, 0);
+          more = pieces.decodeSomeLists(() => true);
+          if (pieces.restored && r.encoded.reduce((x, v) => x + v, 0) === before) idle++;
+          const now = long.find((g) => r.encoded[g]) ?? -1;
+          callsOnIt = now === under ? callsOnIt + 1 : 1;
+          under = now;
+          if (interrupt >= 0 && more && under >= 0 && callsOnIt === interrupt) {
+            const q = pieces.dict.name(under);
+            pieces.search(parseQuery(q), req(q), "en");
+            expect(r.encoded[under]).toBe(0);
+            interrupted++;
+          }
+        }
+        if (interrupt >= 0) expect(interrupted).toBeGreaterThan(5);
+        // ~1,000 postings in 32 parts: 5 calls decoding, 5 marking, 2 reading back.
+        else expect(idle).toBeGreaterThan(long.length * 8);
+        // Every list of 100 postings or more ascends, the lists decoded in pieces included.
+        for (let g = 0; g < r.n.length; g++) {
+          if (r.n[g] < 100 || (interrupt >= 0 && r.unsorted[g])) continue;
+          expect(r.unsorted[g]).toBe(0);
+          for (let i = r.off[g] + 1; i < r.off[g] + r.n[g]; i++) if (r.ids[i] <= r.ids[i - 1]) throw new Error(`term ${pieces.dict.name(g)} does not ascend`);
+        }
+      } finally {
+        SegmentLoader.blockPostings = was;
+        SegmentLoader.sortEarly = wasSort;
+      }
+      expect(pieces.hasEncodedLists).toBe(false);
+      expect(run(pieces)).toEqual(expected);
+      expect(bytesOfSave(save(pieces))).toEqual(bytesOfSave(saved));
+    }
     // Searches between the background's steps decode their own lists first; the walk skips those.
     const mixed = await restore(saved);
     let turn = 0;
@@ -841,6 +949,21 @@ describe("segmented keyword index", () => {
     expect(c.packedPostings()).toBe(c.totalPostings);
     const bytesOf = (x: ReturnType<typeof save>) => [x.dict, ...x.segs.flatMap(({ rest }) => Object.values(rest))].map((v) => Buffer.from(v).toString("base64"));
     expect(bytesOf(save(c))).toEqual(bytesOf(save(original)));
+    // The same with long lists packed across steps, and searches between the steps that skip in
+    // "common" and "odd", sorting them in place the first time (one under way is read again).
+    const cPieces = await restore(saved);
+    for (let i = 0; i < 1000; i += 2) cPieces.removeDoc(`n${i}.md`);
+    const wasLong = compactionLimits.longList;
+    compactionLimits.longList = 300;
+    try {
+      const state = { seg: 0, k: 0 };
+      for (let i = 0; cPieces.compactSome(state, () => true); i++) if (i % 2 === 1) expect(five(cPieces, new Scorer())).toEqual(five(original));
+    } finally {
+      compactionLimits.longList = wasLong;
+    }
+    expect(ascending(cPieces)).toBe(true);
+    expect(run(cPieces)).toEqual(run(original));
+    expect(bytesOf(save(cPieces))).toEqual(bytesOf(save(original)));
     // Saved again before any list was used: the same bytes as saving the original.
     const d = await restore(saved);
     const bytes = (x: ReturnType<typeof save>) => [x.dict, ...x.segs.flatMap(({ rest }) => Object.values(rest))].map((v) => Buffer.from(v).toString("base64"));

@@ -5,7 +5,7 @@
  */
 import { CARVE_CHUNK, Carver } from "./carve";
 import type { IndexState } from "./index-state";
-import { EMPTY_BYTES, EMPTY_INTS, packedBound, packPostings, sortPostings } from "./postings";
+import { EMPTY_BYTES, EMPTY_INTS, packedBound, packIds, packPostings, packTfs, sortPostings, type PackCursor } from "./postings";
 
 /** Where a compaction under way stands (start with `{ seg: 0, k: 0 }`). */
 export interface CompactionState {
@@ -19,7 +19,38 @@ export interface CompactionState {
   arena?: Carver;
   /** Before the arena: the lists counted so far (terms below `g`), their postings and the longest. */
   sized?: { g: number; total: number; longest: number };
+  /** A long list under way (term `k`; see `packLong`). */
+  long?: LongPack;
+  /**
+   * Its scratch, sized once for the longest list: a list's live postings and their packed bytes
+   * (grown by doubling, its outgrown arrays, ~9 MB at 100k notes, were left as free room in glibc's
+   * heap, under arrays that live on). A compaction's own: a long list's stay there across steps.
+   */
+  live?: { ids: Int32Array; tfs: Uint8Array; buf: Uint8Array };
 }
+
+/**
+ * A list longer than `compactionLimits.longList` packed across steps: its live postings copied so far (reading from
+ * posting `i`, `w` of them live), then their ids packed from `j` (phase 1), then their tf codes
+ * (phase 2). `unsorted`: its ids did not ascend when it began (a search may sort it in place meanwhile).
+ */
+interface LongPack {
+  g: number;
+  n: number;
+  phase: 0 | 1 | 2;
+  i: number;
+  w: number;
+  j: number;
+  unsorted: boolean;
+  cur: PackCursor;
+}
+
+/**
+ * `longList`: postings of a list gone through between two looks at the deadline; a longer list is
+ * packed in pieces of this size, across steps (tests lower it). A word in every note at 100k notes
+ * (~700k postings) was one step of 28–50 ms.
+ */
+export const compactionLimits = { longList: 32768 };
 
 /**
  * Packs term g's `n` postings into `arena` and keeps them in `ix.flat`, without an object (see
@@ -27,7 +58,11 @@ export interface CompactionState {
  */
 export function packFlat(ix: IndexState, g: number, ids: Int32Array, tfs: Uint8Array, n: number, arena: Carver): void {
   if (packBuf.length < packedBound(n)) packBuf = new Uint8Array(Math.max(packedBound(n), packBuf.length * 2));
-  const packed = packBuf.subarray(0, packPostings(ids, tfs, n, packBuf, 0));
+  keepPacked(ix, g, packBuf.subarray(0, packPostings(ids, tfs, n, packBuf, 0)), n, arena);
+}
+
+/** Term g's `n` postings packed in `packed`, kept in `arena` (see packFlat). */
+function keepPacked(ix: IndexState, g: number, packed: Uint8Array, n: number, arena: Carver): void {
   const [bytes, at] = arena.place(packed) ?? [packed.slice(), 0];
   const l = ix.lists.get(g);
   if (l) {
@@ -42,9 +77,7 @@ export function needsCompaction(ix: Pick<IndexState, "deadPostings" | "totalPost
   return ix.deadPostings > 50_000 && ix.deadPostings > ix.totalPostings * 0.25;
 }
 
-/** Compaction's scratch space: a list's live postings, and their packed bytes. */
-let liveIds = EMPTY_INTS;
-let liveTfs = EMPTY_BYTES;
+/** `packFlat`'s room for a list's packed bytes. */
 let packBuf = EMPTY_BYTES;
 
 /**
@@ -72,25 +105,28 @@ export function compactSome(ix: IndexState, state: CompactionState, deadline: ()
     const { total, longest } = sized;
     state.arena = new Carver(Math.min(CARVE_CHUNK, Math.ceil(total * 2) + (64 << 10)));
     ix.flat.reserve(ix.lists.length);
-    // The scratch sized once for the longest list: grown by doubling, its outgrown arrays (~9 MB at
-    // 100k notes) were left as free room in glibc's heap, under arrays that live on.
-    if (liveIds.length < longest) {
-      liveIds = new Int32Array(longest);
-      liveTfs = new Uint8Array(longest);
-      packBuf = new Uint8Array(packedBound(longest));
-    }
+    state.live = { ids: new Int32Array(longest), tfs: new Uint8Array(longest), buf: new Uint8Array(packedBound(longest)) };
   }
   const arena = state.arena;
   let work = 0;
   while (state.k < ix.lists.length) {
-    const g = state.k++;
+    const g = state.k;
+    if (ix.listN(g) > compactionLimits.longList) {
+      // A long list across steps, the step ended after it (it went through a piece's postings at least).
+      const chunks = arena.chunks.length;
+      if (!packLong(ix, g, state, arena, deadline)) return true;
+      state.k++;
+      if (arena.chunks.length !== chunks || deadline()) return true;
+      work = 0;
+      continue;
+    }
+    state.k++;
     const held = ix.peekList(g);
     if (held) {
       const [li, lt, n] = held;
-      if (liveIds.length < n) {
-        liveIds = new Int32Array(Math.max(n, liveIds.length * 2));
-        liveTfs = new Uint8Array(liveIds.length);
-      }
+      const live = liveRoom(state, n);
+      const liveIds = live.ids;
+      const liveTfs = live.tfs;
       let w = 0;
       for (let i = 0; i < n; i++) {
         const id = li[i];
@@ -107,25 +143,16 @@ export function compactSome(ix: IndexState, state: CompactionState, deadline: ()
       }
       if (w) {
         const chunks = arena.chunks.length;
-        packFlat(ix, g, liveIds, liveTfs, w, arena);
+        keepPacked(ix, g, live.buf.subarray(0, packPostings(liveIds, liveTfs, w, live.buf, 0)), w, arena);
         // A new chunk ends the step: allocating that much outside V8's heap can start a collection at
         // once (a 56 ms task at the end of a 100k build, with the first lists packed beside it).
         if (arena.chunks.length !== chunks) work = Infinity;
-      } else {
-        // No live posting: the list is emptied wherever it is (an object a search holds sees it empty).
-        const l = ix.lists.get(g);
-        if (l) {
-          l.setStorage(EMPTY_INTS, EMPTY_BYTES);
-          l.n = 0;
-          ix.lists.set(g, undefined);
-        } else ix.flat.take(g);
-        if (ix.restored && g < ix.restored.n.length) ix.restored.n[g] = 0;
-      }
+      } else emptied(ix, g);
       ix.totalPostings -= n - w;
       work += n;
     }
     // Every 256 lists or 32k postings (the common terms' lists are long).
-    if ((state.k & 255) === 0 || work > 32768) {
+    if ((state.k & 255) === 0 || work > compactionLimits.longList) {
       const fresh = work === Infinity;
       work = 0;
       if (fresh || deadline()) return true;
@@ -135,8 +162,97 @@ export function compactSome(ix: IndexState, state: CompactionState, deadline: ()
   ix.flat.prune();
   ix.pool.reset();
   ix.restored = null; // every restored list is packed now, in `flat` (or an empty object)
-  liveIds = EMPTY_INTS;
-  liveTfs = EMPTY_BYTES;
   packBuf = EMPTY_BYTES;
+  state.long = undefined;
+  state.live = undefined;
   return false;
+}
+
+/** The compaction's scratch, with room for a list of `n` postings (it was sized for the longest: grown only if one is longer). */
+function liveRoom(state: CompactionState, n: number): NonNullable<CompactionState["live"]> {
+  let live = state.live!;
+  if (live.ids.length < n) state.live = live = { ids: new Int32Array(n), tfs: new Uint8Array(n), buf: new Uint8Array(packedBound(n)) };
+  return live;
+}
+
+/** No live posting: the list is emptied wherever it is (an object a search holds sees it empty). */
+function emptied(ix: IndexState, g: number): void {
+  const l = ix.lists.get(g);
+  if (l) {
+    l.setStorage(EMPTY_INTS, EMPTY_BYTES);
+    l.n = 0;
+    ix.lists.set(g, undefined);
+  } else ix.flat.take(g);
+  if (ix.restored && g < ix.restored.n.length) ix.restored.n[g] = 0;
+}
+
+/**
+ * Term g's long list (read again each step while copying: a packed list is unpacked into shared room) packed
+ * in pieces of `compactionLimits.longList` postings, a look at `deadline` between them: its live postings copied, sorted
+ * if they did not ascend (at once: the lists a warm start loads are sorted when decoded), their ids
+ * packed, then their tf codes, then kept. Until then the list stays where it was, for the searches
+ * between steps. True when done, false when the deadline passed first.
+ */
+function packLong(ix: IndexState, g: number, state: CompactionState, arena: Carver, deadline: () => boolean): boolean {
+  const alive = ix.alive;
+  const r = ix.restored;
+  let L = state.long;
+  if (!L || L.g !== g) L = state.long = { g, n: ix.listN(g), phase: 0, i: 0, w: 0, j: 0, unsorted: false, cur: { p: 0, prev: 0, esc: 0 } };
+  const n = L.n;
+  const { ids: liveIds, tfs: liveTfs, buf: packed } = liveRoom(state, n);
+  const piece = compactionLimits.longList & ~1;
+  if (L.phase === 0) {
+    // (A restored list still encoded is decoded here: whether it ascends is known after.)
+    const [li, lt] = ix.peekList(g)!;
+    if (L.i === 0) L.unsorted = !!r?.unsorted[g];
+    // A search sorted it in place since: what was copied may be out of step with it, so again.
+    else if (L.unsorted && !r?.unsorted[g]) {
+      L.unsorted = false;
+      L.i = 0;
+      L.w = 0;
+    }
+    while (L.i < n) {
+      const stop = Math.min(n, L.i + piece);
+      let w = L.w;
+      for (let i = L.i; i < stop; i++) {
+        const id = li[i];
+        if (alive[id]) {
+          liveIds[w] = id;
+          liveTfs[w++] = lt[i];
+        }
+      }
+      L.w = w;
+      L.i = stop;
+      if (L.i < n && deadline()) return false;
+    }
+    if (L.unsorted) sortPostings(liveIds, liveTfs, 0, L.w);
+    L.phase = 1;
+    if (deadline()) return false;
+  }
+  const w = L.w;
+  const c = L.cur;
+  if (L.phase === 1) {
+    while (L.j < w) {
+      const stop = Math.min(w, L.j + piece);
+      packIds(liveIds, L.j, stop, packed, c);
+      L.j = stop;
+      if (L.j < w && deadline()) return false;
+    }
+    c.esc = c.p + ((w + 1) >> 1);
+    L.j = 0;
+    L.phase = 2;
+    if (deadline()) return false;
+  }
+  while (L.j < w) {
+    const stop = Math.min(w, L.j + piece); // even, but at the end
+    packTfs(liveTfs, L.j, stop, w, packed, c);
+    L.j = stop;
+    if (L.j < w && deadline()) return false;
+  }
+  if (r?.unsorted[g]) r.unsorted[g] = 0;
+  if (w) keepPacked(ix, g, packed.subarray(0, c.esc), w, arena);
+  else emptied(ix, g);
+  ix.totalPostings -= n - w;
+  state.long = undefined;
+  return true;
 }

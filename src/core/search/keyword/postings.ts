@@ -458,9 +458,31 @@ export const packedBound = (n: number): number => n * 7 + 1;
  * Returns the bytes written (at most `packedBound(n)`).
  */
 export function packPostings(ids: Int32Array, tfs: Uint8Array, n: number, out: Uint8Array, at: number): number {
-  let p = at;
-  let prev = 0;
-  for (let i = 0; i < n; i++) {
+  const c = wholeCursor;
+  c.p = at;
+  c.prev = 0;
+  packIds(ids, 0, n, out, c);
+  c.esc = c.p + ((n + 1) >> 1);
+  packTfs(tfs, 0, n, n, out, c);
+  return c.esc - at;
+}
+
+/** Where packing a list stands: the next byte of ids (then of nibbles), the last id written, the next escape byte. */
+export interface PackCursor {
+  p: number;
+  prev: number;
+  esc: number;
+}
+const wholeCursor: PackCursor = { p: 0, prev: 0, esc: 0 };
+
+/**
+ * `packPostings` in pieces, part one: ids `[from, to)` written at `c.p` as differences from `c.prev`.
+ * Once every id is written, set `c.esc = c.p + ((n + 1) >> 1)` and write the tf codes (`packTfs`).
+ */
+export function packIds(ids: Int32Array, from: number, to: number, out: Uint8Array, c: PackCursor): void {
+  let p = c.p;
+  let prev = c.prev;
+  for (let i = from; i < to; i++) {
     let v = ids[i] - prev;
     prev = ids[i];
     while (v >= 0x80) {
@@ -469,8 +491,15 @@ export function packPostings(ids: Int32Array, tfs: Uint8Array, n: number, out: U
     }
     out[p++] = v;
   }
-  let esc = p + ((n + 1) >> 1);
-  for (let i = 0; i < n; i += 2) {
+  c.p = p;
+  c.prev = prev;
+}
+
+/** `packPostings` in pieces, part two: tf codes `[from, to)` of `n` (`from` even) two to a byte at `c.p`, escapes at `c.esc`. The list's bytes end at `c.esc`. */
+export function packTfs(tfs: Uint8Array, from: number, to: number, n: number, out: Uint8Array, c: PackCursor): void {
+  let p = c.p;
+  let esc = c.esc;
+  for (let i = from; i < to; i += 2) {
     let t = tfs[i];
     let b = t < TF_NIBBLE_ESCAPE ? t : TF_NIBBLE_ESCAPE;
     if (t >= TF_NIBBLE_ESCAPE) out[esc++] = t;
@@ -481,7 +510,8 @@ export function packPostings(ids: Int32Array, tfs: Uint8Array, n: number, out: U
     }
     out[p++] = b;
   }
-  return esc - at;
+  c.p = p;
+  c.esc = esc;
 }
 
 /** `sortPostings`' own marks: zeros, one per chunk id up to the largest it sorted (two bytes each: a tf code + 1). */

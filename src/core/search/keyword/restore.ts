@@ -59,11 +59,25 @@ function findSorted(a: Int32Array, v: number): number {
  * carved too: 657 vs 662 MB.)
  */
 const ARENA_SEGMENTS = 32;
+
 /**
- * Lists of at least this many postings decoded in the background are sorted by chunk id there too
- * (see `RestoredLists.unsorted`): the first search skipping in a long list would otherwise sort it.
+ * Where `decodeLong` stands in term g's list: the next segment whose part it decodes, the postings
+ * decoded so far and from how many parts, their ids' bounds; then (phase 1) the next posting to mark,
+ * the lost segments' postings (id 0) met, and (phase 2) the next id to read back and where it goes.
  */
-const SORT_EARLY = 2048;
+interface LongDecode {
+  g: number;
+  seg: number;
+  fill: number;
+  parts: number;
+  phase: 0 | 1 | 2;
+  lo: number;
+  hi: number;
+  i: number;
+  zeros: number;
+  id: number;
+  o: number;
+}
 
 /** Terms `decodeSomeLists` decodes in one block at most, and its scratch (what each term's list has filled, its parts). */
 const DECODE_BLOCK = 4096;
@@ -86,6 +100,12 @@ export class SegmentLoader {
    */
   static blockPostings = 16384;
   /**
+   * Lists of at least this many postings decoded in the background are sorted by chunk id there too
+   * (see `RestoredLists.unsorted`): the first search skipping in a long list would otherwise sort it
+   * (tests lower it).
+   */
+  static sortEarly = 2048;
+  /**
    * The segments read, until `finishRestore`: their notes' entries already made (slot unset), so that
    * what the parsed JSON made dies young. Kept until every segment was read, the parsed notes were
    * promoted to V8's old space and then let go: ~30 MB of holes there at 100k notes.
@@ -105,6 +125,10 @@ export class SegmentLoader {
     at: Int32Array;
     chunks: readonly ArrayBufferLike[];
   } | null = null;
+  /** A long list `decodeSomeLists` decodes and sorts across calls (see `decodeLong`), while it does. */
+  private long: LongDecode | null = null;
+  /** `decodeLong`'s marks: zeros, one per chunk id up to the largest of a list it sorts (a tf code + 1 while it sorts). */
+  private marks = new Uint16Array(0);
   private pendingPaths = new Set<string>();
   /** Where the segments' encoded postings are kept until decoded (a big index only; see ARENA_SEGMENTS). */
   private arena: Carver | null = null;
@@ -122,6 +146,8 @@ export class SegmentLoader {
     this.owner = new Uint16Array(0);
     this.lazy = null;
     this.arena = null;
+    this.dropLong();
+    this.marks = new Uint16Array(0);
   }
 
   /**
@@ -411,7 +437,127 @@ export class SegmentLoader {
   private decoded(): void {
     const lz = this.lazy;
     this.lazy = null;
+    this.dropLong();
+    this.marks = new Uint16Array(0);
     if (lz) freeBuffers(lz.chunks);
+  }
+
+  /** Forgets the long list under way (`decodeLong`), its marks left zeros. */
+  private dropLong(): void {
+    const p = this.long;
+    this.long = null;
+    if (p && p.phase > 0) this.marks.fill(0, p.lo, p.hi + 1);
+  }
+
+  /**
+   * Decodes term g's long list (one block of its own in `decodeSomeLists`) in pieces, ~`limit` postings
+   * between two looks at `deadline`, across calls: its parts segment by segment, then, from several
+   * segments, sorted by marking each posting by chunk id and reading the marks back in id order, each
+   * in pieces too. True when the list is decoded (or a search decoded it meanwhile: `decodeList`), false
+   * when the deadline passed first. At 100k notes a word in every note (~700k postings) was decoded
+   * and sorted in one step of 40–64 ms. Until it is done the list stays `encoded`: a search that needs
+   * it decodes it whole, as before.
+   */
+  private decodeLong(g: number, deadline: () => boolean): boolean {
+    const lz = this.lazy!;
+    const r = this.ix.restored!;
+    const limit = SegmentLoader.blockPostings;
+    let p = this.long;
+    if (!p || p.g !== g) {
+      this.dropLong();
+      p = this.long = { g, seg: 0, fill: 0, parts: 0, phase: 0, lo: 0x7fffffff, hi: 0, i: 0, zeros: 0, id: 0, o: 0 };
+    }
+    const off = r.off[g];
+    const n = r.n[g];
+    let work = 0;
+    const pause = (w: number): boolean => {
+      work += w;
+      if (work <= limit) return false;
+      work = 0;
+      return deadline();
+    };
+    // Its part in each segment (the segments' walks step past it whoever decodes it).
+    while (p.seg < lz.segs.length) {
+      const i = p.seg++;
+      const s = lz.segs[i];
+      const t = lz.at[i];
+      if (t >= s.gs.length || s.gs[t] !== g) continue;
+      lz.at[i] = t + 1;
+      if (!r.encoded[g]) continue;
+      const m = this.decodePart(s, t, off + p.fill);
+      if (m && r.ids[off + p.fill]) {
+        // A part ascends: its first and last ids bound it (a lost segment's part is zeros).
+        p.lo = Math.min(p.lo, r.ids[off + p.fill]);
+        p.hi = Math.max(p.hi, r.ids[off + p.fill + m - 1]);
+      }
+      p.fill += m;
+      p.parts++;
+      if (pause(m) && p.seg < lz.segs.length) return false;
+    }
+    if (!r.encoded[g]) {
+      this.dropLong();
+      return true;
+    }
+    if (p.phase === 0) {
+      if (p.parts > 1) r.unsorted[g] = 1;
+      if (!r.unsorted[g] || n < SegmentLoader.sortEarly) return this.longDone(g);
+      if (p.lo > p.hi || p.hi - p.lo >= 40 * n) {
+        // Sparse (see sortPostings): sorting its keys is cheaper than reading marks back; never so for a
+        // long list at 100k notes, whose ids span the chunks.
+        sortPostings(r.ids, r.tfs, off, off + n);
+        r.unsorted[g] = 0;
+        return this.longDone(g);
+      }
+      if (this.marks.length <= p.hi) this.marks = new Uint16Array(p.hi + 1);
+      p.phase = 1;
+      p.id = Math.max(1, p.lo);
+      if (deadline()) return false;
+    }
+    const ids = r.ids;
+    const tfs = r.tfs;
+    const marks = this.marks;
+    if (p.phase === 1) {
+      // Each posting marked by its chunk id (its tf code + 1)…
+      while (p.i < n) {
+        const stop = Math.min(n, p.i + limit);
+        for (let j = off + p.i; j < off + stop; j++) {
+          const id = ids[j];
+          if (id === 0) p.zeros++;
+          else marks[id] = tfs[j] + 1;
+        }
+        p.i = stop;
+        if (deadline() && p.i < n) return false;
+      }
+      ids.fill(0, off, off + p.zeros);
+      tfs.fill(0, off, off + p.zeros);
+      p.o = off + p.zeros;
+      p.phase = 2;
+    }
+    // …then read back in id order, the marks left zeros.
+    while (p.id <= p.hi) {
+      const stop = Math.min(p.hi + 1, p.id + 4 * limit);
+      let o = p.o;
+      for (let id = p.id; id < stop; id++) {
+        const v = marks[id];
+        if (v === 0) continue;
+        ids[o] = id;
+        tfs[o++] = v - 1;
+        marks[id] = 0;
+      }
+      p.o = o;
+      p.id = stop;
+      if (deadline() && p.id <= p.hi) return false;
+    }
+    r.unsorted[g] = 0;
+    return this.longDone(g);
+  }
+
+  /** Term g's list is decoded (by `decodeLong`). */
+  private longDone(g: number): boolean {
+    this.long = null;
+    this.ix.restored!.encoded[g] = 0;
+    if (--this.lazy!.left === 0) this.decoded();
+    return true;
   }
 
   /** True while some lists restored from disk are still encoded. */
@@ -424,8 +570,8 @@ export class SegmentLoader {
    * left. Walks the terms in blocks of at most ~16k postings and 4,096 terms, or one longer list
    * (which starts a call of its own), each segment's parts of a block in one pass over its sorted
    * term ids: looking each term up in every segment (256 at 100k notes) took ~100 s of steps of 300
-   * ms for a dictionary of 4.65M terms. A block is done in one step, so a list is never left part
-   * decoded.
+   * ms for a dictionary of 4.65M terms. A block of several terms is done in one step; a long list
+   * may take several (`decodeLong`), staying encoded until it is done.
    */
   decodeSomeLists(deadline: () => boolean): boolean {
     const limit = SegmentLoader.blockPostings;
@@ -458,6 +604,15 @@ export class SegmentLoader {
         if (deadline()) return true;
       }
       did = true;
+      if (postings > limit) {
+        // A long list (b = a + 1) in pieces, across calls if need be.
+        if (!this.decodeLong(a, deadline)) return true;
+        lz.next = b;
+        work = 0;
+        if (deadline()) return this.lazy !== null;
+        continue;
+      }
+      if (this.long) this.dropLong(); // a search decoded it meanwhile
       lz.next = b;
       if (blockFill.length < b - a) {
         blockFill = new Int32Array(DECODE_BLOCK);
@@ -484,7 +639,7 @@ export class SegmentLoader {
         work += fill[g - a];
         if (parts[g - a] > 1) r.unsorted[g] = 1;
         // A long list is sorted now, in the background, rather than by the first search that skips in it.
-        if (r.unsorted[g] && r.n[g] >= SORT_EARLY) {
+        if (r.unsorted[g] && r.n[g] >= SegmentLoader.sortEarly) {
           work += sortPostings(r.ids, r.tfs, r.off[g], r.off[g] + r.n[g]);
           r.unsorted[g] = 0;
         }
