@@ -185,7 +185,7 @@ const OWN_SCRATCH = 1 << 20;
  * Room for a list of `n` postings: its live ids and tf codes, and their packed bytes, in one buffer;
  * from 1 MB on a mapping of its own (`OWN_MAPPING_BYTES`), given back at once when the compaction
  * ends (`freeBuffers`). Three arrays from glibc's heap (~8 MB at 100k notes, a word in every note)
- * stayed there as free room once freed: RSS after a warm restart 398–407 MB against 385–389.
+ * stayed there as free room once freed: RSS after a warm restart 393–407 MB against 381–389.
  */
 function liveScratch(n: number): NonNullable<CompactionState["live"]> {
   const bytes = n * 5 + packedBound(n);
