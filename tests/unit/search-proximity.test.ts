@@ -53,14 +53,25 @@ describe("proximity measured lazily", () => {
       const score = new Float64Array(n);
       for (let i = 0; i < n; i++) score[i] = Math.floor(r() * 8);
       const list = Array.from({ length: n }, (_, i) => i).filter(() => r() < 0.8);
+      // Filled at once, or in pieces of 1 to 5 slots (a search's steps: kthSettled), the same heap.
       const top = new TopK(k, list, score);
+      const pieces = new TopK(k);
+      if (k > 0 && list.length >= k) {
+        for (let j = 0; j < list.length; ) {
+          const to = Math.min(list.length, j + 1 + Math.floor(r() * 5));
+          pieces.fill(list, score, j, to);
+          j = to;
+        }
+        pieces.index();
+      }
       const kth = () => (list.length < k ? -Infinity : k === 0 ? Infinity : [...list].map((s) => score[s]).sort((a, b) => b - a)[k - 1]);
       for (let step = 0; step < 40; step++) {
-        if (k > 0) expect(top.min()).toBe(kth());
+        if (k > 0) expect([top.min(), pieces.min()]).toEqual([kth(), kth()]);
         const s = list[Math.floor(r() * list.length)];
         if (s === undefined) break;
         score[s] += Math.floor(r() * 4);
         top.update(s, score[s]);
+        pieces.update(s, score[s]);
       }
     }
   });
