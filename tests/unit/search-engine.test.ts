@@ -817,7 +817,7 @@ describe("segmented keyword index", () => {
       }
       return true;
     };
-    const bytesOfSave = (x: ReturnType<typeof save>) => [x.dict, ...x.segs.flatMap(({ rest }) => Object.values(rest))].map((v) => Buffer.from(v).toString("base64"));
+    const bytesOf = (x: ReturnType<typeof save>) => [x.dict, ...x.segs.flatMap(({ rest }) => Object.values(rest))].map((v) => Buffer.from(v).toString("base64"));
     const original = build();
     const expected = run(original);
     const saved = save(original);
@@ -922,7 +922,7 @@ describe("segmented keyword index", () => {
       }
       expect(pieces.hasEncodedLists).toBe(false);
       expect(run(pieces)).toEqual(expected);
-      expect(bytesOfSave(save(pieces))).toEqual(bytesOfSave(saved));
+      expect(bytesOf(save(pieces))).toEqual(bytesOf(saved));
     }
     // Searches between the background's steps decode their own lists first; the walk skips those.
     const mixed = await restore(saved);
@@ -947,7 +947,6 @@ describe("segmented keyword index", () => {
     expect(run(c)[0].total_files).toBe(500);
     // Packed, both save the same bytes.
     expect(c.packedPostings()).toBe(c.totalPostings);
-    const bytesOf = (x: ReturnType<typeof save>) => [x.dict, ...x.segs.flatMap(({ rest }) => Object.values(rest))].map((v) => Buffer.from(v).toString("base64"));
     expect(bytesOf(save(c))).toEqual(bytesOf(save(original)));
     // The same with long lists packed across steps, and searches between the steps that skip in
     // "common" and "odd", sorting them in place the first time (one under way is read again).
@@ -966,13 +965,12 @@ describe("segmented keyword index", () => {
     expect(bytesOf(save(cPieces))).toEqual(bytesOf(save(original)));
     // Saved again before any list was used: the same bytes as saving the original.
     const d = await restore(saved);
-    const bytes = (x: ReturnType<typeof save>) => [x.dict, ...x.segs.flatMap(({ rest }) => Object.values(rest))].map((v) => Buffer.from(v).toString("base64"));
-    expect(bytes(save(d))).toEqual(bytes(saved));
+    expect(bytesOf(save(d))).toEqual(bytesOf(saved));
     // And after searches sorted some of its lists: each segment's part of a list is in the same order.
     const e = await restore(saved);
     expect(ascending(e)).toBe(false);
     run(e);
-    expect(bytes(save(e))).toEqual(bytes(saved));
+    expect(bytesOf(save(e))).toEqual(bytesOf(saved));
   });
 
   test("an index saved with each note's hash as hashText's string loads it as the number hash53 gives the same text", async () => {

@@ -129,14 +129,7 @@ export function compactSome(ix: IndexState, state: CompactionState, deadline: ()
       const live = liveRoom(state, n);
       const liveIds = live.ids;
       const liveTfs = live.tfs;
-      let w = 0;
-      for (let i = 0; i < n; i++) {
-        const id = li[i];
-        if (alive[id]) {
-          liveIds[w] = id;
-          liveTfs[w++] = lt[i];
-        }
-      }
+      const w = copyLive(li, lt, 0, n, alive, liveIds, liveTfs, 0);
       // Laid out again, a restored list's ids ascend like every other list's (the restored marks end here).
       const r = ix.restored;
       if (r?.unsorted[g]) {
@@ -193,6 +186,18 @@ function liveScratch(n: number): NonNullable<CompactionState["live"]> {
   return { ids: new Int32Array(buffer, 0, n), tfs: new Uint8Array(buffer, n * 4, n), buf: new Uint8Array(buffer, n * 5, packedBound(n)) };
 }
 
+/** Postings `[from, to)` of a list whose chunks are alive, copied to `ids`/`tfs` from `w`; returns where the next goes. */
+function copyLive(li: Int32Array, lt: Uint8Array, from: number, to: number, alive: Uint8Array, ids: Int32Array, tfs: Uint8Array, w: number): number {
+  for (let i = from; i < to; i++) {
+    const id = li[i];
+    if (alive[id]) {
+      ids[w] = id;
+      tfs[w++] = lt[i];
+    }
+  }
+  return w;
+}
+
 /** No live posting: the list is emptied wherever it is (an object a search holds sees it empty). */
 function emptied(ix: IndexState, g: number): void {
   const l = ix.lists.get(g);
@@ -231,15 +236,7 @@ function packLong(ix: IndexState, g: number, state: CompactionState, arena: Carv
     }
     while (L.i < n) {
       const stop = Math.min(n, L.i + piece);
-      let w = L.w;
-      for (let i = L.i; i < stop; i++) {
-        const id = li[i];
-        if (alive[id]) {
-          liveIds[w] = id;
-          liveTfs[w++] = lt[i];
-        }
-      }
-      L.w = w;
+      L.w = copyLive(li, lt, L.i, stop, alive, liveIds, liveTfs, L.w);
       L.i = stop;
       if (L.i < n && deadline()) return false;
     }

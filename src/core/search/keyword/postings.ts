@@ -541,23 +541,10 @@ export function sortPostings(ids: Int32Array, tfs: Uint8Array, from: number, to:
   if (hi - lo < 40 * n) {
     // Dense: mark each id's tf code (+1) by id, then read the ids back in order.
     const marks = scratch ?? (ownMarks.length > hi ? ownMarks : (ownMarks = new Uint16Array(hi + 1)));
-    let zeros = 0;
-    for (let i = from; i < to; i++) {
-      if (ids[i] === 0) zeros++;
-      else marks[ids[i]] = tfs[i] + 1;
-    }
-    let o = from;
-    for (; o < from + zeros; o++) {
-      ids[o] = 0;
-      tfs[o] = 0;
-    }
-    for (let id = Math.max(1, lo); id <= hi; id++) {
-      const v = marks[id];
-      if (v === 0) continue;
-      ids[o] = id;
-      tfs[o++] = v - 1;
-      marks[id] = 0;
-    }
+    const zeros = markPostings(ids, tfs, from, to, marks);
+    ids.fill(0, from, from + zeros);
+    tfs.fill(0, from, from + zeros);
+    readMarks(ids, tfs, from + zeros, Math.max(1, lo), hi + 1, marks);
     return n + hi - lo;
   }
   const key = new Float64Array(n);
@@ -569,6 +556,34 @@ export function sortPostings(ids: Int32Array, tfs: Uint8Array, from: number, to:
     tfs[from + i] = key[i] - id * 256;
   }
   return n * 8;
+}
+
+/**
+ * `sortPostings`' dense sort, part one (callers may go in pieces): marks postings `[from, to)` by
+ * chunk id in `marks` (their tf code + 1); returns how many have id 0 (a lost segment's), not marked.
+ */
+export function markPostings(ids: Int32Array, tfs: Uint8Array, from: number, to: number, marks: Int32Array | Uint16Array): number {
+  let zeros = 0;
+  for (let i = from; i < to; i++) {
+    if (ids[i] === 0) zeros++;
+    else marks[ids[i]] = tfs[i] + 1;
+  }
+  return zeros;
+}
+
+/**
+ * Part two: the marked ids in `[idA, idB)` written in id order from `o`, their marks left zeros;
+ * returns where the next goes.
+ */
+export function readMarks(ids: Int32Array, tfs: Uint8Array, o: number, idA: number, idB: number, marks: Int32Array | Uint16Array): number {
+  for (let id = idA; id < idB; id++) {
+    const v = marks[id];
+    if (v === 0) continue;
+    ids[o] = id;
+    tfs[o++] = v - 1;
+    marks[id] = 0;
+  }
+  return o;
 }
 
 export const EMPTY_INTS = new Int32Array(0);

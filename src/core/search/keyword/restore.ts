@@ -9,7 +9,7 @@ import { decodePostings, unzig, VarintReader } from "./codec";
 import { CHUNK_NUMS, LEN, LINE_A, LINE_B, SEQ_A, SEQ_B, span, type DocEntry } from "./doc";
 import type { IndexState } from "./index-state";
 import type { PersistedDoc, RestoredBlobs } from "./persist";
-import { postingBuffer, sortPostings } from "./postings";
+import { markPostings, postingBuffer, readMarks, sortPostings } from "./postings";
 import { Carver } from "./carve";
 import { freeBuffers } from "../../memory";
 import { hash53OfHashText } from "../../hash";
@@ -470,12 +470,6 @@ export class SegmentLoader {
     const off = r.off[g];
     const n = r.n[g];
     let work = 0;
-    const pause = (w: number): boolean => {
-      work += w;
-      if (work <= limit) return false;
-      work = 0;
-      return deadline();
-    };
     // Its part in each segment (the segments' walks step past it whoever decodes it).
     while (p.seg < lz.segs.length) {
       const i = p.seg++;
@@ -492,7 +486,11 @@ export class SegmentLoader {
       }
       p.fill += m;
       p.parts++;
-      if (pause(m) && p.seg < lz.segs.length) return false;
+      work += m;
+      if (work > limit) {
+        work = 0;
+        if (deadline() && p.seg < lz.segs.length) return false;
+      }
     }
     if (!r.encoded[g]) {
       this.dropLong();
@@ -520,11 +518,7 @@ export class SegmentLoader {
       // Each posting marked by its chunk id (its tf code + 1)…
       while (p.i < n) {
         const stop = Math.min(n, p.i + limit);
-        for (let j = off + p.i; j < off + stop; j++) {
-          const id = ids[j];
-          if (id === 0) p.zeros++;
-          else marks[id] = tfs[j] + 1;
-        }
+        p.zeros += markPostings(ids, tfs, off + p.i, off + stop, marks);
         p.i = stop;
         if (deadline() && p.i < n) return false;
       }
@@ -536,15 +530,7 @@ export class SegmentLoader {
     // …then read back in id order, the marks left zeros.
     while (p.id <= p.hi) {
       const stop = Math.min(p.hi + 1, p.id + 4 * limit);
-      let o = p.o;
-      for (let id = p.id; id < stop; id++) {
-        const v = marks[id];
-        if (v === 0) continue;
-        ids[o] = id;
-        tfs[o++] = v - 1;
-        marks[id] = 0;
-      }
-      p.o = o;
+      p.o = readMarks(ids, tfs, p.o, p.id, stop, marks);
       p.id = stop;
       if (deadline() && p.id <= p.hi) return false;
     }

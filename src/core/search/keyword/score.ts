@@ -520,18 +520,7 @@ export class Scorer {
         need |= bit;
       }
     };
-    const reset = () => {
-      for (let i = 0; i < touched.n; i++) acc[touched.a[i]] = 0;
-      for (let i = 0; i < docsTouched.n; i++) {
-        const s = docsTouched.a[i];
-        docMask[s] = 0;
-        this.docBest[s] = 0;
-        noteAcc[s] = 0;
-      }
-      touched.n = 0;
-      docsTouched.n = 0;
-    };
-    /** `reset` in steps of STEP sections and notes (from the end: what is left is still reset's). */
+    /** The touched sections' and notes' scratch cleared, STEP sections or notes a step (from the end: what is left is still to clear). */
     const resetSteps = function* (): Generator<void, void, void> {
       while (touched.n > 0) {
         const e = Math.max(0, touched.n - STEP);
@@ -550,6 +539,11 @@ export class Scorer {
         docsTouched.n = e;
         if (e > 0) yield;
       }
+    };
+    /** `resetSteps` at once. */
+    const reset = (): void => {
+      const it = resetSteps();
+      while (!it.next().done);
     };
     const marked: number[] = [];
     /** Pool notes not measured yet (see `proxTodo` below). */
@@ -761,8 +755,7 @@ export class Scorer {
        */
       const kthSettled = function* (list: Slots, k: number): Generator<void, number, void> {
         // The k best scores, then the pending notes that could reach them, each pass over the list in
-        // pieces of `Scorer.stepItems` (a common word's 100k notes: ~30 ms in the first search of a process).
-        const STEP = Scorer.stepItems;
+        // pieces of STEP (a common word's 100k notes: ~30 ms in the first search of a process).
         const top = new TopK(k);
         if (k > 0 && list.length >= k) {
           for (let j = 0; j < list.length; ) {
