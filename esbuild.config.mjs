@@ -50,7 +50,7 @@ const plugin = {
 
 const cli = {
   ...common,
-  entryPoints: { cli: "src/hosts/node/cli.ts", bridge: "src/hosts/node/bridge-cli.ts", "git-helper": "src/hosts/common/git-helper.ts" },
+  entryPoints: { cli: "src/hosts/node/cli.ts", bridge: "src/hosts/node/bridge-cli.ts", "git-helper": "src/hosts/common/git-helper.ts", "scan-worker": "src/hosts/node/scan-worker.ts" },
   outdir: "dist",
   external: [...nodeBuiltins, "better-sqlite3"],
   banner: { js: "#!/usr/bin/env node" },

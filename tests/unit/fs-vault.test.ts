@@ -403,6 +403,95 @@ describe("FsVault: writes", () => {
   });
 });
 
+/** dist/scan-worker.js, built by `npm test` before the tests run. */
+const SCAN_WORKER = path.resolve(__dirname, "../../dist/scan-worker.js");
+
+/** What a listing holds: every file's facts (change signature included), every folder, every file's text. */
+async function listing(v: FsVault): Promise<string> {
+  const files = v
+    .listFiles()
+    .map((f) => ({ path: f.path, size: f.size, mtime: f.mtime, ctime: f.ctime, sig: (f as { sig?: number }).sig }))
+    .sort((a, b) => (a.path < b.path ? -1 : 1));
+  const texts: string[] = [];
+  for (const f of files) texts.push(await v.read(f.path));
+  return JSON.stringify({ files, folders: v.listFolders().sort(), texts });
+}
+
+describe("FsVault: the listing's worker", () => {
+  /** A vault with what a walk must get right: links in and out and round, dot-entries, our temp files, odd names. */
+  function trickyVault(): string {
+    const root = tempDir();
+    const outside = tempDir("fsvault-outside-");
+    put(outside, "secret.md", "top secret");
+    put(root, "Note.md", "[[constructor]] [[Café]]");
+    for (const name of ["constructor", "__proto__", "toString", "hasOwnProperty"]) {
+      put(root, `${name}.md`, `# ${name}`);
+      put(root, `${name}/${name}.md`, name);
+    }
+    put(root, "Re\u0301sume\u0301/Cafe\u0301.md", "coffee");
+    for (let i = 0; i < 2100; i++) put(root, `Many/n${i}.md`, `note ${i}`); // more than one batch
+    put(root, "Deep/a/b/c/d/e.md", "deep");
+    put(root, "Deep/a/picture.png", new Uint8Array([1, 2, 3]));
+    put(root, ".obsidian/app.json", "{}");
+    put(root, ".git/HEAD", "ref");
+    put(root, ".hidden.md", "h");
+    put(root, "Deep/.Note.md.0123456789ab.vault-mcp.tmp", "half written");
+    fs.symlinkSync(path.join(root, "Note.md"), path.join(root, "Alias.md"));
+    fs.symlinkSync(path.join(root, "Deep", "a"), path.join(root, "Linked"));
+    fs.symlinkSync(path.join(root, "Deep"), path.join(root, "Deep", "a", "b", "up")); // a cycle
+    fs.symlinkSync(path.join(outside, "secret.md"), path.join(root, "leak.md"));
+    fs.symlinkSync(outside, path.join(root, "Many", "ext"));
+    fs.symlinkSync(path.join(root, "gone.md"), path.join(root, "dangling.md"));
+    fs.symlinkSync(path.join(root, ".obsidian", "app.json"), path.join(root, "config.json"));
+    return root;
+  }
+
+  test("lists what listing in this thread lists, our temp files included", async () => {
+    expect(fs.existsSync(SCAN_WORKER)).toBe(true);
+    const root = trickyVault();
+    const here = await open(root, { watch: false });
+    const logs: string[] = [];
+    const there = await open(root, { watch: false, scanWorkerFile: SCAN_WORKER, log: (level, m) => logs.push(`${level}: ${m}`) });
+    const expected = await listing(here);
+    expect(await listing(there)).toBe(expected);
+    expect(logs.filter((l) => l.includes("worker"))).toEqual([]);
+    const paths = there.listFiles().map((f) => f.path);
+    expect(paths).toEqual(expect.arrayContaining(["Alias.md", "Linked/b/c/d/e.md", "Résumé/Café.md", "__proto__/__proto__.md", "Many/n2099.md"]));
+    expect(paths.some((p) => p.includes("secret") || p.startsWith("leak") || p.startsWith("dangling") || p.startsWith("config") || p.includes("/up/"))).toBe(false);
+    expect(there.listFolders()).toContain("Linked");
+    expect(there.resolvedLinks()["Note.md"]).toEqual({ "constructor.md": 1, "Résumé/Café.md": 1 });
+    await here.close();
+    expect(await there.removeLeftoverTemps()).toBe(1);
+    expect(fs.existsSync(path.join(root, "Deep", ".Note.md.0123456789ab.vault-mcp.tmp"))).toBe(false);
+  });
+
+  test("a worker that cannot start, or ends part-way, leaves the listing to this thread: nothing twice, nothing of its own", async () => {
+    const root = trickyVault();
+    const here = await open(root, { watch: false });
+    const expected = await listing(here);
+    // One batch with a file that is not there and the temp file, then a failure.
+    const elsewhere = tempDir("fsvault-worker-");
+    const broken = path.join(elsewhere, "broken-worker.js");
+    fs.writeFileSync(
+      broken,
+      `const { parentPort } = require("node:worker_threads");
+       parentPort.postMessage({ batch: { files: ["Invented.md", "Note.md"], disk: [null, null], nums: new Float64Array(10), folders: ["Invented", "Invented"], links: [], leftovers: ["Deep/.Note.md.0123456789ab.vault-mcp.tmp"], warnings: [] } });
+       setTimeout(() => { throw new Error("the walk broke"); }, 20);`,
+    );
+    for (const file of [broken, path.join(elsewhere, "no-such-worker.js")]) {
+      const logs: string[] = [];
+      const v = await open(root, { watch: false, scanWorkerFile: file, log: (level, m) => logs.push(`${level}: ${m}`) });
+      expect(await listing(v)).toBe(expected);
+      expect(logs.some((l) => l.startsWith("debug: The listing's worker") && l.endsWith("listing in this thread."))).toBe(true);
+      expect(logs.join("\n")).not.toContain(root);
+      await v.close();
+    }
+    // The temp file once, not twice.
+    const v = await open(root, { watch: false, scanWorkerFile: broken });
+    expect(await v.removeLeftoverTemps()).toBe(1);
+  });
+});
+
 describe("FsVault: opening", () => {
   test("a missing folder is a clear error", async () => {
     await expect(FsVault.open(path.join(os.tmpdir(), "definitely-missing-vault-" + Date.now()))).rejects.toMatchObject({ code: "not_found" });

@@ -68,7 +68,9 @@ async function run(args: ReturnType<typeof parseArgs>): Promise<void> {
   const crash = crashPointFromEnv(process.env, (m) => log("warn", m));
   // The folder is checked now; it is listed and its notes read in the background while the server
   // already listens (tool calls wait for it: see startRuntime).
-  const vault = await FsVault.begin(root, { configDir, watch: true, log, ...(crash ? { crash } : {}) }).catch((e: unknown) => {
+  // Its walk on the other core (dist/scan-worker.js, beside this file) while this one loads the search index.
+  const scanWorkerFile = existingFile(path.join(__dirname, "scan-worker.js"));
+  const vault = await FsVault.begin(root, { configDir, watch: true, log, ...(crash ? { crash } : {}), ...(scanWorkerFile ? { scanWorkerFile } : {}) }).catch((e: unknown) => {
     releaseLocks();
     throw e;
   });

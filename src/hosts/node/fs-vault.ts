@@ -14,10 +14,11 @@ import { isNotePath, parentOf, type RenamePlan, type RenameProgress, type Rename
 import type { LogLevel } from "../common/runtime";
 import { applyFrontmatterEdit } from "./frontmatter-edit";
 import { renameEntry, type RenameContext } from "./fs-rename";
-import { Breather, limiter, scanTree, type ScanContext, type ScanEntry } from "./fs-scan";
+import { Breather, limiter, listInWorker, scanTree, type ScanContext, type ScanEntry } from "./fs-scan";
 import { FsWriter } from "./fs-write";
 import { NoteLinks } from "./note-links";
 import { ReadPool } from "./read-pool";
+import type { FileFacts } from "./scan-protocol";
 import { VaultPaths } from "./vault-paths";
 import { sigOf, VaultState } from "./vault-state";
 import { SyncReads } from "./sync-reads";
@@ -42,6 +43,11 @@ export interface FsVaultOptions {
   slowReadMs?: number;
   /** For how long (ms) the first slow read switches it (doubling each time; default SLOW_FOR_MS; tests set it). */
   slowReadsForMs?: number;
+  /**
+   * dist/scan-worker.js: the first listing's walk runs in a worker thread from that file (see
+   * fs-scan.ts `listInWorker`); without it, or when the worker fails, in this thread.
+   */
+  scanWorkerFile?: string;
 }
 
 /**
@@ -179,13 +185,25 @@ export class FsVault implements VaultPort {
     const started = performance.now();
     const entries: ScanEntry[] = [];
     // Plain files go into the listing as they are found (nothing reads it before `listed()`).
-    const onFile = (vp: string, dp: string, st: Stats) => {
+    const onFile = (vp: string, dp: string, st: FileFacts) => {
       this.state.listFile(vp, st);
       if (isNotePath(vp)) this.unread.push(vp);
       paths.setDisk(vp, dp);
     };
     // The first listing also notes our temp files a killed write left (see removeLeftoverTemps).
-    await scanTree({ ...this.scan, leftovers: this.leftovers, onFile }, "", "", paths.rootReal, [paths.rootReal], entries, limiter(64));
+    const ctx = { ...this.scan, leftovers: this.leftovers, onFile };
+    const worker = this.opts.scanWorkerFile;
+    if (!worker || !(await listInWorker(worker, ctx, entries, limiter(64)))) {
+      if (worker) {
+        // The worker's part, forgotten: listed again from the start.
+        entries.length = 0;
+        this.state.files.clear();
+        this.unread = [];
+        paths.disk.clear();
+        this.leftovers.length = 0;
+      }
+      await scanTree(ctx, "", "", paths.rootReal, [paths.rootReal], entries, limiter(64));
+    }
     const breather = this.scan.breather;
     for (let i = 0; i < entries.length; i++) {
       const e = entries[i];

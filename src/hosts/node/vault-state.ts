@@ -3,7 +3,7 @@
  * entry lives on disk (VaultPaths) and the notes' metadata and links (NoteLinks). Applies a change to
  * all of them at once and returns the events to emit; does no I/O and emits nothing itself.
  */
-import type { Stats } from "node:fs";
+import type { FileFacts } from "./scan-protocol";
 import { hash53 } from "../../core/hash";
 import { isUnder } from "../../core/paths";
 import { basenameOf, extensionOf, type VaultEvent, type VaultFile } from "../../core/vault";
@@ -20,7 +20,7 @@ export class VaultState {
   ) {}
 
   /** Records a file's listing entry (its links are the caller's: `links.addFile`, `relink`). */
-  listFile(vp: string, st: Stats): void {
+  listFile(vp: string, st: FileFacts): void {
     this.files.set(vp, listedFile(vp, st));
   }
 
@@ -115,7 +115,7 @@ export class ListedFile implements VaultFile {
   }
 }
 
-export function listedFile(vp: string, st: Stats): ListedFile {
+export function listedFile(vp: string, st: FileFacts): ListedFile {
   return new ListedFile(vp, st.size, Math.floor(st.mtimeMs), Math.floor(st.birthtimeMs || st.ctimeMs), sigOf(st));
 }
 
@@ -126,6 +126,6 @@ export function listedFile(vp: string, st: Stats): ListedFile {
  * file swapped since it was listed (see `FsVault.readBytes`), that unlikely. Not one made on
  * purpose either: the inode and ctime in it are the kernel's to set, and setting a time sets ctime.
  */
-export function sigOf(st: Stats): number {
+export function sigOf(st: FileFacts): number {
   return hash53([st.size, st.mtimeMs, st.ctimeMs, st.ino].join(":"));
 }

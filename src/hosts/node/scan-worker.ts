@@ -1,0 +1,78 @@
+/**
+ * The first listing's walk in a worker thread (dist/scan-worker.js): every folder read and every
+ * plain file stat'ed on another core, the results posted in batches (see fs-scan.ts `listInWorker`,
+ * which owns the protocol's other end and everything the listing decides beyond this walk).
+ *
+ * It follows no symbolic link: a link is posted as it is, for the main thread to check and follow
+ * (its real path must stay in the vault; see `scanLink`). It reads nothing but folder listings and
+ * file times and sizes, and changes nothing on disk.
+ */
+import { readdirSync, statSync } from "node:fs";
+import * as nodePath from "node:path";
+import { parentPort, workerData } from "node:worker_threads";
+import { isOurTempName } from "../common/leftovers";
+import { SCAN_BATCH, SCAN_NUMS, type ScanBatch, type ScanWorkerData } from "./scan-protocol";
+
+function run(port: NonNullable<typeof parentPort>, data: ScanWorkerData): void {
+  const { rootReal, configDir } = data;
+  const sep = nodePath.sep;
+  let batch = fresh();
+  function fresh(): ScanBatch & { k: number } {
+    return { files: [], disk: [], nums: new Float64Array(SCAN_BATCH * SCAN_NUMS), folders: [], links: [], leftovers: [], warnings: [], k: 0 };
+  }
+  const flush = (): void => {
+    const { k, ...b } = batch;
+    const nums = b.nums.slice(0, k * SCAN_NUMS);
+    port.postMessage({ batch: { ...b, nums } }, [nums.buffer]);
+    batch = fresh();
+  };
+  /** Folder `vp0` (disk path `dp0`, real path `real0`); `chain`: the real paths of the folders above it and itself. */
+  const walk = (vp0: string, dp0: string, real0: string, chain: string[]): void => {
+    let entries;
+    try {
+      entries = readdirSync(real0, { withFileTypes: true });
+    } catch (e) {
+      batch.warnings.push(`Could not list "${vp0}": ${(e as Error).message}`);
+      return;
+    }
+    for (const e of entries) {
+      const name = e.name;
+      const dp = dp0 ? `${dp0}/${name}` : name;
+      if (name.startsWith(".")) {
+        if (e.isFile() && isOurTempName(name)) batch.leftovers.push(dp);
+        continue;
+      }
+      const vname = name.normalize("NFC");
+      const vp = vp0 ? `${vp0}/${vname}` : vname;
+      if (vp === configDir) continue;
+      const real = real0.endsWith(sep) ? real0 + name : real0 + sep + name;
+      if (e.isSymbolicLink()) batch.links.push({ vp, dp, chain });
+      else if (e.isDirectory()) {
+        batch.folders.push(vp, dp);
+        walk(vp, dp, real, [...chain, real]);
+      } else if (e.isFile()) {
+        let st;
+        try {
+          st = statSync(real, { throwIfNoEntry: false }); // undefined: gone meanwhile
+        } catch {
+          continue; // not ours to read
+        }
+        if (!st) continue;
+        const at = batch.k++ * SCAN_NUMS;
+        batch.files.push(vp);
+        batch.disk.push(dp === vp ? null : dp);
+        batch.nums[at] = st.size;
+        batch.nums[at + 1] = st.mtimeMs;
+        batch.nums[at + 2] = st.ctimeMs;
+        batch.nums[at + 3] = st.birthtimeMs;
+        batch.nums[at + 4] = st.ino;
+        if (batch.k === SCAN_BATCH) flush();
+      }
+    }
+  };
+  walk("", "", rootReal, [rootReal]);
+  flush();
+  port.postMessage({ done: true });
+}
+
+if (parentPort && (workerData as { vaultMcpScan?: ScanWorkerData } | null)?.vaultMcpScan) run(parentPort, (workerData as { vaultMcpScan: ScanWorkerData }).vaultMcpScan);
