@@ -127,6 +127,12 @@ export interface VaultPort {
    */
   listed?(): Promise<void>;
   /**
+   * True when listing the vault (until `listed()` resolves) takes little of this thread: headless, its
+   * walk runs in a worker thread. Work on this thread (loading a saved search index) then need not
+   * wait for it. Absent: false.
+   */
+  readonly listingOffThread?: boolean;
+  /**
    * A hint while opening: read notes' metadata only once `until` resolves (the listing goes on at
    * once), because the host has more urgent work (a saved search index to load). The port may
    * bound the wait; without this method, it is ignored.

@@ -452,6 +452,8 @@ describe("FsVault: the listing's worker", () => {
     const here = await open(root, { watch: false });
     const logs: string[] = [];
     const there = await open(root, { watch: false, scanWorkerFile: SCAN_WORKER, log: (level, m) => logs.push(`${level}: ${m}`) });
+    expect(there.listingOffThread).toBe(true);
+    expect(here.listingOffThread).toBe(false);
     const expected = await listing(here);
     expect(await listing(there)).toBe(expected);
     expect(logs.filter((l) => l.includes("worker"))).toEqual([]);

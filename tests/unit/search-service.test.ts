@@ -325,7 +325,7 @@ describe("keyword search service", () => {
     await svc.close();
   });
 
-  test("a loaded index is warmed up before start() returns, and the worker starts in a task of its own", async () => {
+  test("a loaded index is warmed up after its first reconciliation, not in start(), one search a task", async () => {
     const store = new MemoryStateStore();
     const vault = new MemoryVault(notes);
     // eslint-disable-next-line @typescript-eslint/unbound-method -- called with the index as `this` (the spy's implementation below)
@@ -345,12 +345,13 @@ describe("keyword search service", () => {
       searches.mockClear();
       let listed = 0;
       const list = vault.listFiles.bind(vault);
+      // The order of the reconciliation's listing, the warm-up's searches and the tasks the service's yields start.
+      const events: string[] = [];
       vault.listFiles = () => {
         listed++;
+        events.push("listed");
         return list();
       };
-      // The order of the warm-up's searches and the tasks the service's yields start.
-      const events: string[] = [];
       searches.mockImplementation(function (this: InvertedIndex, ...args) {
         events.push(`search ${args[1].query}`);
         return original.apply(this, args);
@@ -367,27 +368,87 @@ describe("keyword search service", () => {
       };
       const second = make(vault, store, { scheduler });
       await second.svc.start();
-      events.push("started");
-      // Several rounds of searches ran before start() returned; the reconciliation (which lists the
-      // vault) has not begun in start()'s task, so a search right after start() has the task to itself.
-      expect(searches.mock.calls.length).toBeGreaterThanOrEqual(4);
-      expect(listed).toBe(0);
+      // start() returns before any search: every note is searchable once the reconciliation is over,
+      // and the warm-up waits for it.
+      expect(searches).not.toHaveBeenCalled();
+      expect(second.svc.status().state).toBe("queryable");
+      expect(await second.svc.waitForIdle(10_000)).toBe(true);
+      expect(listed).toBeGreaterThan(0);
+      const firstSearch = events.findIndex((e) => e.startsWith("search "));
+      expect(firstSearch).toBeGreaterThan(events.indexOf("listed"));
       const terms = sampled.mock.results.at(-1)!.value as string[];
       expect(terms.length).toBeGreaterThan(1);
       const queries = events.filter((e) => e.startsWith("search ")).map((e) => e.slice(7));
       // Rounds of every term and a pair of them.
+      expect(queries.length).toBeGreaterThanOrEqual(4);
       expect(queries.slice(0, terms.length + 1)).toEqual([...terms, terms.slice(-2).join(" ")]);
       expect(queries.length % (terms.length + 1)).toBe(0);
-      // The last warm-up search and whatever follows start() are tasks apart.
-      const last = events.findLastIndex((e) => e.startsWith("search "));
-      expect(events.slice(last + 1)).toEqual(["new task", "started"]);
-      expect(second.svc.status().state).toBe("queryable");
-      expect(await second.svc.waitForIdle(10_000)).toBe(true);
-      expect(listed).toBeGreaterThan(0);
+      // One search a task: a new task between any two of them.
+      const searchAt = events.flatMap((e, i) => (e.startsWith("search ") ? [i] : []));
+      for (let i = 1; i < searchAt.length; i++) expect(events.slice(searchAt[i - 1] + 1, searchAt[i])).toContain("new task");
       await second.svc.close();
     } finally {
       searches.mockRestore();
       sampled.mockRestore();
+    }
+  });
+
+  test("listed off this thread, a saved index loads while the vault is being listed; searches wait for the listing, notes then take its path strings", async () => {
+    const store = new MemoryStateStore();
+    const first = await started(new MemoryVault(notes), store);
+    await first.svc.close();
+    // The vault as headless lists it: in a worker thread, no file known until the listing is done.
+    const vault = new MemoryVault(notes);
+    let open!: () => void;
+    const listedGate = new Promise<void>((r) => (open = r));
+    let listed = false;
+    void listedGate.then(() => (listed = true));
+    const stat = vault.stat.bind(vault);
+    const listFiles = vault.listFiles.bind(vault);
+    Object.assign(vault, {
+      listingOffThread: true,
+      listed: () => listedGate,
+      stat: (p: string) => (listed ? stat(p) : null),
+      listFiles: () => (listed ? listFiles() : []),
+    });
+    // eslint-disable-next-line @typescript-eslint/unbound-method -- called with the index as `this` below
+    const share = InvertedIndex.prototype.sharePaths;
+    const unlistedBefore: number[] = [];
+    const unlistedAfter: number[] = [];
+    const spy = jest.spyOn(InvertedIndex.prototype, "sharePaths").mockImplementation(function (this: InvertedIndex, deadline) {
+      unlistedBefore.push(this.unlistedPaths.length);
+      const done = share.call(this, deadline);
+      unlistedAfter.push(this.unlistedPaths.length);
+      return done;
+    });
+    try {
+      const second = make(vault, store);
+      // start() (the index loaded) returns while the vault is still being listed.
+      const startedOrNot = await Promise.race([second.svc.start().then(() => "started"), new Promise((r) => setTimeout(() => r("waiting"), 3000))]);
+      expect(startedOrNot).toBe("started");
+      expect(listed).toBe(false);
+      expect(second.svc.hasPendingWork()).toBe(true);
+      // A search waits for the listing (its hits' notes are read), then answers in full.
+      let answered = false;
+      const search = second.svc.search(req("pruning", { snippetWords: 5 })).then((r) => {
+        answered = true;
+        return r;
+      });
+      await new Promise((r) => setTimeout(r, 100));
+      expect(answered).toBe(false);
+      open();
+      const res = await search;
+      expect(res.hits.map((h) => h.path).sort()).toEqual(["Garden/Roses.md", "Garden/Tools.md"]);
+      for (const h of res.hits) expect(h.sections[0].content).toContain("runing");
+      expect(await second.svc.waitForIdle(10_000)).toBe(true);
+      // Every restored note was loaded unlisted, and each was given the vault's string once listed.
+      expect(unlistedBefore[0]).toBe(5);
+      expect(unlistedAfter.at(-1)).toBe(0);
+      expect(await paths(second.svc, "sourdough")).toEqual(["Kitchen/Bread.md"]);
+      expect(second.svc.status()).toMatchObject({ state: "queryable", documents_indexed: 5, queue_depth: 0 });
+      await second.svc.close();
+    } finally {
+      spy.mockRestore();
     }
   });
 

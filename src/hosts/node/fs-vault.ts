@@ -483,6 +483,11 @@ export class FsVault implements VaultPort {
   }
 
   /** Every file is listed (paths, sizes, times); notes' metadata may still be being read. */
+  /** The first listing's walk runs in a worker thread (see FsVaultOptions.scanWorkerFile). */
+  get listingOffThread(): boolean {
+    return this.opts.scanWorkerFile !== undefined;
+  }
+
   listed(): Promise<void> {
     return this.listedPromise;
   }

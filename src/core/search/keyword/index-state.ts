@@ -77,6 +77,11 @@ export interface IndexState {
    * parsed from the saved index (at 100k notes ~7 MB of heap the listing already held).
    */
   listedPath: ((path: string) => string | undefined) | null;
+  /**
+   * Restored notes' paths `listedPath` did not know yet (loaded while the vault was being listed):
+   * `sharePaths` gives them the vault's strings once it is listed.
+   */
+  unlistedPaths: string[];
   readonly reader: ChunkReader;
 
   /** Forgets everything. */

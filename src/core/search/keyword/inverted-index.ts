@@ -124,6 +124,7 @@ export class InvertedIndex implements IndexState {
   /** Called when a restored segment's postings turn out inconsistent (its notes must be indexed again). */
   onSegmentLost: ((k: number) => void) | null = null;
   listedPath: ((path: string) => string | undefined) | null = null;
+  unlistedPaths: string[] = [];
 
   readonly reader = new ChunkReader();
   private readonly log = new PostingsLog(this);
@@ -147,6 +148,30 @@ export class InvertedIndex implements IndexState {
   private tagNames = new Map<string, string>();
   private tagSets = new Map<string, readonly string[]>();
 
+  /**
+   * Gives the restored notes in `unlistedPaths` the vault's own strings for their paths (`listedPath`),
+   * now that it is listed: the note and its key in `docs` (the string parsed from the saved index is
+   * then garbage). In steps, `deadline()` looked at every 256 notes; true when done. The answers stay
+   * the same (the same paths); `docs` holds those notes in a later order.
+   */
+  sharePaths(deadline: () => boolean): boolean {
+    const listed = this.listedPath;
+    const paths = this.unlistedPaths;
+    if (!listed) paths.length = 0;
+    while (paths.length > 0) {
+      const p = paths.pop()!;
+      const doc = this.docs.get(p);
+      const own = listed!(p);
+      if (doc && own !== undefined && doc.path === p) {
+        this.docs.delete(p);
+        doc.path = own;
+        this.docs.set(own, doc);
+      }
+      if ((paths.length & 255) === 0 && deadline()) break;
+    }
+    return paths.length === 0;
+  }
+
   clear(): void {
     this.changes++;
     this.dict = new TermDict();
@@ -169,6 +194,7 @@ export class InvertedIndex implements IndexState {
     this.pool = new PostingPool();
     clearPackedCache();
     this.docs.clear();
+    this.unlistedPaths = [];
     this.slots = [];
     this.noteLen = new Float64Array(64);
     this.freeSlots = [];

@@ -314,11 +314,13 @@ export class SegmentLoader {
       const ix = this.ix;
       const entries = docs.map((d): DocEntry => {
         const hd = d.hd;
+        const listed = ix.listedPath?.(d.p);
+        if (listed === undefined && ix.listedPath) ix.unlistedPaths.push(d.p);
         // In the order addDoc writes them (one map for every note); the slot is given when registered.
         return {
           slot: -1,
           seg: k,
-          path: ix.listedPath?.(d.p) ?? d.p,
+          path: listed ?? d.p,
           mtime: d.m,
           size: d.s,
           hash: typeof d.h === "number" ? d.h : hash53OfHashText(d.h),

@@ -19,8 +19,8 @@ const WARM_UP_MAX_POSTINGS = 4096;
 const WARM_UP_ROUNDS = 4;
 
 /**
- * Runs searches one per task, for a few of the larger terms, several rounds: after loading, before
- * `start()` returns; after a first build, in the background. At 10k notes, a query for two terms in
+ * Runs searches one per task, for a few of the larger terms, several rounds: after a loaded index's
+ * first reconciliation, and after a first build, in the background. At 10k notes, a query for two terms in
  * every note took 35–57 ms as the first search in a fresh process (21–36 ms for one such term in the
  * same process, whose optimised code goes with the old index), and 5–18 ms after this warm-up (16
  * bench runs of index v8). A single round, or terms of a few hundred chunks, left it unoptimised.
@@ -60,6 +60,6 @@ export async function warmUpSearch(
     if (stopped()) return;
     await step();
   }
-  // What follows `start()` (a first query, say) runs in a task of its own.
+  // What follows (a first query, say) runs in a task of its own.
   await clock.next();
 }
