@@ -973,6 +973,59 @@ describe("segmented keyword index", () => {
     expect(bytesOf(save(e))).toEqual(bytesOf(saved));
   });
 
+  test("notes restored before the vault was listed take the listing's path strings in steps, in the same order; a change between steps starts it again", async () => {
+    const build = () => {
+      const index = withSegments(new InvertedIndex());
+      for (let i = 0; i < 700; i++) addText(index, `f${i % 7}/n${i}.md`, `shared words w${i} constructor __proto__ toString`);
+      return index;
+    };
+    const job = build().segmentWriter(Array.from({ length: SEGMENT_COUNT }, (_, k) => k));
+    while (!job.step(() => false));
+    const segs = Array.from({ length: SEGMENT_COUNT }, (_, k) => Object.fromEntries(Object.entries(job.blobs(k)).map(([n, v]) => [n, v.slice()])) as unknown as RestoredBlobs);
+    const dict = build().dictBytes().slice();
+    const restore = async (known: (p: string) => boolean) => {
+      const index = new InvertedIndex();
+      await index.restoreDict(dict, async () => {});
+      withSegments(index);
+      index.listedPath = (p) => (known(p) ? p : undefined);
+      segs.forEach((b, k) => index.restoreSegment(k, b));
+      await index.finishRestore(async () => {});
+      return index;
+    };
+    const q = parseQuery("shared w5");
+    // Half the notes listed while loading: the other half counted, then shared in steps of 256 notes.
+    const a = await restore((p) => p.startsWith("f1/") || p.startsWith("f2/") || p.startsWith("f3/"));
+    expect(a.unlisted).toBe(400);
+    const before = [...a.docs.keys()];
+    const answer = JSON.stringify(a.search(q, req("shared w5"), "en").res);
+    const asked: string[] = [];
+    a.listedPath = (p) => (asked.push(p), p);
+    let steps = 1;
+    while (!a.sharePaths(() => true)) steps++;
+    expect(steps).toBe(3); // 700 notes, a look at the deadline every 256
+    expect(a.unlisted).toBe(0);
+    expect([...a.docs.keys()]).toEqual(before);
+    for (const [p, d] of a.docs) expect(d.path).toBe(p);
+    expect(new Set(asked).size).toBe(700);
+    expect(JSON.stringify(a.search(q, req("shared w5"), "en").res)).toBe(answer);
+    // Nothing left to share: done at once, nothing asked.
+    asked.length = 0;
+    expect(a.sharePaths(() => true)).toBe(true);
+    expect(asked).toEqual([]);
+
+    // A note removed after the steps passed it: the map is made again from the start, without it.
+    const b = await restore(() => false);
+    expect(b.unlisted).toBe(700);
+    b.listedPath = (p) => p;
+    expect(b.sharePaths(() => true)).toBe(false);
+    const gone = [...b.docs.keys()][3];
+    expect(b.removeDoc(gone)).not.toBeNull();
+    while (!b.sharePaths(() => true));
+    expect(b.docs.size).toBe(699);
+    expect(b.docs.has(gone)).toBe(false);
+    expect([...b.docs.keys()]).toEqual(before.filter((p) => p !== gone));
+  });
+
   test("an index saved with each note's hash as hashText's string loads it as the number hash53 gives the same text", async () => {
     const index = withSegments(new InvertedIndex());
     const texts = new Map<string, string>();

@@ -416,9 +416,9 @@ describe("keyword search service", () => {
     const unlistedBefore: number[] = [];
     const unlistedAfter: number[] = [];
     const spy = jest.spyOn(InvertedIndex.prototype, "sharePaths").mockImplementation(function (this: InvertedIndex, deadline) {
-      unlistedBefore.push(this.unlistedPaths.length);
+      unlistedBefore.push(this.unlisted);
       const done = share.call(this, deadline);
-      unlistedAfter.push(this.unlistedPaths.length);
+      unlistedAfter.push(this.unlisted);
       return done;
     });
     try {

@@ -78,10 +78,10 @@ export interface IndexState {
    */
   listedPath: ((path: string) => string | undefined) | null;
   /**
-   * Restored notes' paths `listedPath` did not know yet (loaded while the vault was being listed):
+   * How many restored notes `listedPath` did not know yet (loaded while the vault was being listed):
    * `sharePaths` gives them the vault's strings once it is listed.
    */
-  unlistedPaths: string[];
+  unlisted: number;
   readonly reader: ChunkReader;
 
   /** Forgets everything. */

@@ -124,7 +124,9 @@ export class InvertedIndex implements IndexState {
   /** Called when a restored segment's postings turn out inconsistent (its notes must be indexed again). */
   onSegmentLost: ((k: number) => void) | null = null;
   listedPath: ((path: string) => string | undefined) | null = null;
-  unlistedPaths: string[] = [];
+  unlisted = 0;
+  /** `sharePaths` under way: the map being made, the notes still to put in it, the change count it began at. */
+  private sharing: { fresh: Map<string, DocEntry>; docs: MapIterator<DocEntry>; at: number } | null = null;
 
   readonly reader = new ChunkReader();
   private readonly log = new PostingsLog(this);
@@ -149,27 +151,34 @@ export class InvertedIndex implements IndexState {
   private tagSets = new Map<string, readonly string[]>();
 
   /**
-   * Gives the restored notes in `unlistedPaths` the vault's own strings for their paths (`listedPath`),
-   * now that it is listed: the note and its key in `docs` (the string parsed from the saved index is
-   * then garbage). In steps, `deadline()` looked at every 256 notes; true when done. The answers stay
-   * the same (the same paths); `docs` holds those notes in a later order.
+   * Gives the restored notes `listedPath` did not know (`unlisted`) the vault's own strings for their
+   * paths, now that it is listed: the note's and its key's in `docs` (the strings parsed from the
+   * saved index are then garbage). `docs` is made again, in the same order, in steps (`deadline()`
+   * looked at every 256 notes), then swapped in: re-keying the notes in place made the map's table
+   * grow to twice its size for good (~4 MB at 100k notes). Started again if the index changes
+   * between steps. True when done; the answers stay the same (the same paths).
    */
   sharePaths(deadline: () => boolean): boolean {
     const listed = this.listedPath;
-    const paths = this.unlistedPaths;
-    if (!listed) paths.length = 0;
-    while (paths.length > 0) {
-      const p = paths.pop()!;
-      const doc = this.docs.get(p);
-      const own = listed!(p);
-      if (doc && own !== undefined && doc.path === p) {
-        this.docs.delete(p);
-        doc.path = own;
-        this.docs.set(own, doc);
-      }
-      if ((paths.length & 255) === 0 && deadline()) break;
+    if (this.unlisted === 0 || !listed) {
+      this.unlisted = 0;
+      return true;
     }
-    return paths.length === 0;
+    let s = this.sharing;
+    if (!s || s.at !== this.changes) s = this.sharing = { fresh: new Map(), docs: this.docs.values(), at: this.changes };
+    for (let n = 1; ; n++) {
+      const r = s.docs.next();
+      if (r.done) break;
+      const doc = r.value;
+      const own = listed(doc.path);
+      if (own !== undefined) doc.path = own;
+      s.fresh.set(doc.path, doc);
+      if ((n & 255) === 0 && deadline()) return false;
+    }
+    this.docs = s.fresh;
+    this.sharing = null;
+    this.unlisted = 0;
+    return true;
   }
 
   clear(): void {
@@ -194,7 +203,8 @@ export class InvertedIndex implements IndexState {
     this.pool = new PostingPool();
     clearPackedCache();
     this.docs.clear();
-    this.unlistedPaths = [];
+    this.unlisted = 0;
+    this.sharing = null;
     this.slots = [];
     this.noteLen = new Float64Array(64);
     this.freeSlots = [];

@@ -315,7 +315,7 @@ export class SegmentLoader {
       const entries = docs.map((d): DocEntry => {
         const hd = d.hd;
         const listed = ix.listedPath?.(d.p);
-        if (listed === undefined && ix.listedPath) ix.unlistedPaths.push(d.p);
+        if (listed === undefined && ix.listedPath) ix.unlisted++;
         // In the order addDoc writes them (one map for every note); the slot is given when registered.
         return {
           slot: -1,
