@@ -226,8 +226,9 @@ class KeywordSearchService implements SearchService {
     // The vault's listing first, where it is work for this thread too: the first reconciliation needs
     // it anyway (listing 100k files and loading their index side by side took as long as one after the
     // other, and made the listing, which clients wait for at initialize, twice as slow). Headless, its
-    // walk runs in a worker thread (`listingOffThread`): the index loads meanwhile (~0.7 s sooner at
-    // 100k notes), its notes given the vault's path strings once listed (see reconcile).
+    // walk runs in a worker thread (`listingOffThread`): the index loads meanwhile (starting ~0.7 s
+    // sooner at 100k notes; every note searchable ~0.3 s sooner), its notes given the vault's path
+    // strings once listed (see reconcile).
     if (!this.deps.port.listingOffThread) await whenListed(this.deps.port);
     const t0 = this.clock.sched.now();
     let loaded = false;

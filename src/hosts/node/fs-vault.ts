@@ -482,12 +482,16 @@ export class FsVault implements VaultPort {
     return () => this.listeners.delete(listener);
   }
 
-  /** Every file is listed (paths, sizes, times); notes' metadata may still be being read. */
-  /** The first listing's walk runs in a worker thread (see FsVaultOptions.scanWorkerFile). */
+  /**
+   * The first listing's walk runs in a worker thread (see FsVaultOptions.scanWorkerFile). Should the
+   * worker fail, the listing runs in this thread after all: still true (what waited on it only
+   * shares the thread with it).
+   */
   get listingOffThread(): boolean {
     return this.opts.scanWorkerFile !== undefined;
   }
 
+  /** Every file is listed (paths, sizes, times); notes' metadata may still be being read. */
   listed(): Promise<void> {
     return this.listedPromise;
   }
