@@ -393,7 +393,7 @@ describe("keyword search service", () => {
     }
   });
 
-  test("listed off this thread, a saved index loads while the vault is being listed; searches wait for the listing, notes then take its path strings", async () => {
+  test("listed off this thread, a saved index loads while the vault is being listed; a search meanwhile answers from it, notes then take its path strings", async () => {
     const store = new MemoryStateStore();
     const first = await started(new MemoryVault(notes), store);
     await first.svc.close();
@@ -428,16 +428,15 @@ describe("keyword search service", () => {
       expect(startedOrNot).toBe("started");
       expect(listed).toBe(false);
       expect(second.svc.hasPendingWork()).toBe(true);
-      // A search waits for the listing (its hits' notes are read), then answers in full.
-      let answered = false;
-      const search = second.svc.search(req("pruning", { snippetWords: 5 })).then((r) => {
-        answered = true;
-        return r;
-      });
-      await new Promise((r) => setTimeout(r, 100));
-      expect(answered).toBe(false);
+      // A search meanwhile answers at once from the index, its hits' notes not read yet (and the
+      // service not ready: the search tool says it is still loading).
+      const early = await second.svc.search(req("pruning", { snippetWords: 5 }));
+      expect(early.hits.map((h) => h.path).sort()).toEqual(["Garden/Roses.md", "Garden/Tools.md"]);
+      for (const h of early.hits) expect(h.sections[0].content).toBe("");
+      expect(second.svc.ready).toBe(false);
       open();
-      const res = await search;
+      expect(await second.svc.whenReady(10_000)).toBe(true);
+      const res = await second.svc.search(req("pruning", { snippetWords: 5 }));
       expect(res.hits.map((h) => h.path).sort()).toEqual(["Garden/Roses.md", "Garden/Tools.md"]);
       for (const h of res.hits) expect(h.sections[0].content).toContain("runing");
       expect(await second.svc.waitForIdle(10_000)).toBe(true);

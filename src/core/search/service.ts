@@ -783,8 +783,6 @@ class KeywordSearchService implements SearchService {
   async search(req: SearchRequest): Promise<SearchResponse> {
     const pq = this.parse(req.query);
     if (!this.loaded) return { hits: [], total_files: 0, relaxed: false };
-    // The hits' notes are read once listed (the index may have loaded while the vault was being listed).
-    if (this.deps.port.listingOffThread) await whenListed(this.deps.port);
     // Ranked from the index alone; the hits' sections are then cut from their notes (the index holds no texts).
     return this.fill(await this.index.searchSliced(pq, req, this.opts.language, this.clock.sched, this.opts.searchSliceMs), req);
   }
@@ -795,6 +793,9 @@ class KeywordSearchService implements SearchService {
 
   /** A hit's note as it is now, for its sections (null: gone, hidden, grown past the size limit, unreadable). */
   private readonly noteText = async (path: string): Promise<string | null> => {
+    // A note not listed yet (an index loaded while the vault is being listed, see start()) is not
+    // waited for: its hit comes without its section's text. (An MCP session starts once the vault is
+    // listed: no client's search meets this.)
     const st = this.deps.port.stat(path);
     if (!st || st.size > this.opts.maxNoteBytes || this.deps.policy.isHidden(path)) return null;
     try {
