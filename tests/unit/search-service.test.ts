@@ -368,14 +368,19 @@ describe("keyword search service", () => {
       };
       const second = make(vault, store, { scheduler });
       await second.svc.start();
+      events.push("started");
       // start() returns before any search: every note is searchable once the reconciliation is over,
       // and the warm-up waits for it.
       expect(searches).not.toHaveBeenCalled();
-      expect(second.svc.status().state).toBe("queryable");
+      expect(second.svc.ready).toBe(false);
       expect(await second.svc.waitForIdle(10_000)).toBe(true);
+      expect(second.svc.status().state).toBe("queryable");
       expect(listed).toBeGreaterThan(0);
       const firstSearch = events.findIndex((e) => e.startsWith("search "));
       expect(firstSearch).toBeGreaterThan(events.indexOf("listed"));
+      // The worker (the reconciliation first) starts in a task of its own: a caller that searches
+      // right after start() shares a task with neither.
+      expect(events.slice(events.indexOf("started") + 1, events.indexOf("listed"))).toContain("new task");
       const terms = sampled.mock.results.at(-1)!.value as string[];
       expect(terms.length).toBeGreaterThan(1);
       const queries = events.filter((e) => e.startsWith("search ")).map((e) => e.slice(7));
