@@ -94,7 +94,8 @@ if (mode === "bench") {
   await esbuild.build(embedWorker);
 } else if (mode === "cli-if-stale") {
   // `npm start` builds the CLI only when the sources are newer than the last build.
-  const built = exists("dist/cli.js") ? statSync("dist/cli.js").mtimeMs : 0;
+  // (Each of the CLI's files: a build from before dist/scan-worker.js existed lacks it.)
+  const built = Math.min(...["dist/cli.js", "dist/scan-worker.js"].map((f) => (exists(f) ? statSync(f).mtimeMs : 0)));
   if (built < newestMtime("src")) {
     await esbuild.build(cli);
     await esbuild.build(embedWorker);
