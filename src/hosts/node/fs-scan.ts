@@ -1,7 +1,8 @@
 /**
  * Listing a vault folder on disk: a recursive scan that skips dot-entries and the config folder,
  * follows symbolic links only to inside the vault (and never round a cycle), and gives the event loop
- * back every ~5 ms. Returns entries; it must not change the vault's picture in memory (the vault does).
+ * back every ~5 ms; or, for the first listing, the same walk done by a worker thread (`listInWorker`,
+ * scan-worker.ts). Returns entries; it must not change the vault's picture in memory (the vault does).
  */
 import { promises as fsp, statSync, type Dirent, type Stats } from "node:fs";
 import * as nodePath from "node:path";
