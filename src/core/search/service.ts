@@ -428,15 +428,12 @@ class KeywordSearchService implements SearchService {
   private async warmUpLoadedStep(): Promise<boolean> {
     if (!this.warmLoaded) return false;
     this.warmLoaded = false;
-    if (this.searchWarm || this.index.docs.size === 0) return false;
-    const tw = this.clock.sched.now();
     try {
-      await this.warmUp();
+      return await this.warmUpStep();
     } catch (e) {
       this.log("warn", `Search warm-up failed: ${errText(e)}`);
+      return true;
     }
-    this.log("debug", `Search warm-up: ${Math.round(this.clock.sched.now() - tw)} ms.`);
-    return true;
   }
 
   private async warmUpStep(): Promise<boolean> {
@@ -618,11 +615,13 @@ class KeywordSearchService implements SearchService {
   }
 
   /** Compiles the search path before the first real query (see keyword/warm-up.ts). */
-  private warmUp(): Promise<void> {
+  private async warmUp(): Promise<void> {
     this.searchWarm = true;
+    const t0 = this.clock.sched.now();
     // No note is read (the vault may still be opening, and its reads are not what needs compiling):
     // its hits' sections stay empty.
-    return warmUpSearch(this.index, this.opts.language, this.clock, this.opts.searchSliceMs, () => this.stopping, (a, req) => this.fill(a, req, noRead));
+    await warmUpSearch(this.index, this.opts.language, this.clock, this.opts.searchSliceMs, () => this.stopping, (a, req) => this.fill(a, req, noRead));
+    this.log("debug", `Search warm-up: ${Math.round(this.clock.sched.now() - t0)} ms.`);
   }
 
   /** A restored segment's postings are unusable (called from whatever first needed them). */

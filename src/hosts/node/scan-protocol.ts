@@ -39,8 +39,8 @@ export interface ScanBatch {
   files: string[];
   /** Their disk paths, null where the same as the vault path. */
   disk: (string | null)[];
-  /** SCAN_NUMS numbers a file. */
-  nums: Float64Array;
+  /** SCAN_NUMS numbers a file, room for SCAN_BATCH files (those past `files` unused). */
+  nums: Float64Array<ArrayBuffer>;
   /** Folders: vault path, disk path, vault path, disk path… */
   folders: string[];
   links: ScanLink[];

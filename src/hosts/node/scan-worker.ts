@@ -17,13 +17,12 @@ function run(port: NonNullable<typeof parentPort>, data: ScanWorkerData): void {
   const { rootReal, configDir } = data;
   const sep = nodePath.sep;
   let batch = fresh();
-  function fresh(): ScanBatch & { k: number } {
-    return { files: [], disk: [], nums: new Float64Array(SCAN_BATCH * SCAN_NUMS), folders: [], links: [], leftovers: [], warnings: [], k: 0 };
+  function fresh(): ScanBatch {
+    return { files: [], disk: [], nums: new Float64Array(SCAN_BATCH * SCAN_NUMS), folders: [], links: [], leftovers: [], warnings: [] };
   }
+  // The numbers go whole (transferred, not copied): the files say how many of them count.
   const flush = (): void => {
-    const { k, ...b } = batch;
-    const nums = b.nums.slice(0, k * SCAN_NUMS);
-    port.postMessage({ batch: { ...b, nums } }, [nums.buffer]);
+    port.postMessage({ batch }, [batch.nums.buffer]);
     batch = fresh();
   };
   /** Folder `vp0` (disk path `dp0`, real path `real0`); `chain`: the real paths of the folders above it and itself. */
@@ -58,7 +57,7 @@ function run(port: NonNullable<typeof parentPort>, data: ScanWorkerData): void {
           continue; // not ours to read
         }
         if (!st) continue;
-        const at = batch.k++ * SCAN_NUMS;
+        const at = batch.files.length * SCAN_NUMS;
         batch.files.push(vp);
         batch.disk.push(dp === vp ? null : dp);
         batch.nums[at] = st.size;
@@ -66,7 +65,7 @@ function run(port: NonNullable<typeof parentPort>, data: ScanWorkerData): void {
         batch.nums[at + 2] = st.ctimeMs;
         batch.nums[at + 3] = st.birthtimeMs;
         batch.nums[at + 4] = st.ino;
-        if (batch.k === SCAN_BATCH) flush();
+        if (batch.files.length === SCAN_BATCH) flush();
       }
     }
   };
