@@ -1029,6 +1029,47 @@ describe("segmented keyword index", () => {
     expect([...b.docs.keys()]).toEqual(before.filter((p) => p !== gone));
   });
 
+  test("a segment restores in pieces of notes (a yield after its JSON, every 64 notes, before its entries): nothing is registered meanwhile, and it answers as restored at once", async () => {
+    const build = () => {
+      const index = withSegments(new InvertedIndex());
+      for (let i = 0; i < 2600; i++) addText(index, `d${i % 9}/n${i}.md`, `kiln glaze w${i % 97} u${i} constructor __proto__ toString ${i % 2 ? "odd" : "even"}`);
+      return index;
+    };
+    const job = build().segmentWriter(Array.from({ length: SEGMENT_COUNT }, (_, k) => k));
+    while (!job.step(() => false));
+    const segs = Array.from({ length: SEGMENT_COUNT }, (_, k) => Object.fromEntries(Object.entries(job.blobs(k)).map(([n, v]) => [n, v.slice()])) as unknown as RestoredBlobs);
+    const dict = build().dictBytes().slice();
+    const fresh = async () => {
+      const index = new InvertedIndex();
+      await index.restoreDict(dict, async () => {});
+      return withSegments(index);
+    };
+    const whole = await fresh();
+    segs.forEach((b, k) => whole.restoreSegment(k, b));
+    await whole.finishRestore(async () => {});
+    const pieces = await fresh();
+    let most = 0;
+    for (let k = 0; k < SEGMENT_COUNT; k++) {
+      const notes = (JSON.parse(new TextDecoder().decode(segs[k].docs)) as unknown[]).length;
+      most = Math.max(most, notes);
+      let yields = 0;
+      for (const _ of pieces.restoreSegmentSteps(k, segs[k])) {
+        yields++;
+        // Between pieces no note is registered (a search meanwhile sees none of them).
+        if (pieces.docs.size !== 0) throw new Error(`a note registered while segment ${k} restores`);
+      }
+      expect({ k, yields }).toEqual({ k, yields: 2 + 2 * Math.floor(notes / 64) });
+    }
+    expect(most).toBeGreaterThan(64);
+    await pieces.finishRestore(async () => {});
+    expect(pieces.docs.size).toBe(2600);
+    expect([...pieces.docs.keys()]).toEqual([...whole.docs.keys()]);
+    const queries = ["kiln", "w13 odd", "u2011", "constructor __proto__", '"kiln glaze" even', "toString -odd"];
+    const run = (index: InvertedIndex) => JSON.stringify(queries.map((q) => index.search(parseQuery(q), req(q, { limit: 50 }), "en").res));
+    expect(run(pieces)).toBe(run(whole));
+    expect(JSON.parse(run(pieces))[0].total_files).toBe(2600);
+  });
+
   test("an index saved with each note's hash as hashText's string loads it as the number hash53 gives the same text", async () => {
     const index = withSegments(new InvertedIndex());
     const texts = new Map<string, string>();

@@ -211,6 +211,24 @@ describe("search in slices", () => {
       expect(withStep(7, () => stepsOf(ix, "kiln"))).toBeGreaterThan(long + postings / 7);
     });
 
+    test("a process's first 32 searches take shorter steps (their code is not optimised yet), with the same answers", () => {
+      const ix = crowdedIndex(600, 6);
+      const was = [Scorer.coldStepItems, Scorer.searchesSoFar];
+      Scorer.coldStepItems = 7;
+      try {
+        Scorer.searchesSoFar = 0;
+        const cold = shape(new Scorer().run(ix, parseQuery("kiln glaze"), req("kiln glaze", 250), "en", true).answer);
+        const first = stepsOf(ix, "kiln");
+        for (let i = 2; i < 32; i++) stepsOf(ix, "kiln");
+        const after = stepsOf(ix, "kiln");
+        expect(after).toBeLessThan(12);
+        expect(first).toBeGreaterThan(after + ix.lookup("kiln")!.n / 7);
+        expect(cold).toEqual(plain(ix, "kiln glaze", 250));
+      } finally {
+        [Scorer.coldStepItems, Scorer.searchesSoFar] = was;
+      }
+    });
+
     test("a term skipped to its candidate notes' chunks is scored in pieces of their ranges, the same to the last bit", () => {
       const ix = crowdedIndex(600, 8);
       // "zircon" in 40 notes: the common words after it skip to those notes' chunks (40 ranges, pieces of 3).

@@ -131,7 +131,7 @@ export class KeywordIndexFiles {
       scratch ? (k, size) => scratch.take(k, size) : undefined,
     );
     const now = () => sched.now();
-    const lt = { wait: 0, rows: 0, decode: 0, lists: 0 };
+    const lt = { wait: 0, rows: 0, decode: 0, lists: 0, longest: 0 };
     index.segCount = count;
     for (let k = 0; k < count; k++) {
       // One segment per task: a segment is a small part of the index, and the first ones run before V8 has
@@ -148,19 +148,27 @@ export class KeywordIndexFiles {
         const blobs = await read(name, b, (key, size) => index.restoreRoom(key, size) ?? (KEPT_BLOBS.has(key) ? undefined : scratch?.take(k, size)));
         lt.rows += now() - t;
         // Reading a segment and decoding it are two tasks (in a fresh process, before V8 has
-        // optimised either, one segment was up to ~50 ms).
-        await sched.yield();
-        t = now();
+        // optimised either, one segment was up to ~50 ms), and decoding is in pieces of notes, a
+        // task each once the slice is used.
+        await clock.next();
         if (text(blobs.get("key")) !== this.deps.key) throw new Error("another format");
         const get = (n: keyof RestoredBlobs): Uint8Array => {
           const v = blobs.get(n);
           if (!v) throw new Error(`no ${n}`);
           return v;
         };
-        index.restoreSegment(k, { docs: get("docs"), nums: get("nums"), terms: get("terms"), postings: get("postings"), seq: get("seq") });
+        const steps = index.restoreSegmentSteps(k, { docs: get("docs"), nums: get("nums"), terms: get("terms"), postings: get("postings"), seq: get("seq") });
+        for (;;) {
+          t = now();
+          const done = steps.next().done;
+          const d = now() - t;
+          lt.decode += d;
+          if (d > lt.longest) lt.longest = d;
+          if (done) break;
+          if (clock.used()) await clock.next();
+        }
         // Nothing of the segment's file is kept beyond what its notes use.
         blobs.clear();
-        lt.decode += now() - t;
       } catch (e) {
         // Its notes are not in the index: the reconciliation indexes them again.
         index.dirty[k] = 1;
@@ -177,7 +185,7 @@ export class KeywordIndexFiles {
     await index.finishRestore(yieldIfDue, () => clock.next());
     lt.lists = now() - t;
     this.timings.load = { waitMs: lt.wait, rowsMs: lt.rows, decodeMs: lt.decode, listsMs: lt.lists };
-    log("debug", `Search index loaded: waiting for reads ${Math.round(lt.wait)} ms, reading rows ${Math.round(lt.rows)} ms, notes ${Math.round(lt.decode)} ms, lists laid out and notes registered ${Math.round(lt.lists)} ms (with yields).`);
+    log("debug", `Search index loaded: waiting for reads ${Math.round(lt.wait)} ms, reading rows ${Math.round(lt.rows)} ms, notes ${Math.round(lt.decode)} ms (the longest piece ${Math.round(lt.longest)} ms), lists laid out and notes registered ${Math.round(lt.lists)} ms (with yields).`);
     return { skipped };
   }
 

@@ -67,6 +67,8 @@ const PROXIMITY_POOL = 30;
 const PROXIMITY_SECTIONS = 3;
 /** Notes whose proximity is measured in one step of a search in slices (see `kthSettled`). */
 const MEASURES_PER_STEP = 8;
+/** See `Scorer.coldStepItems`. */
+const COLD_SEARCHES = 32;
 /** The most dfs kept between searches (see `Scorer.dfMemo`). */
 const DF_MEMO_MAX = 4096;
 /**
@@ -97,6 +99,13 @@ export class Scorer {
    * and its notes' best sections another of 20–30: with a collection beside them, blocks of 60–140 ms.
    */
   static stepItems = 1 << 16;
+  /**
+   * The first COLD_SEARCHES searches of the process go `coldStepItems` a step at most: their code is
+   * not optimised yet (V8 compiles it on the other core, which a warm start keeps busy), and a step of
+   * 64k postings took 50 ms in a warm start's first searches at 100k notes. (Tests set both.)
+   */
+  static coldStepItems = 1 << 13;
+  static searchesSoFar = 0;
   /**
    * `eager`: measure every pool note's proximity at once (a reference for the tests: the lazy
    * measuring must give the same answers).
@@ -221,7 +230,7 @@ export class Scorer {
     if (this.ensureScratch(ix)) yield;
     // eslint-disable-next-line @typescript-eslint/no-this-alias -- the generators below (function*, not arrows) need the scorer
     const self = this;
-    const STEP = Scorer.stepItems;
+    const STEP = Scorer.searchesSoFar++ < COLD_SEARCHES ? Math.min(Scorer.coldStepItems, Scorer.stepItems) : Scorer.stepItems;
     const N = ix.liveChunks;
     const avg = ix.totalLen / N;
     const acc = this.acc;
