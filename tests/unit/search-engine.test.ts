@@ -1053,7 +1053,7 @@ describe("segmented keyword index", () => {
       const notes = (JSON.parse(new TextDecoder().decode(segs[k].docs)) as unknown[]).length;
       most = Math.max(most, notes);
       let yields = 0;
-      for (const _ of pieces.restoreSegmentSteps(k, segs[k])) {
+      for (const steps = pieces.restoreSegmentSteps(k, segs[k]); !steps.next().done; ) {
         yields++;
         // Between pieces no note is registered (a search meanwhile sees none of them).
         if (pieces.docs.size !== 0) throw new Error(`a note registered while segment ${k} restores`);

@@ -218,7 +218,8 @@ export class SegmentLoader {
    * left out; its notes are indexed again).
    */
   restoreSegment(k: number, b: RestoredBlobs): void {
-    for (const _ of this.restoreSegmentSteps(k, b));
+    const steps = this.restoreSegmentSteps(k, b);
+    while (!steps.next().done);
   }
 
   /**
