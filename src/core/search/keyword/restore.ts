@@ -226,7 +226,7 @@ export class SegmentLoader {
    * `restoreSegment` in pieces: yields after the notes' JSON is parsed, every RESTORE_PIECE notes
    * and every RESTORE_TERMS terms of the header, where the caller may give the event loop back (the
    * blobs must stay as they are until it is done). A warm start's first segments run before V8 has
-   * optimised this code: one segment (~400 notes at 100k) was one step of 20–45 ms.
+   * optimised this code: one segment (~400 notes at 100k) was one step of 45–59 ms.
    */
   *restoreSegmentSteps(k: number, b: RestoredBlobs): Generator<void, void, void> {
     const docs = JSON.parse(utf8d.decode(b.docs)) as RestoredDoc[];
