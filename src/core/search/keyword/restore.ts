@@ -23,6 +23,9 @@ export const KEPT_BLOBS: ReadonlySet<string> = new Set<keyof KeptBlobs>(["postin
 const RESTORE_PIECE = 64;
 const RESTORE_TERMS = 8192;
 
+/** A restored entry's `spans` until its segment's are carved. */
+const NO_SPANS = new Int32Array(0);
+
 /** Chunk ids above this are taken for corruption when loading (the segment is indexed again). */
 const MAX_CHUNK_ID = 1 << 26;
 
@@ -224,7 +227,7 @@ export class SegmentLoader {
 
   /**
    * `restoreSegment` in pieces: yields after the notes' JSON is parsed, every RESTORE_PIECE notes
-   * and every RESTORE_TERMS terms of the header, where the caller may give the event loop back (the
+   * (their entries made) and every RESTORE_TERMS terms of the header, where the caller may give the event loop back (the
    * blobs must stay as they are until it is done). A warm start's first segments run before V8 has
    * optimised this code: one segment (~400 notes at 100k) was one step of 45–59 ms.
    */
@@ -243,12 +246,18 @@ export class SegmentLoader {
     };
     let sn = 0;
     const names = this.ix.dict.size;
+    const ix = this.ix;
+    // Each note's entry is made as soon as its numbers are checked, and its parsed JSON let go: a
+    // segment read over several tasks must not keep what JSON.parse made alive into V8's old space
+    // (see `pending`). Their `spans` are set once the segment's are carved, below.
+    const entries: DocEntry[] = [];
+    let unlisted = 0;
     try {
       const r = new VarintReader(b.nums);
       let so = 0;
-      let done = 0;
-      for (const d of docs) {
-        if (++done % RESTORE_PIECE === 0) yield;
+      for (let di = 0; di < docs.length; di++) {
+        if (di % RESTORE_PIECE === RESTORE_PIECE - 1) yield;
+        const d = docs[di];
         if (this.ix.docs.has(d.p) || this.pendingPaths.has(d.p)) throw new Error(`note ${d.p} twice`);
         const n = r.next();
         const hd = d.hd;
@@ -290,6 +299,27 @@ export class SegmentLoader {
         // Then its title term ids.
         room(ti.length);
         for (let i = 0; i < ti.length; i++) spans[sn++] = ti[i];
+        const listed = ix.listedPath?.(d.p);
+        if (listed === undefined && ix.listedPath) unlisted++;
+        // In the order addDoc writes them (one map for every note); the slot is given when registered.
+        entries.push({
+          slot: -1,
+          seg: k,
+          path: listed ?? d.p,
+          mtime: d.m,
+          size: d.s,
+          hash: typeof d.h === "number" ? d.h : hash53OfHashText(d.h),
+          fm: d.f,
+          tags: ix.internTags(d.tg),
+          chunk0: d.id0,
+          chunks: n,
+          headings: typeof hd === "string" ? hd : n === 1 ? hd[0] : hd,
+          seq: b.seq,
+          spans: NO_SPANS,
+          spanAt: d.at,
+          titles: ti.length,
+        });
+        docs[di] = undefined as unknown as RestoredDoc;
       }
       if (!r.done()) throw new Error("trailing chunk data");
       if (so !== b.seq.length) throw new Error("segment chunks truncated");
@@ -322,7 +352,7 @@ export class SegmentLoader {
         this.loadCounts = c;
       }
       for (let i = 0; i < m; i++) this.loadCounts[gs[i]] += ns[i];
-      for (const d of docs) this.pendingPaths.add(d.p);
+      for (const e of entries) this.pendingPaths.add(e.path);
       // Only what is used later: the other blobs may be scratch space the caller reuses. In a big
       // index, carved: the encoded postings and the term headers (until decoded), the spans with the
       // notes' other numbers (kept as long as the notes).
@@ -330,33 +360,8 @@ export class SegmentLoader {
       const postings = arena ? arena.copy(b.postings) : b.postings;
       const kept = arena ? carveInts(spans, sn, (this.ix.keptArena ??= new Carver())) : spans.slice(0, sn);
       const cut = (a: Int32Array, n: number): Int32Array => (arena ? carveInts(a, n, arena) : a.slice(0, n));
-      const ix = this.ix;
-      const entries: DocEntry[] = [];
-      yield;
-      for (const d of docs) {
-        if (entries.length % RESTORE_PIECE === RESTORE_PIECE - 1) yield;
-        const hd = d.hd;
-        const listed = ix.listedPath?.(d.p);
-        if (listed === undefined && ix.listedPath) ix.unlisted++;
-        // In the order addDoc writes them (one map for every note); the slot is given when registered.
-        entries.push({
-          slot: -1,
-          seg: k,
-          path: listed ?? d.p,
-          mtime: d.m,
-          size: d.s,
-          hash: typeof d.h === "number" ? d.h : hash53OfHashText(d.h),
-          fm: d.f,
-          tags: ix.internTags(d.tg),
-          chunk0: d.id0,
-          chunks: d.n,
-          headings: typeof hd === "string" ? hd : d.n === 1 ? hd[0] : hd,
-          seq: b.seq,
-          spans: kept,
-          spanAt: d.at,
-          titles: d.ti.length,
-        });
-      }
+      for (const e of entries) e.spans = kept;
+      ix.unlisted += unlisted;
       this.pending.push({ k, docs: entries, b: { postings, seq: b.seq }, gs: cut(gs, m), ns: cut(ns, m), offs: cut(offs, m + 1) });
     } catch (e) {
       for (const id of mine) this.owner[id] = 0;
