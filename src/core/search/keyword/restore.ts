@@ -313,7 +313,7 @@ export class SegmentLoader {
           tags: ix.internTags(d.tg),
           chunk0: d.id0,
           chunks: n,
-          headings: typeof hd === "string" ? hd : n === 1 ? hd[0] : hd,
+          headings: typeof d.hd === "string" ? d.hd : n === 1 ? d.hd[0] : d.hd,
           seq: b.seq,
           spans: NO_SPANS,
           spanAt: d.at,
