@@ -23,6 +23,19 @@ function withSegments(ix: InvertedIndex): InvertedIndex {
   ix.segCount = SEGMENT_COUNT;
   return ix;
 }
+/** What loading gets of `index` once saved: every segment's blobs (copies) and its dictionary. */
+function savedOf(index: InvertedIndex): { segs: RestoredBlobs[]; dict: Uint8Array } {
+  const job = index.segmentWriter(Array.from({ length: SEGMENT_COUNT }, (_, k) => k));
+  while (!job.step(() => false));
+  const segs = Array.from({ length: SEGMENT_COUNT }, (_, k) => Object.fromEntries(Object.entries(job.blobs(k)).map(([n, v]) => [n, v.slice()])) as unknown as RestoredBlobs);
+  return { segs, dict: index.dictBytes().slice() };
+}
+/** A new index with a saved dictionary restored, laid out for its segments. */
+async function withDict(dict: Uint8Array): Promise<InvertedIndex> {
+  const index = new InvertedIndex();
+  await index.restoreDict(dict, async () => {});
+  return withSegments(index); // restoring the dictionary starts from a clear index
+}
 import type { RestoredBlobs } from "../../src/core/search/keyword/persist";
 import { SegmentLoader } from "../../src/core/search/keyword/restore";
 import { compactionLimits } from "../../src/core/search/keyword/compaction";
@@ -982,14 +995,9 @@ describe("segmented keyword index", () => {
       for (let i = 0; i < 700; i++) addText(index, `f${i % 7}/n${i}.md`, `shared words w${i} constructor __proto__ toString`);
       return index;
     };
-    const job = build().segmentWriter(Array.from({ length: SEGMENT_COUNT }, (_, k) => k));
-    while (!job.step(() => false));
-    const segs = Array.from({ length: SEGMENT_COUNT }, (_, k) => Object.fromEntries(Object.entries(job.blobs(k)).map(([n, v]) => [n, v.slice()])) as unknown as RestoredBlobs);
-    const dict = build().dictBytes().slice();
+    const { segs, dict } = savedOf(build());
     const restore = async (known: (p: string) => boolean) => {
-      const index = new InvertedIndex();
-      await index.restoreDict(dict, async () => {});
-      withSegments(index);
+      const index = await withDict(dict);
       index.listedPath = (p) => (known(p) ? p : undefined);
       segs.forEach((b, k) => index.restoreSegment(k, b));
       await index.finishRestore(async () => {});
@@ -1035,19 +1043,11 @@ describe("segmented keyword index", () => {
       for (let i = 0; i < 2600; i++) addText(index, `d${i % 9}/n${i}.md`, `kiln glaze w${i % 97} u${i} constructor __proto__ toString ${i % 2 ? "odd" : "even"}`);
       return index;
     };
-    const job = build().segmentWriter(Array.from({ length: SEGMENT_COUNT }, (_, k) => k));
-    while (!job.step(() => false));
-    const segs = Array.from({ length: SEGMENT_COUNT }, (_, k) => Object.fromEntries(Object.entries(job.blobs(k)).map(([n, v]) => [n, v.slice()])) as unknown as RestoredBlobs);
-    const dict = build().dictBytes().slice();
-    const fresh = async () => {
-      const index = new InvertedIndex();
-      await index.restoreDict(dict, async () => {});
-      return withSegments(index);
-    };
-    const whole = await fresh();
+    const { segs, dict } = savedOf(build());
+    const whole = await withDict(dict);
     segs.forEach((b, k) => whole.restoreSegment(k, b));
     await whole.finishRestore(async () => {});
-    const pieces = await fresh();
+    const pieces = await withDict(dict);
     let most = 0;
     for (let k = 0; k < SEGMENT_COUNT; k++) {
       const notes = (JSON.parse(new TextDecoder().decode(segs[k].docs)) as unknown[]).length;

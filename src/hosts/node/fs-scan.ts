@@ -10,7 +10,7 @@ import { Worker } from "node:worker_threads";
 import { yieldToEventLoop } from "../../core/time-slice";
 import { isOurTempName } from "../common/leftovers";
 import type { LogLevel } from "../common/runtime";
-import { SCAN_NUMS, type FileFacts, type ScanLink, type ScanMessage, type ScanWorkerData } from "./scan-protocol";
+import { entryNames, SCAN_NUMS, type FileFacts, type ScanLink, type ScanMessage, type ScanWorkerData } from "./scan-protocol";
 import type { VaultPaths } from "./vault-paths";
 
 export interface ScanEntry {
@@ -104,12 +104,9 @@ export async function scanTree(ctx: ScanContext, vp0: string, dp0: string, real0
       if (ctx.leftovers && e.isFile() && isOurTempName(name)) ctx.leftovers.push(dp0 ? `${dp0}/${name}` : name);
       continue;
     }
-    const vname = name.normalize("NFC");
-    const vp = vp0 ? `${vp0}/${vname}` : vname;
-    if (vp === paths.configDir) continue;
-    const dp = dp0 ? `${dp0}/${name}` : name;
-    // Concatenated (the name is one entry of a folder's listing): path.join costs ~2 µs a call.
-    const real = real0.endsWith(nodePath.sep) ? real0 + name : real0 + nodePath.sep + name;
+    const names = entryNames(name, vp0, dp0, real0, paths.configDir, nodePath.sep);
+    if (!names) continue;
+    const { vp, dp, real } = names;
     if (e.isSymbolicLink()) jobs.push(scanLink(ctx, vp, dp, chain, out, limit));
     else if (e.isDirectory()) {
       out.push({ kind: "folder", vp, dp });

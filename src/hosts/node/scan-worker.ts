@@ -11,7 +11,7 @@ import { readdirSync, statSync } from "node:fs";
 import * as nodePath from "node:path";
 import { parentPort, workerData } from "node:worker_threads";
 import { isOurTempName } from "../common/leftovers";
-import { SCAN_BATCH, SCAN_NUMS, type ScanBatch, type ScanWorkerData } from "./scan-protocol";
+import { entryNames, SCAN_BATCH, SCAN_NUMS, type ScanBatch, type ScanWorkerData } from "./scan-protocol";
 
 function run(port: NonNullable<typeof parentPort>, data: ScanWorkerData): void {
   const { rootReal, configDir } = data;
@@ -36,15 +36,13 @@ function run(port: NonNullable<typeof parentPort>, data: ScanWorkerData): void {
     }
     for (const e of entries) {
       const name = e.name;
-      const dp = dp0 ? `${dp0}/${name}` : name;
       if (name.startsWith(".")) {
-        if (e.isFile() && isOurTempName(name)) batch.leftovers.push(dp);
+        if (e.isFile() && isOurTempName(name)) batch.leftovers.push(dp0 ? `${dp0}/${name}` : name);
         continue;
       }
-      const vname = name.normalize("NFC");
-      const vp = vp0 ? `${vp0}/${vname}` : vname;
-      if (vp === configDir) continue;
-      const real = real0.endsWith(sep) ? real0 + name : real0 + sep + name;
+      const names = entryNames(name, vp0, dp0, real0, configDir, sep);
+      if (!names) continue;
+      const { vp, dp, real } = names;
       if (e.isSymbolicLink()) batch.links.push({ vp, dp, chain });
       else if (e.isDirectory()) {
         batch.folders.push(vp, dp);

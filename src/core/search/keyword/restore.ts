@@ -29,13 +29,6 @@ const NO_SPANS = new Int32Array(0);
 /** Chunk ids above this are taken for corruption when loading (the segment is indexed again). */
 const MAX_CHUNK_ID = 1 << 26;
 
-/** A persisted note with its first chunk id and chunk count, and where its numbers start in its segment's `spans` (loading). */
-interface RestoredDoc extends PersistedDoc {
-  id0: number;
-  n: number;
-  at: number;
-}
-
 const utf8d = new TextDecoder();
 /** Decodes a slice of the dictionary after its first: a U+FEFF there is a term's, not a byte order mark. */
 const utf8dKeepBom = new TextDecoder("utf-8", { ignoreBOM: true });
@@ -232,7 +225,7 @@ export class SegmentLoader {
    * optimised this code: one segment (~400 notes at 100k) was one step of 45–59 ms.
    */
   *restoreSegmentSteps(k: number, b: RestoredBlobs): Generator<void, void, void> {
-    const docs = JSON.parse(utf8d.decode(b.docs)) as RestoredDoc[];
+    const docs = JSON.parse(utf8d.decode(b.docs)) as (PersistedDoc | undefined)[];
     yield;
     const mine: number[] = [];
     const tag = k + 1;
@@ -257,7 +250,7 @@ export class SegmentLoader {
       let so = 0;
       for (let di = 0; di < docs.length; di++) {
         if (di % RESTORE_PIECE === RESTORE_PIECE - 1) yield;
-        const d = docs[di];
+        const d = docs[di]!;
         if (this.ix.docs.has(d.p) || this.pendingPaths.has(d.p)) throw new Error(`note ${d.p} twice`);
         const n = r.next();
         const hd = d.hd;
@@ -266,15 +259,16 @@ export class SegmentLoader {
         const ti = d.ti;
         if (!Array.isArray(ti)) throw new Error("no title terms");
         for (let i = 0; i < ti.length; i++) if (!(ti[i] >= 0 && ti[i] < names && Number.isInteger(ti[i]))) throw new Error("title term id out of range");
-        d.n = n;
-        d.at = sn;
+        const at = sn;
+        // Its chunk ids are a run from its first (1 for a note without chunks: see DocEntry.chunk0).
+        let id0 = 1;
         let id = 0;
         for (let i = 0; i < n; i++) {
           const step = unzig(r.next());
           // A note's chunks have consecutive ids (see DocEntry.chunk0).
           if (i > 0 && step !== 1) throw new Error("chunk ids not consecutive");
           id += step;
-          if (i === 0) d.id0 = id;
+          if (i === 0) id0 = id;
           if (id <= 0 || id > MAX_CHUNK_ID) throw new Error("bad chunk id");
           if (id >= this.owner.length) {
             const o = new Uint16Array(Math.max(id + 1, this.owner.length * 2, 1024));
@@ -295,7 +289,6 @@ export class SegmentLoader {
           spans[sp + SEQ_B] = so;
           sn += CHUNK_NUMS;
         }
-        if (n === 0) d.id0 = 1;
         // Then its title term ids.
         room(ti.length);
         for (let i = 0; i < ti.length; i++) spans[sn++] = ti[i];
@@ -311,15 +304,15 @@ export class SegmentLoader {
           hash: typeof d.h === "number" ? d.h : hash53OfHashText(d.h),
           fm: d.f,
           tags: ix.internTags(d.tg),
-          chunk0: d.id0,
+          chunk0: id0,
           chunks: n,
           headings: typeof d.hd === "string" ? d.hd : n === 1 ? d.hd[0] : d.hd,
           seq: b.seq,
           spans: NO_SPANS,
-          spanAt: d.at,
+          spanAt: at,
           titles: ti.length,
         });
-        docs[di] = undefined as unknown as RestoredDoc;
+        docs[di] = undefined;
       }
       if (!r.done()) throw new Error("trailing chunk data");
       if (so !== b.seq.length) throw new Error("segment chunks truncated");
