@@ -131,4 +131,30 @@ describe("skipping in a pruned term's lists", () => {
       expect(scratch.every((v) => v === 0)).toBe(true);
     }
   });
+
+  test("sortPostings sorts sparse lists in keys it keeps: no new array a call (each was a small C-heap buffer glibc kept room for)", () => {
+    const sparse = (n: number, seed: number): [Int32Array, Uint8Array] => {
+      const r = rng(seed);
+      const ids = new Int32Array(n);
+      for (let i = 0; i < n; i++) ids[i] = 1 + Math.floor(r() * 1e6);
+      return [ids, Uint8Array.from(ids, (id) => id % 251)];
+    };
+    const [a, at] = sparse(400, 1);
+    sortPostings(a, at, 0, 400); // the keys grow to hold 400 once
+    const real = globalThis.Float64Array;
+    let made = 0;
+    globalThis.Float64Array = new Proxy(real, { construct: (t, args: [number]) => (made++, new t(...args)) });
+    try {
+      for (let k = 0; k < 50; k++) {
+        const n = 50 + ((k * 37) % 350);
+        const [ids, tfs] = sparse(n, 10 + k);
+        const want = [...ids].map((id, i) => [id, tfs[i]]).sort((x, y) => x[0] - y[0] || x[1] - y[1]);
+        sortPostings(ids, tfs, 0, n);
+        expect([...ids].map((id, i) => [id, tfs[i]])).toEqual(want);
+      }
+    } finally {
+      globalThis.Float64Array = real;
+    }
+    expect(made).toBe(0);
+  });
 });
