@@ -4,6 +4,7 @@
  * them is the index's business.
  */
 import { grownArray } from "../../memory";
+import { DecodedRoom, type Block } from "./decoded-room";
 
 /** Weighted tfs up to this are kept exactly in their one-byte code; above, in steps of ~9.5%. */
 export const TF_EXACT = 191;
@@ -194,15 +195,36 @@ let decodedBytes = 0;
 let peekIds = new Int32Array(0);
 let peekTfs = new Uint8Array(0);
 
-/** Gives packed list `l` its decoded ids and tf codes: from the cache, or decoded now (the least recently used others leave it). */
+/**
+ * Where the cached lists' decoded postings live (see decoded-room.ts): at most twice the cache's
+ * budget is carved; past it (or for a list too large for a slab), a decode gets arrays of its own.
+ */
+let room = new DecodedRoom(() => 2 * PACKED_CACHE.bytes);
+/** The block each cached list's arrays are views of (a list decoded into arrays of its own has none). */
+const blocks = new Map<PostingList, Block>();
+
+/**
+ * Gives packed list `l` its decoded ids and tf codes: from the cache, or decoded now (the least
+ * recently used others leave it). The arrays are the reader's until its task ends: a reader that
+ * yields takes them again after (the room of a list that left the cache is reused after the task).
+ */
 function usePacked(l: PostingList): void {
   if (decodedLists.has(l)) {
     decodedLists.delete(l);
     decodedLists.add(l);
     return;
   }
-  const ids = new Int32Array(l.n);
-  const tfs = new Uint8Array(l.n);
+  const b = room.take(l.n * DECODED_BYTES);
+  let ids: Int32Array;
+  let tfs: Uint8Array;
+  if (b) {
+    ids = new Int32Array(b.slab, b.at, l.n);
+    tfs = new Uint8Array(b.slab, b.at + 4 * l.n, l.n);
+    blocks.set(l, b);
+  } else {
+    ids = new Int32Array(l.n);
+    tfs = new Uint8Array(l.n);
+  }
   unpackPostings(l.packed!, l.packedAt, l.n, ids, tfs);
   l.idView = ids;
   l.tfView = tfs;
@@ -212,15 +234,27 @@ function usePacked(l: PostingList): void {
     if (decodedBytes <= PACKED_CACHE.bytes || old === l) break;
     decodedLists.delete(old);
     decodedBytes -= old.n * DECODED_BYTES;
-    // A reader holding the arrays still has them; the list is decoded again when next asked.
+    // A reader holding the arrays still has them (until its task ends); the list is decoded again when next asked.
     old.idView = EMPTY_INTS;
     old.tfView = EMPTY_BYTES;
+    letGo(old);
   }
+}
+
+/** The room of `l`'s decoded arrays, if carved, reused after the current task. */
+function letGo(l: PostingList): void {
+  const b = blocks.get(l);
+  if (!b) return;
+  blocks.delete(l);
+  room.retire(b);
 }
 
 /** Makes `l` not packed (its storage is set next): it leaves the cache. */
 function unpack(l: PostingList): void {
-  if (decodedLists.delete(l)) decodedBytes -= l.n * DECODED_BYTES;
+  if (decodedLists.delete(l)) {
+    decodedBytes -= l.n * DECODED_BYTES;
+    letGo(l);
+  }
   l.packed = null;
 }
 
@@ -408,11 +442,19 @@ export function clearPackedCache(): void {
   }
   decodedLists.clear();
   decodedBytes = 0;
+  // A room of its own from here (the old one's slabs are freed once no reader holds a view of them).
+  blocks.clear();
+  room = new DecodedRoom(() => 2 * PACKED_CACHE.bytes);
 }
 
 /** The bytes of decoded postings the packed lists keep (see PACKED_CACHE). */
 export function packedCacheBytes(): number {
   return decodedBytes;
+}
+
+/** The decoded lists' room: bytes carved, and bytes free or waiting to be (for tests). */
+export function decodedRoomBytes(): { carved: number; idle: number } {
+  return { carved: room.carved, idle: room.idleBytes };
 }
 
 /** The largest tf code a packed list keeps in its nibble; a nibble of TF_NIBBLE_ESCAPE says "the next of the bytes after the nibbles". */
