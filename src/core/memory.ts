@@ -125,11 +125,6 @@ export function reserveGrowableArrays(on: boolean): void {
   reserving = on;
 }
 
-/** Whether the host asked for reservations (see `reserveGrowableArrays`). */
-export function reservingGrowableArrays(): boolean {
-  return reserving;
-}
-
 type GrowableArray = Int32Array | Uint32Array | Float64Array | Float32Array | Uint16Array | Uint8Array | Int8Array;
 interface GrowableCtor<T extends GrowableArray> {
   new (length: number): T;

@@ -7,16 +7,20 @@
  * after its first searches and stayed there.
  *
  * Here a decoded list takes one block (its ids, then its tf codes) of a few size classes (steps of a
- * quarter of a power of two) carved from slabs that are never given back. A block a list leaves
+ * quarter of a power of two) carved from slabs that are never given back (1 MB, then each twice the
+ * last, up to 16 MB). A block a list leaves
  * (evicted, unpacked, the cache cleared) is reused only after the current task: readers take a
  * list's `ids` and `tfs` again after every yield (score.ts, compaction.ts, persist.ts) but may hold
  * one list's arrays while another is decoded in the same step, which may evict the first.
  */
-import { OWN_MAPPING_BYTES, reservingGrowableArrays } from "../../memory";
 import { setTimer } from "../../timers";
 
-/** Slabs when the host does not reserve own mappings (Obsidian, tests): 4 MB each. */
-const SMALL_SLAB = 4 << 20;
+/**
+ * The first slab's size; each next one twice the last, up to MAX_SLAB. One 33 MB slab at once (its
+ * first version) started a collection in the search that made it: a 60–70 ms task at 100k notes.
+ */
+const FIRST_SLAB = 1 << 20;
+const MAX_SLAB = 16 << 20;
 
 /** The room a block of `bytes` takes: a quarter step of the power of two below it (at most 25% more), 64 at least. */
 export function roomFor(bytes: number): number {
@@ -42,17 +46,21 @@ export class DecodedRoom {
   /** Bytes carved from slabs so far (never given back). */
   carved = 0;
 
-  /** `cap`: carve no more than this in all; `slabBytes`: the slabs' size (by default, the host's). */
+  private nextSlab: number;
+
+  /** `cap`: carve no more than this in all; `firstSlab`, `maxSlab`: the slabs' sizes (see FIRST_SLAB). */
   constructor(
     private readonly cap: () => number,
-    private readonly slabBytes = (): number => (reservingGrowableArrays() ? OWN_MAPPING_BYTES : SMALL_SLAB),
-  ) {}
+    firstSlab = FIRST_SLAB,
+    private readonly maxSlab = MAX_SLAB,
+  ) {
+    this.nextSlab = firstSlab;
+  }
 
-  /** A block of at least `bytes`, or null (too large for a slab, or the cap reached with no free block that fits). */
+  /** A block of at least `bytes`, or null (over a quarter of the largest slab, or the cap reached with no free block that fits). */
   take(bytes: number): Block | null {
     const size = roomFor(bytes);
-    const slabBytes = this.slabBytes();
-    if (size > slabBytes >> 2) return null;
+    if (size > this.maxSlab >> 2) return null;
     // A free block of its class, or of one of the next four (at most twice the room).
     for (let s = size, k = 0; k < 5; k++, s = roomFor(s + 1)) {
       const list = this.free.get(s);
@@ -60,7 +68,10 @@ export class DecodedRoom {
     }
     if (this.carved + size > this.cap()) return null;
     if (!this.slab || this.used + size > this.slab.byteLength) {
-      this.slab = new ArrayBuffer(slabBytes);
+      // What is left of the last slab stays unused.
+      while (this.nextSlab < size) this.nextSlab *= 2;
+      this.slab = new ArrayBuffer(this.nextSlab);
+      this.nextSlab = Math.min(this.maxSlab, 2 * this.nextSlab);
       this.used = 0;
     }
     const b: Block = { slab: this.slab, at: this.used, size };
