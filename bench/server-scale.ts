@@ -39,6 +39,8 @@ export interface ServerPhase {
   rssMB: number;
   /** The process's peak RSS so far (MB). */
   peakRssMB: number;
+  /** RSS after the searches, read the same way (15 s without requests): what the searches' caches and scratch left (MB). */
+  rssAfterSearchesMB: number;
   /** Search over MCP HTTP once every note is searchable, one client and nothing else asking. */
   searchP50Ms: number;
   searchP99Ms: number;
@@ -264,13 +266,16 @@ async function phase(cli: string, vault: string, stateDir: string, queries: stri
     probe.resume();
     const probed = await searches();
     const health = await probe.stop();
+    await new Promise((res) => setTimeout(res, QUIET_BEFORE_RSS_MS));
+    const afterSearches = procStatus(child.pid!);
     await client.close();
     const phaseResult: ServerPhase = {
       healthMs,
       searchableMs,
       openMs,
       rssMB: mb(mem.rss),
-      peakRssMB: mb(procStatus(child.pid!).hwm),
+      peakRssMB: mb(afterSearches.hwm),
+      rssAfterSearchesMB: mb(afterSearches.rss),
       searchP50Ms: pct(lat, 0.5),
       searchP99Ms: pct(lat, 0.99),
       searchP50AgainMs: pct(again, 0.5),
@@ -280,7 +285,7 @@ async function phase(cli: string, vault: string, stateDir: string, queries: stri
     // When the longest block was, against the phase's landmarks (to tell start-up, saving and searching apart).
     const at = (probe.slowestAt() - t0) / 1000;
     const when = at * 1000 < searchableMs ? "before every note was searchable" : at * 1000 < openMs ? "before the vault was open" : at * 1000 < openMs + settledMs ? "while it saved and settled" : "during the searches";
-    log(`  ${label}: RSS ${phaseResult.rssMB.toFixed(0)} MB (peak ${phaseResult.peakRssMB.toFixed(0)}), search p50 ${phaseResult.searchP50Ms.toFixed(2)} ms over HTTP (the same queries again ${phaseResult.searchP50AgainMs.toFixed(2)}, a third time with the block probe ${phaseResult.searchP50ProbedMs.toFixed(2)}), longest block ${phaseResult.maxBlockMs.toFixed(0)} ms at ${at.toFixed(1)} s, ${when} (${health.length} /health samples)`);
+    log(`  ${label}: RSS ${phaseResult.rssMB.toFixed(0)} MB (after the searches ${phaseResult.rssAfterSearchesMB.toFixed(0)}, peak ${phaseResult.peakRssMB.toFixed(0)}), search p50 ${phaseResult.searchP50Ms.toFixed(2)} ms over HTTP (the same queries again ${phaseResult.searchP50AgainMs.toFixed(2)}, a third time with the block probe ${phaseResult.searchP50ProbedMs.toFixed(2)}), longest block ${phaseResult.maxBlockMs.toFixed(0)} ms at ${at.toFixed(1)} s, ${when} (${health.length} /health samples)`);
     return phaseResult;
   } finally {
     child.kill("SIGTERM");
@@ -385,6 +390,7 @@ export function serverScaleTable(rs: ServerScaleResult[]): string {
     lines.push(`| ${t.name} | ${rs.map((r) => { const v = t.value(r); return `${f(v, v < 10 ? 2 : 0)} ${v <= t.limit ? "✓" : "✗"}`; }).join(" | ")} | ≤ ${t.limit} |`);
   }
   lines.push(`| spawn → the vault open, every tool answers: cold / warm (s) | ${rs.map((r) => `${f(r.cold.openMs / 1000, 1)} / ${f(r.warm.openMs / 1000, 1)}`).join(" | ")} | |`);
+  lines.push(`| RSS after the searches and 15 s without requests, cold / warm (MB) | ${rs.map((r) => `${f(r.cold.rssAfterSearchesMB, 0)} / ${f(r.warm.rssAfterSearchesMB, 0)}`).join(" | ")} | |`);
   lines.push(`| peak RSS, cold / warm (MB) | ${rs.map((r) => `${f(r.cold.peakRssMB, 0)} / ${f(r.warm.peakRssMB, 0)}`).join(" | ")} | |`);
   lines.push(`| the same queries again: p50, cold / warm (ms) | ${rs.map((r) => `${f(r.cold.searchP50AgainMs, 2)} / ${f(r.warm.searchP50AgainMs, 2)}`).join(" | ")} | |`);
   lines.push(`| a third time, the block probe running: p50, cold / warm (ms) | ${rs.map((r) => `${f(r.cold.searchP50ProbedMs, 2)} / ${f(r.warm.searchP50ProbedMs, 2)}`).join(" | ")} | |`);
