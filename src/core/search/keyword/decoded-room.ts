@@ -8,10 +8,11 @@
  *
  * Here a decoded list takes one block (its ids, then its tf codes) of a few size classes (steps of a
  * quarter of a power of two) carved from slabs that are never given back (1 MB, then each twice the
- * last, up to 16 MB). A block a list leaves
- * (evicted, unpacked, the cache cleared) is reused only after the current task: readers take a
- * list's `ids` and `tfs` again after every yield (score.ts, compaction.ts, persist.ts) but may hold
- * one list's arrays while another is decoded in the same step, which may evict the first.
+ * last, up to 16 MB). A block a list leaves (evicted, unpacked) is reused only after the current
+ * task: readers take a list's `ids` and `tfs` again after every yield (score.ts, compaction.ts,
+ * persist.ts) but may hold one list's arrays while another is decoded in the same step, which may
+ * evict the first. The cache cleared, the next lists take a new room, and the old one's slabs are
+ * freed once no reader holds a view of them.
  */
 import { setTimer } from "../../timers";
 
@@ -102,7 +103,7 @@ export class DecodedRoom {
     this.retired = [];
   }
 
-  /** Bytes in blocks free or retired (for tests and the bench). */
+  /** Bytes in blocks free or retired (for tests). */
   get idleBytes(): number {
     let n = 0;
     for (const list of this.free.values()) for (const b of list) n += b.size;
