@@ -6,7 +6,7 @@ import { afterEach, describe, expect, test } from "@jest/globals";
 import { DecodedRoom, roomFor } from "../../src/core/search/keyword/decoded-room";
 import { clearPackedCache, decodedRoomBytes, PACKED_CACHE, packedBound, packPostings, PostingList } from "../../src/core/search/keyword/postings";
 
-const nextTask = (): Promise<void> => new Promise((r) => setTimeout(r, 0));
+const nextTask = (): Promise<void> => new Promise((r) => setTimeout(r, 10));
 
 describe("decoded lists' room", () => {
   test("a block's room is at most a quarter more than asked, 64 bytes at least, a multiple of 8", () => {

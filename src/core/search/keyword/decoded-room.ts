@@ -14,7 +14,7 @@
  * evict the first. The cache cleared, the next lists take a new room, and the old one's slabs are
  * freed once no reader holds a view of them.
  */
-import { setTimer } from "../../timers";
+import { soon } from "../../timers";
 
 /**
  * The first slab's size; each next one twice the last, up to MAX_SLAB. One 33 MB slab at once (its
@@ -86,7 +86,8 @@ export class DecodedRoom {
     this.retired.push(b);
     if (this.releasing) return;
     try {
-      setTimer(() => this.release(), 0);
+      // An immediate (not a window timer, which a hidden window slows to once a second or less).
+      soon(() => this.release());
       this.releasing = true;
     } catch {
       // No host timers (a unit test's bare core): retired blocks stay retired; `take` carves up to its cap, then says null.
