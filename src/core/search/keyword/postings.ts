@@ -187,9 +187,10 @@ export const PACKED_CACHE = { bytes: 16 << 20 };
 const DECODED_BYTES = 5;
 /**
  * The packed lists whose postings are decoded, least recently used first (a cached list is packed, so
- * its `n` does not change until it leaves: `store` unpacks it first).
+ * its `n` does not change until it leaves: `store` unpacks it first), each with the block of the room
+ * its arrays are views of (null: arrays of its own).
  */
-const decodedLists = new Set<PostingList>();
+const decodedLists = new Map<PostingList, Block | null>();
 let decodedBytes = 0;
 /** `peek`'s scratch space for a packed list not in the cache. */
 let peekIds = new Int32Array(0);
@@ -199,9 +200,8 @@ let peekTfs = new Uint8Array(0);
  * Where the cached lists' decoded postings live (see decoded-room.ts): at most twice the cache's
  * budget is carved; past it (or for a list too large for a slab), a decode gets arrays of its own.
  */
-let room = new DecodedRoom(() => 2 * PACKED_CACHE.bytes);
-/** The block each cached list's arrays are views of (a list decoded into arrays of its own has none). */
-const blocks = new Map<PostingList, Block>();
+const newRoom = (): DecodedRoom => new DecodedRoom(() => 2 * PACKED_CACHE.bytes);
+let room = newRoom();
 
 /**
  * Gives packed list `l` its decoded ids and tf codes: from the cache, or decoded now (the least
@@ -209,9 +209,10 @@ const blocks = new Map<PostingList, Block>();
  * yields takes them again after (the room of a list that left the cache is reused after the task).
  */
 function usePacked(l: PostingList): void {
-  if (decodedLists.has(l)) {
+  const cached = decodedLists.get(l);
+  if (cached !== undefined) {
     decodedLists.delete(l);
-    decodedLists.add(l);
+    decodedLists.set(l, cached);
     return;
   }
   const b = room.take(l.n * DECODED_BYTES);
@@ -220,7 +221,6 @@ function usePacked(l: PostingList): void {
   if (b) {
     ids = new Int32Array(b.slab, b.at, l.n);
     tfs = new Uint8Array(b.slab, b.at + 4 * l.n, l.n);
-    blocks.set(l, b);
   } else {
     ids = new Int32Array(l.n);
     tfs = new Uint8Array(l.n);
@@ -228,33 +228,28 @@ function usePacked(l: PostingList): void {
   unpackPostings(l.packed!, l.packedAt, l.n, ids, tfs);
   l.idView = ids;
   l.tfView = tfs;
-  decodedLists.add(l);
+  decodedLists.set(l, b);
   decodedBytes += l.n * DECODED_BYTES;
-  for (const old of decodedLists) {
+  for (const [old, block] of decodedLists) {
     if (decodedBytes <= PACKED_CACHE.bytes || old === l) break;
-    decodedLists.delete(old);
-    decodedBytes -= old.n * DECODED_BYTES;
+    leave(old, block);
     // A reader holding the arrays still has them (until its task ends); the list is decoded again when next asked.
     old.idView = EMPTY_INTS;
     old.tfView = EMPTY_BYTES;
-    letGo(old);
   }
 }
 
-/** The room of `l`'s decoded arrays, if carved, reused after the current task. */
-function letGo(l: PostingList): void {
-  const b = blocks.get(l);
-  if (!b) return;
-  blocks.delete(l);
-  room.retire(b);
+/** Takes cached list `l` out of the cache; its block, if carved, is reused after the current task. */
+function leave(l: PostingList, block: Block | null): void {
+  decodedLists.delete(l);
+  decodedBytes -= l.n * DECODED_BYTES;
+  if (block) room.retire(block);
 }
 
 /** Makes `l` not packed (its storage is set next): it leaves the cache. */
 function unpack(l: PostingList): void {
-  if (decodedLists.delete(l)) {
-    decodedBytes -= l.n * DECODED_BYTES;
-    letGo(l);
-  }
+  const block = decodedLists.get(l);
+  if (block !== undefined) leave(l, block);
   l.packed = null;
 }
 
@@ -436,15 +431,14 @@ export class ListSlots {
 
 /** Empties the cache of decoded packed lists (an index cleared). */
 export function clearPackedCache(): void {
-  for (const l of decodedLists) {
+  for (const l of decodedLists.keys()) {
     l.idView = EMPTY_INTS;
     l.tfView = EMPTY_BYTES;
   }
   decodedLists.clear();
   decodedBytes = 0;
   // A room of its own from here (the old one's slabs are freed once no reader holds a view of them).
-  blocks.clear();
-  room = new DecodedRoom(() => 2 * PACKED_CACHE.bytes);
+  room = newRoom();
 }
 
 /** The bytes of decoded postings the packed lists keep (see PACKED_CACHE). */
