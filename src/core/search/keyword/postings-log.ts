@@ -20,12 +20,13 @@ const LOG_MERGE_AT = 1 << 15;
 const LOG_FULL = 1 << 20;
 /** A merge step asks `due()` once it has copied this many postings (as well as every 128 terms). */
 const MERGE_STEP_POSTINGS = 1 << 16;
+/** The sort's buffers are let go after a read (see `flush`) when larger than this many entries. */
+const SORT_KEEP = 1 << 17;
 
-/** What the log merges into: the index's lists (made on demand), their slab pool and its term count. */
+/** What the log merges into: the index's lists (made on demand) and their slab pool. */
 export interface LogTarget {
   listFor(g: number): PostingList;
   readonly pool: PostingPool;
-  readonly termCount: number;
 }
 
 /**
@@ -36,17 +37,29 @@ export interface LogTarget {
 export class PostingsLog {
   private log = new Int32Array(3 * 4096);
   private logN = 0;
-  private logOffsets = new Int32Array(0);
+  /**
+   * The sort's table of the log's terms (open addressing: term id + 1, 0 for an empty slot) and each
+   * slot's run. Sized to the log, not the dictionary: an array of one entry a term (27 MB at 6.7M
+   * terms), made again after each read let it go, held the event loop for 45–113 ms a sort.
+   */
+  private slotTerm = new Int32Array(0);
+  private slotRun = new Int32Array(0);
+  /** Per posting of the log sorted: its run. */
+  private runOf = new Int32Array(0);
+  /** The sorted log's runs, in the order their terms first appear: their terms and (once sorted) their ends. */
+  private runTerm = new Int32Array(0);
+  private runEnd = new Int32Array(0);
   /** The log sorted by term: chunk ids and tf codes. */
   private sortedIds = new Int32Array(0);
   private sortedTfs = new Uint8Array(0);
   /**
-   * A merge under way: the terms whose runs of `sortedIds`/`sortedTfs` are still to be copied into their lists (in
-   * order; `logOffsets[g]` is the end of g's run), from `mergeI` on, the next run starting at `mergeStart`.
-   * New postings go to the log meanwhile; every full merge finishes this one first, so each list still
-   * gets its postings in chunk order.
+   * A merge under way: runs `[mergeI, mergeRuns)` of `sortedIds`/`sortedTfs` (run i: term
+   * `runTerm[i]`, ending at `runEnd[i]`) are still to be copied into their lists, the next one
+   * starting at `mergeStart`. New postings go to the log meanwhile; every full merge finishes this
+   * one first, so each list still gets its postings in chunk order.
    */
-  private mergeTouched: number[] | null = null;
+  private merging = false;
+  private mergeRuns = 0;
   private mergeI = 0;
   private mergeStart = 0;
 
@@ -55,8 +68,7 @@ export class PostingsLog {
   /** Forgets every posting (the index was cleared). */
   reset(): void {
     this.logN = 0;
-    this.mergeTouched = null;
-    this.logOffsets = new Int32Array(0);
+    this.merging = false;
   }
 
   /** Appends chunk `id`'s postings `terms[from, to)`, `tfs[from, to)`; merges at once when the log is full. */
@@ -80,12 +92,12 @@ export class PostingsLog {
 
   /** Bytes of the log's buffers. */
   get bytes(): number {
-    return this.log.byteLength + this.logOffsets.byteLength + this.sortedIds.byteLength + this.sortedTfs.byteLength;
+    return this.log.byteLength + this.slotTerm.byteLength + this.slotRun.byteLength + this.runOf.byteLength + this.runTerm.byteLength + this.runEnd.byteLength + this.sortedIds.byteLength + this.sortedTfs.byteLength;
   }
 
   /** Postings are in the log, or a merge is under way: a flush would change the lists. */
   get pending(): boolean {
-    return this.logN > 0 || this.mergeTouched !== null;
+    return this.logN > 0 || this.merging;
   }
 
   /**
@@ -94,7 +106,7 @@ export class PostingsLog {
    * comes on top of a slice's work.
    */
   get due(): boolean {
-    return this.logN >= LOG_MERGE_AT || this.mergeTouched !== null;
+    return this.logN >= LOG_MERGE_AT || this.merging;
   }
 
   /**
@@ -103,7 +115,7 @@ export class PostingsLog {
    * dictionary of 4.65M terms) are let go.
    */
   flush(release = true): void {
-    if (this.mergeTouched) this.copyRuns(null);
+    if (this.merging) this.copyRuns(null);
     if (this.logN > 0) {
       this.sortLog();
       this.copyRuns(null);
@@ -114,7 +126,15 @@ export class PostingsLog {
       this.sortedIds = new Int32Array(0);
       this.sortedTfs = new Uint8Array(0);
     }
-    if (this.logOffsets.length > 1 << 16) this.logOffsets = new Int32Array(0);
+    if (this.slotTerm.length > SORT_KEEP) {
+      this.slotTerm = new Int32Array(0);
+      this.slotRun = new Int32Array(0);
+    }
+    if (this.runOf.length > SORT_KEEP) {
+      this.runOf = new Int32Array(0);
+      this.runTerm = new Int32Array(0);
+      this.runEnd = new Int32Array(0);
+    }
   }
 
   /**
@@ -122,7 +142,7 @@ export class PostingsLog {
    * into their lists until `due()` (asked every 128 terms). True when the merge is done.
    */
   mergeSome(due: () => boolean): boolean {
-    if (!this.mergeTouched) {
+    if (!this.merging) {
       if (this.logN === 0) return true;
       this.sortLog();
       if (due()) return false;
@@ -130,23 +150,59 @@ export class PostingsLog {
     return this.copyRuns(due);
   }
 
-  /** Counting-sorts the log by term into `sortedIds`/`sortedTfs` (chunk ids, tf codes) and empties it; `copyRuns` places the runs. */
+  /**
+   * Sorts the log by term into `sortedIds`/`sortedTfs` (chunk ids, tf codes), runs in the order their
+   * terms first appear (a counting sort over the log's own terms), and empties it; `copyRuns` places the runs.
+   */
   private sortLog(): void {
     const n = this.logN;
     const log = this.log;
-    const terms = this.target.termCount;
-    if (this.logOffsets.length < terms + 1) this.logOffsets = new Int32Array(Math.max(terms + 1, this.logOffsets.length * 2));
-    const off = this.logOffsets;
-    const touched: number[] = [];
+    // The terms' table: at most half full (a log of n postings has at most n terms).
+    let bits = 10;
+    while (1 << bits < 2 * n) bits++;
+    const size = 1 << bits;
+    if (this.slotTerm.length < size) {
+      this.slotTerm = new Int32Array(size);
+      this.slotRun = new Int32Array(size);
+    } else this.slotTerm.fill(0, 0, size);
+    if (this.runOf.length < n) {
+      const cap = Math.max(n, this.runOf.length * 2);
+      this.runOf = new Int32Array(cap);
+      this.runTerm = new Int32Array(cap);
+      this.runEnd = new Int32Array(cap);
+    }
+    const slotTerm = this.slotTerm;
+    const slotRun = this.slotRun;
+    const runOf = this.runOf;
+    const runTerm = this.runTerm;
+    const runEnd = this.runEnd;
+    const mask = size - 1;
+    const shift = 32 - bits;
+    let runs = 0;
     for (let i = 0; i < n; i++) {
       const g = log[3 * i];
-      if (off[g]++ === 0) touched.push(g);
+      let h = Math.imul(g, 0x9e3779b1) >>> shift;
+      for (;;) {
+        const e = slotTerm[h];
+        if (e === g + 1) break;
+        if (e === 0) {
+          slotTerm[h] = g + 1;
+          slotRun[h] = runs;
+          runTerm[runs] = g;
+          runEnd[runs++] = 0;
+          break;
+        }
+        h = (h + 1) & mask;
+      }
+      const r = slotRun[h];
+      runOf[i] = r;
+      runEnd[r]++;
     }
-    // Counts → start offsets (in postings) of each touched term's run in the sorted arrays.
+    // Counts → start offsets (in postings) of each run in the sorted arrays.
     let at = 0;
-    for (const g of touched) {
-      const c = off[g];
-      off[g] = at;
+    for (let r = 0; r < runs; r++) {
+      const c = runEnd[r];
+      runEnd[r] = at;
       at += c;
     }
     if (this.sortedIds.length < n) {
@@ -157,23 +213,23 @@ export class PostingsLog {
     const ids = this.sortedIds;
     const tfs = this.sortedTfs;
     for (let i = 0; i < n; i++) {
-      const g = log[3 * i];
-      const k = off[g]++;
+      const k = runEnd[runOf[i]]++;
       ids[k] = log[3 * i + 1];
       tfs[k] = tfCode(log[3 * i + 2]);
     }
-    // off[g] is now the end of g's run; runs are in `touched` order.
+    // runEnd[r] is now the end of run r.
     this.logN = 0;
-    this.mergeTouched = touched;
+    this.merging = true;
+    this.mergeRuns = runs;
     this.mergeI = 0;
     this.mergeStart = 0;
   }
 
   /** Copies the sorted runs of the merge under way into their lists, all of them or until `due()`. True when done. */
   private copyRuns(due: (() => boolean) | null): boolean {
-    const touched = this.mergeTouched;
-    if (!touched) return true;
-    const off = this.logOffsets;
+    if (!this.merging) return true;
+    const runTerm = this.runTerm;
+    const runEnd = this.runEnd;
     const ids = this.sortedIds;
     const tfs = this.sortedTfs;
     const pool = this.target.pool;
@@ -181,7 +237,7 @@ export class PostingsLog {
     // Postings copied since `due()` was last asked: a packed list that grows is unpacked whole, and
     // 128 common words' lists of a vault of millions of terms took 300–500 ms in one step.
     let copied = 0;
-    for (let i = this.mergeI; i < touched.length; i++) {
+    for (let i = this.mergeI; i < this.mergeRuns; i++) {
       if (due && i > this.mergeI && ((i & 127) === 0 || copied >= MERGE_STEP_POSTINGS)) {
         copied = 0;
         if (due()) {
@@ -190,16 +246,14 @@ export class PostingsLog {
           return false;
         }
       }
-      const g = touched[i];
-      const end = off[g];
-      const l = this.target.listFor(g);
+      const end = runEnd[i];
+      const l = this.target.listFor(runTerm[i]);
       copied += l.reserve(end - start, pool) + end - start;
       copyPostings(ids, tfs, start, end, l.ids, l.tfs, l.n);
       l.n += end - start;
-      off[g] = 0;
       start = end;
     }
-    this.mergeTouched = null;
+    this.merging = false;
     return true;
   }
 }
