@@ -108,6 +108,7 @@ export class PostingList {
         peekTfs = new Uint8Array(peekIds.length);
       }
       unpackPostings(p, this.packedAt, this.n, peekIds, peekTfs);
+      peekDecodes++;
       return [peekIds, peekTfs];
     }
     return [this.ids, this.tfs];
@@ -195,6 +196,18 @@ let decodedBytes = 0;
 /** `peek`'s scratch space for a packed list not in the cache. */
 let peekIds = new Int32Array(0);
 let peekTfs = new Uint8Array(0);
+/** Lists `peek` (a list's or `FlatLists`') has decoded into scratch so far (see `peekStamp`). */
+let peekDecodes = 0;
+
+/**
+ * Counts the lists decoded into a `peek`'s scratch (`PostingList.peek`, `FlatLists.peek`). When a
+ * `peek` changed it, the arrays it gave are scratch, and hold that list's postings for as long as it
+ * stays the same (no list decoded since): a reader going through a long list in several steps need
+ * not decode it again.
+ */
+export function peekStamp(): number {
+  return peekDecodes;
+}
 
 /**
  * Where the cached lists' decoded postings live (see decoded-room.ts): at most twice the cache's
@@ -323,6 +336,7 @@ export class FlatLists {
       this.tfs = new Uint8Array(this.ids.length);
     }
     unpackPostings(this.sources[this.src[g]]!, this.at[g], n, this.ids, this.tfs);
+    peekDecodes++;
     return [this.ids, this.tfs];
   }
 
