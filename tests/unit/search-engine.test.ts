@@ -38,6 +38,7 @@ async function withDict(dict: Uint8Array): Promise<InvertedIndex> {
 }
 import type { RestoredBlobs } from "../../src/core/search/keyword/persist";
 import { SegmentLoader } from "../../src/core/search/keyword/restore";
+import { peekStamp } from "../../src/core/search/keyword/postings";
 import { compactionLimits } from "../../src/core/search/keyword/compaction";
 import { kthLargest, Scorer } from "../../src/core/search/keyword/score";
 import { linesOf } from "../../src/core/search/keyword/sections";
@@ -766,6 +767,52 @@ describe("segmented keyword index", () => {
     expect(index.search(parseQuery("common"), req("common", { limit: 500 }), "en").res.total_files).toBe(200);
   });
 
+  test("sorting the postings log takes room for the log's terms, not the dictionary's", () => {
+    const index = withSegments(new InvertedIndex());
+    // 200k distinct terms, then a read (which lets the merge's buffers go).
+    for (let i = 0; i < 100; i++) addText(index, `n${i}.md`, Array.from({ length: 2000 }, (_, j) => `w${i}x${j}`).join(" ") + " constructor __proto__ toString");
+    index.flushPostings();
+    expect(index.termCount).toBeGreaterThan(200_000);
+    // A short note: its postings sorted and merged. An array of one entry a term was 800 KB here.
+    addText(index, "short.md", "w5x7 w99x1999 fresh words constructor toString");
+    expect(index.mergeSome(() => true)).toBe(false); // sorted: the copying is left
+    expect(index.logBytes()).toBeLessThan(200_000);
+    while (!index.mergeSome(() => true));
+    for (const [q, paths] of [["w5x7", ["n5.md", "short.md"]], ["fresh", ["short.md"]], ["constructor", null]] as const) {
+      const hits = index.search(parseQuery(q), req(q, { limit: 500 }), "en").res.hits.map((h) => h.path);
+      if (paths) expect(hits.sort()).toEqual(paths);
+      else expect(hits.length).toBe(101);
+    }
+  });
+
+  test("a chunk's terms are counted in room for the chunk, not the dictionary; each term's weighted tf in the order it first came", () => {
+    const index = withSegments(new InvertedIndex());
+    for (let i = 0; i < 50; i++) addText(index, `n${i}.md`, Array.from({ length: 4000 }, (_, j) => `w${i}x${j}`).join(" "));
+    expect(index.termCount).toBeGreaterThan(200_000);
+    // 1,500 distinct words (the table grows past its first room), each k + 1 times, then the
+    // dictionary's last terms and a word in the title (weighted 4) and the body.
+    const words = Array.from({ length: 1500 }, (_, k) => `v${k}`);
+    const body = words.map((w, k) => Array(1 + (k % 4)).fill(w).join(" ")).join(" ") + " w49x3999 constructor w49x3998 constructor";
+    const chunk = { ...chunkNote("t.md", body, null, { maxWords: 100_000 })[0], title: "constructor toString" };
+    const b = index.docBuilder();
+    b.addChunk(chunk, "en");
+    expect(b.tableBytes).toBeLessThan(200_000); // an array of 8 bytes a term: 1.6 MB
+    const got = new Map<string, number>();
+    const names: string[] = [];
+    for (let i = b.postOff[0]; i < b.postOff[1]; i++) {
+      const name = index.dict.name(b.terms[i]);
+      names.push(name);
+      got.set(name, b.tfs[i]);
+    }
+    expect(names.slice(0, 2)).toEqual(["constructor", "tostring"]); // the title's first
+    expect(names.filter((n) => n.startsWith("v"))).toEqual(words);
+    words.forEach((w, k) => expect(got.get(w)).toBe(1 + (k % 4)));
+    expect(got.get("constructor")).toBe(4 + 2);
+    expect(got.get("tostring")).toBe(4);
+    expect(got.get("w49x3999")).toBe(1);
+    expect(names.length).toBe(1500 + 4);
+  });
+
   test("a build's flattening merges a pending log in steps first, and answers stay the same", () => {
     const index = withSegments(new InvertedIndex());
     const plain = withSegments(new InvertedIndex());
@@ -1196,6 +1243,43 @@ describe("segmented keyword index", () => {
     // No step went through a whole list of 40k postings.
     expect(stepped.mostInAStep).toBeLessThanOrEqual(32_768 + 1024);
     expect(files(stepped)).toEqual(oneGo);
+  });
+
+  test("a save resumed inside a long packed list decodes it again only when another list was decoded in its place meanwhile; the files are those of a save in one go", () => {
+    const build = () => {
+      const index = withSegments(new InvertedIndex());
+      for (let i = 0; i < 40_000; i++) addText(index, `n${i % 97}/p${i}.md`, `constructor toString w${i % 13}`);
+      const state = { seg: 0, k: 0 };
+      while (index.compactSome(state, () => false));
+      expect(index.packedPostings()).toBe(index.totalPostings);
+      return index;
+    };
+    const all = Array.from({ length: SEGMENT_COUNT }, (_, k) => k);
+    const files = (job: ReturnType<InvertedIndex["segmentWriter"]>) =>
+      Array.from({ length: SEGMENT_COUNT }, (_, k) => Object.fromEntries(Object.entries(job.blobs(k)).map(([n, v]) => [n, Buffer.from(v).toString("base64")])));
+    const decodesOf = (index: InvertedIndex, deadline: () => boolean) => {
+      const job = index.segmentWriter(all);
+      const before = peekStamp();
+      let steps = 0;
+      while (!job.step(deadline)) steps++;
+      return { decodes: peekStamp() - before, steps, files: files(job) };
+    };
+    const oneGo = decodesOf(build(), () => false);
+    expect(oneGo.steps).toBe(0);
+    // A step at a time: the two lists of 40k postings are each cut between steps, and read once.
+    const stepped = decodesOf(build(), () => true);
+    expect(stepped.steps).toBeGreaterThan(10);
+    expect(stepped.files).toEqual(oneGo.files);
+    expect(stepped.decodes).toBe(oneGo.decodes);
+    // Another list decoded in peek's scratch between steps: the list is decoded again, and the files are the same.
+    const other = build();
+    const w3 = other.dict.get("w3")!;
+    const clobbered = decodesOf(other, () => {
+      other.peekList(w3);
+      return true;
+    });
+    expect(clobbered.files).toEqual(oneGo.files);
+    expect(clobbered.decodes).toBeGreaterThan(oneGo.decodes + clobbered.steps);
   });
 
   test("question and stop words are not required terms", async () => {
