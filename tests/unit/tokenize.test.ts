@@ -11,6 +11,25 @@ describe("tokenize", () => {
     expect(tokenize("e\u0301te\u0301", { language: "none" })).toEqual(["été"]);
   });
 
+  test("a term's accent key skips the normalizing only where it could change nothing: every BMP character, alone and after a letter", () => {
+    const marks = /([\p{Script=Latin}\p{Script=Greek}\p{Script=Cyrillic}\p{Script=Arabic}\p{Script=Hebrew}])\p{M}+/gu;
+    const special = new Map([["ß", "ss"], ["æ", "ae"], ["œ", "oe"], ["ø", "o"], ["đ", "d"], ["ð", "d"], ["þ", "th"], ["ł", "l"], ["ı", "i"]]);
+    const slow = (t: string) => t.normalize("NFD").replace(marks, "$1").normalize("NFC").replace(/[ßæœøđðþłı]/g, (c) => special.get(c) ?? c);
+    let cjk = 0;
+    for (let c = 0x80; c <= 0xffff; c++) {
+      if (c >= 0xd800 && c <= 0xdfff) continue;
+      const ch = String.fromCharCode(c);
+      // Terms are folded words (NFKC, lower case): as a term alone, after a letter, and with a mark after it.
+      for (const t of [ch, "a" + ch, "漢" + ch, ch + "\u0301", "か" + ch]) {
+        const term = foldWord(t);
+        if (accentKey(term) !== slow(term)) throw new Error(`accentKey(${JSON.stringify(term)}) = ${JSON.stringify(accentKey(term))}, not ${JSON.stringify(slow(term))}`);
+      }
+      if (/[\p{Script=Han}\p{Script=Hangul}]/u.test(ch)) cjk++;
+    }
+    expect(cjk).toBeGreaterThan(20_000);
+    expect(["漢字", "が", "한국어", "abc漢字", "ｶﾞ"].map((t) => accentKey(foldWord(t)))).toEqual(["漢字", "が", "한국어", "abc漢字", "ガ"]);
+  });
+
   test("a query word's forms: itself first; typed without accents, its accented spellings; typed with them, the spelling without", () => {
     const dict = new TermDict();
     for (const t of ["café", "cafe", "cafè", "cafes", "quá", "quả", "qua", "quan", "constructor"]) dict.id(t);
@@ -183,6 +202,46 @@ describe("TermDict's own storage (code units and a table, no Map)", () => {
     expect(pushed.get("p1")).toBe(i + 1);
     expect(pushed.get("p2")).toBe(2);
     expect(pushed.id("p0")).toBe(i);
+  });
+
+  test("its code units move to a larger array in steps, not at once: every term found and named meanwhile, its prefixes and forms too", () => {
+    const dict = new TermDict();
+    const words: string[] = ["constructor", "__proto__", "toString", "café", "cafe"];
+    for (let i = 0; i < 400_000; i++) words.push(`u${i.toString(36)}${i % 7 ? "" : "é"}`);
+    // The largest copy of code units any one term added made (typed arrays' set, over every array).
+    const set = Uint16Array.prototype.set;
+    let largest = 0;
+    let copies = 0;
+    const spy = function (this: Uint16Array, src: ArrayLike<number>, offset?: number) {
+      if (src.length > largest) largest = src.length;
+      copies++;
+      return set.call(this, src, offset);
+    };
+    const wrong: string[] = [];
+    let moving = 0;
+    Object.defineProperty(Uint16Array.prototype, "set", { value: spy, configurable: true, writable: true });
+    try {
+      words.forEach((w, i) => {
+        if (dict.id(w) !== i) wrong.push(`id ${w}`);
+        if ((dict as unknown as { nextChars: Uint16Array | null }).nextChars && moving++ % 16 === 0) {
+          for (let j = 0; j <= i; j += 211) if (dict.get(words[j]) !== j || dict.name(j) !== words[j]) wrong.push(`mid-move ${words[j]} at ${i}`);
+          if (!dict.startsWith(i, words[i].slice(0, 3)) || dict.name(i) !== words[i]) wrong.push(`newest at ${i}`);
+        }
+      });
+    } finally {
+      Object.defineProperty(Uint16Array.prototype, "set", { value: set, configurable: true, writable: true });
+    }
+    expect(wrong.slice(0, 5)).toEqual([]);
+    expect(moving).toBeGreaterThan(200); // 1M units, 4,096 a term
+    expect(copies).toBeGreaterThan(100);
+    expect(largest).toBeLessThanOrEqual(1 << 19); // under 1M units they double at once; at 1M, all were copied in one term's step
+    words.forEach((w, i) => {
+      if (dict.get(w) !== i || dict.name(i) !== w) wrong.push(`after ${w}`);
+    });
+    expect(wrong.slice(0, 5)).toEqual([]);
+    while (!dict.catchUpTermBits(() => false)); // (the warm-up's catch-up of accents and stems)
+    expect(dict.forms("cafe", "none").map((g) => dict.name(g))).toEqual(["cafe", "café"]);
+    expect(new TextDecoder().decode(dictBytes(dict))).toBe(words.join("\n"));
   });
 
   test("the warm-up's catch-up ends a growth under way in steps, and searches' forms never move terms", () => {

@@ -30,6 +30,12 @@ const ASCII_ALPHA = /^[a-z']+$/;
 const SPECIAL_FOLD = new Map<string, string>([["ß", "ss"], ["æ", "ae"], ["œ", "oe"], ["ø", "o"], ["đ", "d"], ["ð", "d"], ["þ", "th"], ["ł", "l"], ["ı", "i"]]);
 const FOLDED_MARKS = /([\p{Script=Latin}\p{Script=Greek}\p{Script=Cyrillic}\p{Script=Arabic}\p{Script=Hebrew}])\p{M}+/gu;
 const SPECIAL_RE = /[\u00df\u00e6\u0153\u00f8\u0111\u00f0\u00fe\u0142\u0131]/g;
+/**
+ * A code unit `accentKey` may change: a mark, or a letter neither ASCII nor Han, kana or Hangul (a
+ * term of those only carries no mark to take off, and is NFC already).
+ */
+// eslint-disable-next-line no-control-regex -- ASCII range
+const MAY_FOLD = /[^\u0000-\u007f\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]|\p{M}/u;
 
 /**
  * A word as a term: lower-cased, width and compatibility forms folded (NFKC), ’ as '. Accents stay:
@@ -51,7 +57,8 @@ export function foldWord(word: string): string {
  * signs) and stays.
  */
 export function accentKey(term: string): string {
-  if (!NON_ASCII.test(term)) return term;
+  // CJK terms skip the normalizing (a dictionary's catch-up took 45 ms for 16k of them).
+  if (!MAY_FOLD.test(term)) return term;
   const w = term.normalize("NFD").replace(FOLDED_MARKS, "$1").normalize("NFC");
   return w.replace(SPECIAL_RE, (c) => SPECIAL_FOLD.get(c) ?? c);
 }
@@ -329,6 +336,10 @@ const newAsciiCache = (): AsciiCache => ({
 const STEPPED_GROWTH_FROM = 1 << 18;
 /** Terms moved to the grown table per term added. */
 const MOVE_STEP = 8;
+/** The dictionary's code units move to a larger array in steps from this many (2 MB); fewer are copied at once. */
+const STEPPED_CHARS_FROM = 1 << 20;
+/** Code units copied to the larger array per term added (a term is ~8: the move ends long before it fills). */
+const CHARS_MOVE_STEP = 4096;
 
 /** A search catches the dictionary's bitset and accent map up by at most this many terms each (4,096 a step; see `catchUpForSearch`). */
 const SEARCH_CATCH_UP = 1 << 14;
@@ -349,9 +360,17 @@ export class TermDict {
    * some CJK text (the bench's generated vault has 30k). This takes ~2 bytes a code unit, 4 for
    * where a term starts and 6–11 of the table (103 MB for those 4.65M terms).
    */
-  private chars = new Uint16Array(1 << 12);
+  private chars: Uint16Array = new Uint16Array(1 << 12);
   private used = 0;
   private starts = new Int32Array(1 << 10);
+  /**
+   * While the code units move to an array twice as large, in steps (see `append`): that array, where
+   * terms from unit `charsFrom` on are written, the units before `charsCopied` copied over already.
+   * Copied at once, 64 MB of them held the event loop for 42 ms at 4M terms.
+   */
+  private nextChars: Uint16Array | null = null;
+  private charsFrom = 0;
+  private charsCopied = 0;
   /**
    * Term id + 1 (0: empty), at most 70% full (linear probing: a lookup compares ~2 terms, a miss
    * ~6 lengths). No hash is kept a term: half full with one, the table and the hashes were 134 MB
@@ -502,35 +521,48 @@ export class TermDict {
   name(k: number): string {
     const a = this.starts[k];
     const b = this.starts[k + 1];
-    if (b - a === 1) return String.fromCharCode(this.chars[a]);
+    const c = this.charsAt(a);
+    if (b - a === 1) return String.fromCharCode(c[a]);
     let out = "";
-    for (let i = a; i < b; i += 4096) out += String.fromCharCode.apply(null, this.chars.subarray(i, Math.min(b, i + 4096)) as unknown as number[]);
+    for (let i = a; i < b; i += 4096) out += String.fromCharCode.apply(null, c.subarray(i, Math.min(b, i + 4096)) as unknown as number[]);
     return out;
   }
 
   /** Term k's first code unit. */
   firstCode(k: number): number {
-    return this.starts[k + 1] > this.starts[k] ? this.chars[this.starts[k]] : NaN;
+    const a = this.starts[k];
+    return this.starts[k + 1] > a ? this.charsAt(a)[a] : NaN;
   }
 
   /** Whether term k starts with `prefix` (without making its string). */
   startsWith(k: number, prefix: string): boolean {
     const a = this.starts[k];
     if (this.starts[k + 1] - a < prefix.length) return false;
-    for (let i = 0; i < prefix.length; i++) if (this.chars[a + i] !== prefix.charCodeAt(i)) return false;
+    const c = this.charsAt(a);
+    for (let i = 0; i < prefix.length; i++) if (c[a + i] !== prefix.charCodeAt(i)) return false;
     return true;
+  }
+
+  /** The array holding the code units from `a` on of a term starting there (a term's are all in one). */
+  private charsAt(a: number): Uint16Array {
+    const next = this.nextChars;
+    return next === null || (a >= this.charsCopied && a < this.charsFrom) ? this.chars : next;
   }
 
   /** Whether term k has a code unit outside ASCII. */
   private nonAscii(k: number): boolean {
-    for (let i = this.starts[k], b = this.starts[k + 1]; i < b; i++) if (this.chars[i] > 0x7f) return true;
+    const a = this.starts[k];
+    const c = this.charsAt(a);
+    for (let i = a, b = this.starts[k + 1]; i < b; i++) if (c[i] > 0x7f) return true;
     return false;
   }
 
   /** `polyHash` of term k, from its code units. */
   private polyHashOf(k: number): number {
     let h = 0;
-    for (let i = this.starts[k], b = this.starts[k + 1]; i < b; i++) h = (Math.imul(h, 31) + this.chars[i]) | 0;
+    const a = this.starts[k];
+    const c = this.charsAt(a);
+    for (let i = a, b = this.starts[k + 1]; i < b; i++) h = (Math.imul(h, 31) + c[i]) | 0;
     return h;
   }
 
@@ -549,8 +581,9 @@ export class TermDict {
   /** `hashOf` term k, from its code units. */
   private hashAt(k: number): number {
     let h = (0x811c9dc5 ^ this.seed) | 0;
-    const c = this.chars;
-    for (let i = this.starts[k], b = this.starts[k + 1]; i < b; i++) h = Math.imul(h ^ c[i], 0x01000193);
+    const a = this.starts[k];
+    const c = this.charsAt(a);
+    for (let i = a, b = this.starts[k + 1]; i < b; i++) h = Math.imul(h ^ c[i], 0x01000193);
     return mixHash(h);
   }
 
@@ -558,7 +591,7 @@ export class TermDict {
   private is(k: number, t: string): boolean {
     const a = this.starts[k];
     if (this.starts[k + 1] - a !== t.length) return false;
-    const c = this.chars;
+    const c = this.charsAt(a);
     for (let i = 0; i < t.length; i++) if (c[a + i] !== t.charCodeAt(i)) return false;
     return true;
   }
@@ -566,14 +599,41 @@ export class TermDict {
   /** Stores `t` as the next id. */
   private append(t: string): number {
     const k = this.count;
-    const chars = this.used + t.length;
-    if (k + 2 > this.starts.length || chars > this.chars.length) this.room(k + 2 > this.starts.length ? this.starts.length * 2 : 0, chars > this.chars.length ? Math.max(chars, this.chars.length * 2) : 0);
-    const c = this.chars;
+    if (k + 2 > this.starts.length) this.room(this.starts.length * 2, 0);
+    let c = this.nextChars ?? this.chars;
+    if (this.used + t.length > c.length) {
+      // Full: a small array doubles at once; a large one moves to one twice as large in steps (a
+      // term too long for that one as well, rare, ends the move and grows at once).
+      if (this.nextChars) this.copyChars(Infinity);
+      const need = this.used + t.length;
+      if (need > this.chars.length) {
+        if (this.chars.length < STEPPED_CHARS_FROM || need > 2 * this.chars.length) this.room(0, Math.max(need, this.chars.length * 2));
+        else {
+          this.nextChars = new Uint16Array(this.chars.length * 2);
+          this.charsFrom = this.used;
+          this.charsCopied = 0;
+        }
+      }
+      c = this.nextChars ?? this.chars;
+    }
     for (let i = 0; i < t.length; i++) c[this.used + i] = t.charCodeAt(i);
     this.used += t.length;
     this.starts[k + 1] = this.used;
     this.count = k + 1;
+    if (this.nextChars) this.copyChars(CHARS_MOVE_STEP);
     return k;
+  }
+
+  /** Copies up to `n` more code units into `nextChars`; once all are, it is `chars`. */
+  private copyChars(n: number): void {
+    const next = this.nextChars!;
+    const end = Math.min(this.charsFrom, this.charsCopied + n);
+    next.set(this.chars.subarray(this.charsCopied, end), this.charsCopied);
+    this.charsCopied = end;
+    if (end === this.charsFrom) {
+      this.chars = next;
+      this.nextChars = null;
+    }
   }
 
   /** Room for at least `terms` ids (+ 1) and `chars` code units in all. */
@@ -583,6 +643,7 @@ export class TermDict {
       s2.set(this.starts.subarray(0, this.count + 1));
       this.starts = s2;
     }
+    if (this.nextChars) this.copyChars(Infinity);
     if (chars > this.chars.length) {
       const c2 = new Uint16Array(chars);
       c2.set(this.chars.subarray(0, this.used));
@@ -603,7 +664,9 @@ export class TermDict {
     const b0 = this.starts[b];
     const n = this.starts[a + 1] - a0;
     if (this.starts[b + 1] - b0 !== n) return false;
-    for (let i = 0; i < n; i++) if (this.chars[a0 + i] !== this.chars[b0 + i]) return false;
+    const ca = this.charsAt(a0);
+    const cb = this.charsAt(b0);
+    for (let i = 0; i < n; i++) if (ca[a0 + i] !== cb[b0 + i]) return false;
     return true;
   }
 
