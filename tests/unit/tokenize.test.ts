@@ -221,11 +221,20 @@ describe("TermDict's own storage (code units and a table, no Map)", () => {
     };
     const wrong: string[] = [];
     let moving = 0;
+    // Where each term's code units start: the term the copying has reached is found by them.
+    const starts = [0];
+    for (const w of words) starts.push(starts[starts.length - 1] + w.length);
+    const state = dict as unknown as { nextChars: Uint16Array | null; charsCopied: number };
+    let cut = 0;
     Object.defineProperty(Uint16Array.prototype, "set", { value: spy, configurable: true, writable: true });
     try {
       words.forEach((w, i) => {
         if (dict.id(w) !== i) wrong.push(`id ${w}`);
-        if ((dict as unknown as { nextChars: Uint16Array | null }).nextChars && moving++ % 16 === 0) {
+        if (!state.nextChars) return;
+        // The term the copying stopped inside (its first units copied, the rest not yet) reads whole.
+        while (starts[cut + 1] <= state.charsCopied) cut++;
+        if (dict.name(cut) !== words[cut] || dict.get(words[cut]) !== cut) wrong.push(`cut ${words[cut]} at ${i}`);
+        if (moving++ % 16 === 0) {
           for (let j = 0; j <= i; j += 211) if (dict.get(words[j]) !== j || dict.name(j) !== words[j]) wrong.push(`mid-move ${words[j]} at ${i}`);
           if (!dict.startsWith(i, words[i].slice(0, 3)) || dict.name(i) !== words[i]) wrong.push(`newest at ${i}`);
         }
