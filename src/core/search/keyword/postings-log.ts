@@ -111,8 +111,7 @@ export class PostingsLog {
 
   /**
    * Merges the log into the lists (every reader of the lists calls this first). `release`: a read, not
-   * a full log; the merge buffers (a few MB while building; the counts, 4 bytes a term: 37 MB for a
-   * dictionary of 4.65M terms) are let go.
+   * a full log; the merge buffers (a few MB while building) are let go.
    */
   flush(release = true): void {
     if (this.merging) this.copyRuns(null);
