@@ -40,7 +40,7 @@ import type { RestoredBlobs } from "../../src/core/search/keyword/persist";
 import { SegmentLoader } from "../../src/core/search/keyword/restore";
 import { peekStamp } from "../../src/core/search/keyword/postings";
 import { compactionLimits } from "../../src/core/search/keyword/compaction";
-import { kthLargest, Scorer } from "../../src/core/search/keyword/score";
+import { Scorer, TopK } from "../../src/core/search/keyword/score";
 import { linesOf } from "../../src/core/search/keyword/sections";
 import { positiveTermSet, snippet } from "../../src/core/search/keyword/snippet";
 import { MemoryVault } from "../../src/core/memory-vault";
@@ -1342,19 +1342,25 @@ describe("segmented keyword index", () => {
     await again.svc.close();
   });
 
-  test("kthLargest picks the same value as a full sort, ties and all", () => {
+  test("TopK filled in pieces holds the k-th best score a full sort gives, ties and all", () => {
     let seed = 7;
     const rnd = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
     for (let round = 0; round < 200; round++) {
       const n = 1 + Math.floor(rnd() * 700);
-      const a = new Float64Array(n + 5);
+      const score = new Float64Array(n);
       const distinct = 1 + Math.floor(rnd() * 50);
-      for (let i = 0; i < n; i++) a[i] = round % 3 === 0 ? Math.floor(rnd() * distinct) : rnd() * 100;
-      for (let i = n; i < a.length; i++) a[i] = 1e9; // beyond n: never looked at
-      const sorted = Float64Array.from(a.subarray(0, n)).sort();
+      for (let i = 0; i < n; i++) score[i] = round % 3 === 0 ? Math.floor(rnd() * distinct) : rnd() * 100;
+      const list = Int32Array.from({ length: n }, (_, i) => (i * 7919) % n); // every slot once, shuffled (7919 is prime)
+      const sorted = Float64Array.from(score).sort();
       const k = 1 + Math.floor(rnd() * n);
-      expect(kthLargest(a, n, k)).toBe(sorted[n - k]);
+      const top = new TopK(k);
+      const piece = 1 + Math.floor(rnd() * 50);
+      for (let j = 0; j < n; j += piece) top.fill(list, score, j, Math.min(n, j + piece));
+      top.index();
+      expect(top.min()).toBe(sorted[n - k]);
+      expect(new TopK(k, list, score).min()).toBe(sorted[n - k]);
     }
+    expect(new TopK(5, Int32Array.of(0, 1), Float64Array.of(1, 2)).min()).toBe(-Infinity); // fewer than k
   });
 
   test("Japanese sentences with particles match their key words loosely", async () => {
