@@ -26,7 +26,8 @@ export function makeSearch(vault: MemoryVault, store = new MemoryStateStore(), e
 export async function startedSearch(vault: MemoryVault, store?: MemoryStateStore, extra?: Partial<SearchServiceDeps>) {
   const r = makeSearch(vault, store, extra);
   await r.svc.start();
-  expect(await r.svc.waitForIdle(10_000)).toBe(true);
+  // A bound, not a measure: a build of a few MB beside another suite on a busy 2-core machine took over 10 s.
+  expect(await r.svc.waitForIdle(25_000)).toBe(true);
   return r;
 }
 

@@ -306,11 +306,11 @@ describe("segmented keyword index", () => {
     const fresh = makeSearch(vault, store);
     await fresh.svc.start();
     expect(await answer(fresh.svc)).toEqual(before);
-    expect(await fresh.svc.waitForIdle(10_000)).toBe(true);
+    expect(await fresh.svc.waitForIdle(25_000)).toBe(true);
     expect(await answer(fresh.svc)).toEqual(before);
     expect(fresh.logs.filter((l) => /unusable|inconsistent|rebuild/i.test(l))).toEqual([]);
     await fresh.svc.close();
-  });
+  }, 90_000);
 
   test("a reloaded index answers exactly as the one built from the notes", async () => {
     const files: Record<string, string> = {};
