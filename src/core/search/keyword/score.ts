@@ -670,7 +670,6 @@ export class Scorer {
       // top is never measured (`settle`, below), which leaves every answer as measuring them all would.
       // The whole matches, then the partial ones: proximity's pool and the title boost's.
       const pool = partial.length ? this.candPool.joined(cands, partial) : cands;
-      /** The k-th largest score of `list`'s notes, by selection (in scratch), not a sort. */
       /**
        * The k best scores of `list` (empty when it holds fewer than k notes), taken in pieces of STEP
        * notes a step: at once, a selection over 100k candidates was one step of up to 42 ms on the
@@ -821,7 +820,7 @@ export class Scorer {
         // Boost among the best candidates only (a title match lifts a note by at most 2.5×).
         let boostSet: Slots = pool;
         if (pool.length > TITLE_BOOST_POOL) {
-          // The pool's score floor by selection, not a sort (sorting every candidate was a third of a common query's time).
+          // The pool's score floor from a heap of its best, not a sort (sorting every candidate was a third of a common query's time).
           // The floor is that of the scores after proximity: the pending notes that could reach it are
           // measured (kthSettled). No pending note is below the cut, before or after it is measured
           // (see PROXIMITY_BOOST): the notes that pass the cut, and those the floor keeps, are the same
