@@ -7,7 +7,9 @@
 import { STOP_WORDS } from "../query";
 import { forEachToken, type TermDict } from "../tokenize";
 import type { Chunk, SearchLanguage } from "../types";
+import { grownArray } from "../../memory";
 import { ByteWriter } from "./codec";
+import { DenseIds } from "./dense-ids";
 
 /** Field weights (BM25F-style: weighted term frequency). */
 export const FIELD_WEIGHTS = { title: 4, aliases: 3, headings: 2, tags: 2, body: 1 } as const;
@@ -36,16 +38,9 @@ export class DocBuilder {
   seqOff: number[] = [0];
   /** The note's title term ids (see DocEntry.titles), from its first chunk. */
   titleIds: number[] = [];
-  /**
-   * The chunk's terms as they come: a table of term id + 1 (0: an empty slot) and weighted tf, at most
-   * half full, and its slots in the order their terms first came. Sized to the chunk, not the
-   * dictionary: an array of one entry a term grew by doubling while a big vault was built (a copy
-   * of 64 MB, 126 ms in one step, at 4M terms) and held 8 bytes a term for good.
-   */
-  private slotTerm = new Int32Array(1024);
-  private slotTf = new Float64Array(1024);
-  private slotBits = 10;
-  private touched = new Int32Array(512);
+  /** The chunk's terms numbered as they first come, and their weighted tfs by number. */
+  private chunkTerms = new DenseIds();
+  private tf = new Float64Array(512);
 
   constructor(readonly dict: TermDict) {}
 
@@ -55,7 +50,7 @@ export class DocBuilder {
 
   /** Bytes of its chunk table (for tests). */
   get tableBytes(): number {
-    return this.slotTerm.byteLength + this.slotTf.byteLength + this.touched.byteLength;
+    return this.chunkTerms.bytes + this.tf.byteLength;
   }
 
   reset(): void {
@@ -68,32 +63,20 @@ export class DocBuilder {
 
   /** Tokenizes a chunk: weighted term frequencies (title, aliases, headings and tags above the body), its body as term ids. */
   addChunk(chunk: Chunk, language: SearchLanguage): void {
-    let nt = 0;
+    const terms = this.chunkTerms;
     let len = 0;
     const seq = this.seq;
     // Every chunk carries the note's title and aliases; the first one gives the title terms.
     const titleIds = this.lens.length === 0 ? this.titleIds : null;
     forEachField(chunk, language, this.dict, (t, w, k) => {
       if (titleIds && (w === FIELD_WEIGHTS.title || w === FIELD_WEIGHTS.aliases) && !STOP_WORDS.has(t)) titleIds.push(k);
-      const slotTerm = this.slotTerm;
-      const mask = slotTerm.length - 1;
-      let h = Math.imul(k, 0x9e3779b1) >>> (32 - this.slotBits);
-      for (;;) {
-        const e = slotTerm[h];
-        if (e === k + 1) break;
-        if (e === 0) {
-          slotTerm[h] = k + 1;
-          this.touched[nt++] = h;
-          break;
-        }
-        h = (h + 1) & mask;
-      }
-      this.slotTf[h] += w === 0 ? FIELD_WEIGHTS.body : w;
-      // Half full: twice the room, the terms placed again in the order they came.
-      if (nt === this.touched.length) this.grow(nt);
+      const d = terms.numberOf(k);
+      if (d === this.tf.length) this.tf = grownArray(Float64Array, this.tf, 2 * d);
+      this.tf[d] += w === 0 ? FIELD_WEIGHTS.body : w;
       len++;
       if (w === 0) seq.varint(k);
     });
+    const nt = terms.n;
     let at = this.postOff[this.postOff.length - 1];
     if (at + nt > this.terms.length) {
       const cap = Math.max(at + nt, this.terms.length * 2);
@@ -104,40 +87,15 @@ export class DocBuilder {
       f2.set(this.tfs.subarray(0, at));
       this.tfs = f2;
     }
-    const slotTerm = this.slotTerm;
-    const slotTf = this.slotTf;
-    const touched = this.touched;
-    for (let i = 0; i < nt; i++) {
-      const h = touched[i];
-      this.terms[at] = slotTerm[h] - 1;
-      this.tfs[at++] = Math.min(0xffff, Math.round(slotTf[h]));
-      slotTerm[h] = 0;
-      slotTf[h] = 0;
+    const tf = this.tf;
+    for (let d = 0; d < nt; d++) {
+      this.terms[at] = terms.ids[d];
+      this.tfs[at++] = Math.min(0xffff, Math.round(tf[d]));
+      tf[d] = 0;
     }
+    terms.clear();
     this.postOff.push(at);
     this.lens.push(Math.max(1, len));
     this.seqOff.push(seq.n);
-  }
-
-  /** The chunk's table at twice its size, its `n` terms placed again in the order they came. */
-  private grow(n: number): void {
-    const oldTerm = this.slotTerm;
-    const oldTf = this.slotTf;
-    const oldTouched = this.touched;
-    this.slotBits++;
-    const size = 1 << this.slotBits;
-    const mask = size - 1;
-    this.slotTerm = new Int32Array(size);
-    this.slotTf = new Float64Array(size);
-    this.touched = new Int32Array(size >> 1);
-    for (let i = 0; i < n; i++) {
-      const o = oldTouched[i];
-      const e = oldTerm[o];
-      let h = Math.imul(e - 1, 0x9e3779b1) >>> (32 - this.slotBits);
-      while (this.slotTerm[h] !== 0) h = (h + 1) & mask;
-      this.slotTerm[h] = e;
-      this.slotTf[h] = oldTf[o];
-      this.touched[i] = h;
-    }
   }
 }

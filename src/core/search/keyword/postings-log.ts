@@ -3,6 +3,8 @@
  * into the posting lists in batches, whole or in steps. Owns the log and a merge under way; it must
  * not decide when to merge (the index's readers and the worker do) nor touch anything but the lists.
  */
+import { grownArray } from "../../memory";
+import { DenseIds } from "./dense-ids";
 import { copyPostings, tfCode, type PostingList, type PostingPool } from "./postings";
 
 /**
@@ -38,28 +40,25 @@ export class PostingsLog {
   private log = new Int32Array(3 * 4096);
   private logN = 0;
   /**
-   * The sort's table of the log's terms (open addressing: term id + 1, 0 for an empty slot) and each
-   * slot's run. Sized to the log, not the dictionary: an array of one entry a term (27 MB at 6.7M
-   * terms), made again after each read let it go, held the event loop for 45–113 ms a sort.
+   * The sort's terms, numbered as they first appear in the log: run k is term `runs.ids[k]`'s. Sized
+   * to the log, not the dictionary: an array of one entry a term (27 MB at 6.7M terms), made again
+   * after each read let it go, held the event loop for 45–113 ms a sort.
    */
-  private slotTerm = new Int32Array(0);
-  private slotRun = new Int32Array(0);
+  private runs = new DenseIds();
   /** Per posting of the log sorted: its run. */
   private runOf = new Int32Array(0);
-  /** The sorted log's runs, in the order their terms first appear: their terms and (once sorted) their ends. */
-  private runTerm = new Int32Array(0);
+  /** Per run: its length, then (once sorted) its end in the sorted arrays. */
   private runEnd = new Int32Array(0);
   /** The log sorted by term: chunk ids and tf codes. */
   private sortedIds = new Int32Array(0);
   private sortedTfs = new Uint8Array(0);
   /**
-   * A merge under way: runs `[mergeI, mergeRuns)` of `sortedIds`/`sortedTfs` (run i: term
-   * `runTerm[i]`, ending at `runEnd[i]`) are still to be copied into their lists, the next one
+   * A merge under way: runs `[mergeI, runs.n)` of `sortedIds`/`sortedTfs` (run i: term
+   * `runs.ids[i]`, ending at `runEnd[i]`) are still to be copied into their lists, the next one
    * starting at `mergeStart`. New postings go to the log meanwhile; every full merge finishes this
    * one first, so each list still gets its postings in chunk order.
    */
   private merging = false;
-  private mergeRuns = 0;
   private mergeI = 0;
   private mergeStart = 0;
 
@@ -92,7 +91,7 @@ export class PostingsLog {
 
   /** Bytes of the log's buffers. */
   get bytes(): number {
-    return this.log.byteLength + this.slotTerm.byteLength + this.slotRun.byteLength + this.runOf.byteLength + this.runTerm.byteLength + this.runEnd.byteLength + this.sortedIds.byteLength + this.sortedTfs.byteLength;
+    return this.log.byteLength + this.runs.bytes + this.runOf.byteLength + this.runEnd.byteLength + this.sortedIds.byteLength + this.sortedTfs.byteLength;
   }
 
   /** Postings are in the log, or a merge is under way: a flush would change the lists. */
@@ -125,15 +124,9 @@ export class PostingsLog {
       this.sortedIds = new Int32Array(0);
       this.sortedTfs = new Uint8Array(0);
     }
-    if (this.slotTerm.length > SORT_KEEP) {
-      this.slotTerm = new Int32Array(0);
-      this.slotRun = new Int32Array(0);
-    }
-    if (this.runOf.length > SORT_KEEP) {
-      this.runOf = new Int32Array(0);
-      this.runTerm = new Int32Array(0);
-      this.runEnd = new Int32Array(0);
-    }
+    if (this.runs.size > SORT_KEEP) this.runs = new DenseIds();
+    if (this.runOf.length > SORT_KEEP) this.runOf = new Int32Array(0);
+    if (this.runEnd.length > SORT_KEEP) this.runEnd = new Int32Array(0);
   }
 
   /**
@@ -156,50 +149,25 @@ export class PostingsLog {
   private sortLog(): void {
     const n = this.logN;
     const log = this.log;
-    // The terms' table: at most half full (a log of n postings has at most n terms).
-    let bits = 10;
-    while (1 << bits < 2 * n) bits++;
-    const size = 1 << bits;
-    if (this.slotTerm.length < size) {
-      this.slotTerm = new Int32Array(size);
-      this.slotRun = new Int32Array(size);
-    } else this.slotTerm.fill(0, 0, size);
-    if (this.runOf.length < n) {
-      const cap = Math.max(n, this.runOf.length * 2);
-      this.runOf = new Int32Array(cap);
-      this.runTerm = new Int32Array(cap);
-      this.runEnd = new Int32Array(cap);
-    }
-    const slotTerm = this.slotTerm;
-    const slotRun = this.slotRun;
+    const runs = this.runs;
+    runs.clear();
+    if (this.runOf.length < n) this.runOf = new Int32Array(Math.max(n, this.runOf.length * 2));
     const runOf = this.runOf;
-    const runTerm = this.runTerm;
-    const runEnd = this.runEnd;
-    const mask = size - 1;
-    const shift = 32 - bits;
-    let runs = 0;
+    let runEnd = this.runEnd;
+    let counted = 0;
     for (let i = 0; i < n; i++) {
-      const g = log[3 * i];
-      let h = Math.imul(g, 0x9e3779b1) >>> shift;
-      for (;;) {
-        const e = slotTerm[h];
-        if (e === g + 1) break;
-        if (e === 0) {
-          slotTerm[h] = g + 1;
-          slotRun[h] = runs;
-          runTerm[runs] = g;
-          runEnd[runs++] = 0;
-          break;
-        }
-        h = (h + 1) & mask;
+      const r = runs.numberOf(log[3 * i]);
+      if (r === counted) {
+        // A new run (numbers come in order): its count starts at 0.
+        if (r === runEnd.length) this.runEnd = runEnd = grownArray(Int32Array, runEnd, Math.max(1024, 2 * r));
+        runEnd[counted++] = 0;
       }
-      const r = slotRun[h];
       runOf[i] = r;
       runEnd[r]++;
     }
     // Counts → start offsets (in postings) of each run in the sorted arrays.
     let at = 0;
-    for (let r = 0; r < runs; r++) {
+    for (let r = 0; r < runs.n; r++) {
       const c = runEnd[r];
       runEnd[r] = at;
       at += c;
@@ -219,7 +187,6 @@ export class PostingsLog {
     // runEnd[r] is now the end of run r.
     this.logN = 0;
     this.merging = true;
-    this.mergeRuns = runs;
     this.mergeI = 0;
     this.mergeStart = 0;
   }
@@ -227,7 +194,7 @@ export class PostingsLog {
   /** Copies the sorted runs of the merge under way into their lists, all of them or until `due()`. True when done. */
   private copyRuns(due: (() => boolean) | null): boolean {
     if (!this.merging) return true;
-    const runTerm = this.runTerm;
+    const runTerm = this.runs.ids;
     const runEnd = this.runEnd;
     const ids = this.sortedIds;
     const tfs = this.sortedTfs;
@@ -236,7 +203,7 @@ export class PostingsLog {
     // Postings copied since `due()` was last asked: a packed list that grows is unpacked whole, and
     // 128 common words' lists of a vault of millions of terms took 300–500 ms in one step.
     let copied = 0;
-    for (let i = this.mergeI; i < this.mergeRuns; i++) {
+    for (let i = this.mergeI, end = this.runs.n; i < end; i++) {
       if (due && i > this.mergeI && ((i & 127) === 0 || copied >= MERGE_STEP_POSTINGS)) {
         copied = 0;
         if (due()) {
