@@ -201,6 +201,44 @@ describe("keyword search service", () => {
     await second.svc.close();
   });
 
+  test("a warm start that finds thousands of notes changed on disk counts its total while it indexes them, exactly once done", async () => {
+    const files: Record<string, string> = {};
+    for (let i = 0; i < 2600; i++) files[`F${i % 10}/n${i}.md`] = `# Note ${i}\n\nword${i % 50} constructor toString unique${i}\n`;
+    const vault = new MemoryVault(files);
+    const store = new MemoryStateStore();
+    const first = await started(vault, store);
+    await first.svc.close();
+    // While closed: every note changed (a queue longer than one counted at every status), 40 deleted, 100 added.
+    vault.emitEvents = false;
+    for (let i = 0; i < 2600; i++) vault.write(`F${i % 10}/n${i}.md`, `# Note ${i}\n\nchanged${i % 50} unique${i}\n`);
+    for (let i = 0; i < 40; i++) vault.remove(`F${i % 10}/n${i}.md`);
+    for (let i = 0; i < 100; i++) vault.write(`New/m${i}.md`, `fresh note ${i} __proto__`);
+    vault.emitEvents = true;
+    let t = 0;
+    const scheduler = { now: () => t++, yield: () => new Promise<void>((r) => setTimeout(r, 0)) };
+    const second = make(vault, store, { scheduler });
+    const seen: { total: number; indexed: number }[] = [];
+    second.svc.onProgress((s) => seen.push({ total: s.documents_total, indexed: s.documents_indexed }));
+    await second.svc.start();
+    while (second.svc.hasPendingWork()) {
+      const s = second.svc.status();
+      seen.push({ total: s.documents_total, indexed: s.documents_indexed });
+      await new Promise((r) => setTimeout(r, 1));
+    }
+    expect(await second.svc.waitForIdle(60_000)).toBe(true);
+    expect(second.svc.status()).toMatchObject({ state: "queryable", documents_indexed: 2660, documents_total: 2660, queue_depth: 0 });
+    // Meanwhile: never fewer notes in all than indexed, and never more than the saved index's and the added ones.
+    expect(seen.length).toBeGreaterThan(3);
+    for (const s of seen) {
+      expect(s.total).toBeGreaterThanOrEqual(s.indexed);
+      expect(s.total).toBeLessThanOrEqual(2700);
+    }
+    expect((await paths(second.svc, "unique2599"))).toEqual(["F9/n2599.md"]);
+    expect((await paths(second.svc, "constructor"))).toEqual([]);
+    expect((await paths(second.svc, "fresh proto"))).toHaveLength(10);
+    await second.svc.close();
+  });
+
   test("unchanged content (same hash) is not re-indexed", async () => {
     const vault = new MemoryVault(notes);
     const { svc } = await started(vault);
