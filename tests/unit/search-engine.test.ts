@@ -380,7 +380,7 @@ describe("segmented keyword index", () => {
     await again.svc.close();
   });
 
-  test("restoring the dictionary yields every 1024 terms and keeps every id", async () => {
+  test("restoring the dictionary yields between its steps and keeps every id", async () => {
     const index = withSegments(new InvertedIndex());
     const words = Array.from({ length: 5000 }, (_, i) => `w${i.toString(36)}`);
     for (const w of words) index.dict.id(w);
@@ -390,7 +390,7 @@ describe("segmented keyword index", () => {
     await restored.restoreDict(bytes, async () => {
       yields++;
     });
-    expect(yields).toBe(5); // every 1,024 terms, and after the one slice of bytes
+    expect(yields).toBe(5); // after each pass over its bytes or terms (counting, decoding, hashing, sorting, placing): one step each here
     expect(Array.from({ length: restored.dict.size }, (_, g) => restored.dict.name(g))).toEqual(words);
     expect(words.every((w, i) => restored.dict.get(w) === i)).toBe(true);
   });
@@ -407,6 +407,16 @@ describe("segmented keyword index", () => {
     await restored.restoreDict(bytes, async () => {});
     expect(restored.dict.size).toBe(words.length);
     expect(words.every((w, i) => restored.dict.name(i) === w && restored.dict.get(w) === i)).toBe(true);
+  });
+
+  test("a saved dictionary that is not valid UTF-8 is read as TextDecoder reads it, term by term", async () => {
+    const bytes = new Uint8Array([0x61, 0x0a, 0x62, 0xff, 0x63, 0x0a, 0xe6, 0x97, 0x0a, 0x64]);
+    const restored = withSegments(new InvertedIndex());
+    await restored.restoreDict(bytes, async () => {});
+    const words = new TextDecoder().decode(bytes).split("\n");
+    expect(words).toEqual(["a", "b\ufffdc", "\ufffd", "d"]);
+    expect(Array.from({ length: restored.dict.size }, (_, g) => restored.dict.name(g))).toEqual(words);
+    expect(words.every((w, i) => restored.dict.get(w) === i)).toBe(true);
   });
 
   test("snippets cut from the stored term sequence are those of tokenizing the section's text, built or reloaded", async () => {

@@ -292,6 +292,60 @@ describe("TermDict's own storage (code units and a table, no Map)", () => {
     expect(dict.forms("resume", "none")).toEqual([resume]);
   });
 
+  test("a saved dictionary restored in bulk holds what pushing its terms one by one would", () => {
+    const run = (dict: TermDict, bytes: Uint8Array): boolean => {
+      const it = dict.restoreLines(bytes);
+      for (;;) {
+        const r = it.next();
+        if (r.done) return r.value;
+      }
+    };
+    const pushed = (text: string): TermDict => {
+      const dict = new TermDict();
+      for (const t of text.split("\n")) dict.push(t);
+      return dict;
+    };
+    const same = (a: TermDict, b: TermDict, terms: string[]) => {
+      expect(a.size).toBe(b.size);
+      const wrong: string[] = [];
+      for (let k = 0; k < b.size; k++) if (a.name(k) !== b.name(k)) wrong.push(`name ${k}`);
+      for (const t of terms) if (a.get(t) !== b.get(t)) wrong.push(`get ${t}`);
+      expect(wrong).toEqual([]);
+    };
+    // Every kind of character, an empty term, a repeated one (its last id wins), keys of Object.prototype;
+    // 60k more terms so that the table's slots are sorted by their top bits, not one a bucket.
+    const words = ["constructor", "__proto__", "toString", "café", "Ärger", "東京都", "한국어", "😀x", "x😀", "", "日本", "café", "hasOwnProperty", "z"];
+    for (let i = 0; i < 60_000; i++) words.push(i % 3 === 0 ? `n${i}` : i % 3 === 1 ? `語${i}` : `${(i * 2654435761) >>> 0}`);
+    words.push("constructor", "toString");
+    const text = words.join("\n");
+    const enc = new TextEncoder();
+    const bulk = new TermDict();
+    expect(run(bulk, enc.encode(text))).toBe(true);
+    same(bulk, pushed(text), words);
+    expect(bulk.get("constructor")).toBe(words.length - 2);
+    expect(bulk.get("café")).toBe(11);
+    expect(bulk.get("nope")).toBeUndefined();
+    // New terms after it get the next ids; a known one keeps its id.
+    expect(bulk.id("brand-new")).toBe(words.length);
+    expect(bulk.id("東京都")).toBe(5);
+    // A trailing newline is an empty last term; a byte-order mark at the start is dropped (as TextDecoder does).
+    const tail = new TermDict();
+    expect(run(tail, enc.encode("a\nb\n"))).toBe(true);
+    same(tail, pushed("a\nb\n"), ["a", "b", ""]);
+    const bom = new TermDict();
+    expect(run(bom, new Uint8Array([0xef, 0xbb, 0xbf, 0x61, 0x0a, 0x62]))).toBe(true);
+    same(bom, pushed("a\nb"), ["a", "b"]);
+    expect(run(new TermDict(), new Uint8Array(0))).toBe(true);
+    // Bytes that are not UTF-8 as TextEncoder writes it are declined, the dictionary left empty.
+    for (const bad of [[0x61, 0x80], [0xc0, 0xaf], [0xe0, 0x80, 0xaf], [0xed, 0xa0, 0x80], [0xf4, 0x90, 0x80, 0x80], [0xe6, 0x97], [0x61, 0xf0, 0x9f, 0x98], [0xff]]) {
+      const d = new TermDict();
+      expect(run(d, new Uint8Array([0x78, 0x0a, ...bad]))).toBe(false);
+      expect(d.size).toBe(0);
+      expect(d.get("x")).toBeUndefined();
+    }
+    expect(() => run(bulk, enc.encode("a"))).toThrow(/not empty/);
+  });
+
   test("a term pushed again (a restored dictionary) keeps its last id, through growth too", () => {
     const dict = new TermDict();
     dict.push("x");
