@@ -345,12 +345,21 @@ const CHARS_MOVE_STEP = 4096;
 const RESTORE_STEP = 1 << 18;
 const RESTORE_TERMS = 1 << 16;
 
-/** How many of `bytes[a, b)` are `x`. */
-function countByte(bytes: Uint8Array, a: number, b: number, x: number): number {
-  const v = bytes.subarray(a, b);
-  let n = 0;
-  for (let i = v.indexOf(x); i >= 0; i = v.indexOf(x, i + 1)) n++;
-  return n;
+/**
+ * Adds to `into` the newlines of `bytes[a, b)` (`lines`) and the UTF-16 code units valid UTF-8 makes
+ * of them (`units`: one a sequence's first byte, two for a 4-byte sequence). One loop: `indexOf` a
+ * newline cost ~50 ns a call, 0.27 s for 4.65M terms.
+ */
+function countLines(bytes: Uint8Array, a: number, b: number, into: { lines: number; units: number }): void {
+  let lines = 0;
+  let units = 0;
+  for (let i = a; i < b; i++) {
+    const c = bytes[i];
+    if (c === 10) lines++;
+    if ((c & 0xc0) !== 0x80) units += c >= 0xf0 ? 2 : 1;
+  }
+  into.lines += lines;
+  into.units += units;
 }
 
 /**
@@ -415,16 +424,6 @@ function placeInOrder(table: Int32Array, a: number, b: number, order: Int32Array
     while (table[i] !== 0) i = (i + 1) & mask;
     table[i] = order[j] + 1;
   }
-}
-
-/** The UTF-16 code units valid UTF-8 `bytes[a, b)` makes: one a sequence's first byte, two for a 4-byte sequence. */
-function utf16Units(bytes: Uint8Array, a: number, b: number): number {
-  let n = 0;
-  for (let i = a; i < b; i++) {
-    const c = bytes[i];
-    if ((c & 0xc0) !== 0x80) n += c >= 0xf0 ? 2 : 1;
-  }
-  return n;
 }
 
 /** A search catches the dictionary's bitset and accent map up by at most this many terms each (4,096 a step; see `catchUpForSearch`). */
@@ -571,15 +570,13 @@ export class TermDict {
     if (bytes.length === 0) return true;
     // A byte-order mark at the start is dropped, as TextDecoder drops it.
     const from = bytes.length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0;
-    let terms = 1;
-    let units = 0;
+    const count = { lines: 0, units: 0 };
     for (let a = from; a < bytes.length; a += RESTORE_STEP) {
-      const b = Math.min(bytes.length, a + RESTORE_STEP);
-      terms += countByte(bytes, a, b, 10);
-      units += utf16Units(bytes, a, b);
+      countLines(bytes, a, Math.min(bytes.length, a + RESTORE_STEP), count);
       yield;
     }
-    this.reserve(terms, units - (terms - 1));
+    // A term a line, the last one ending the bytes; the newlines make no code unit.
+    this.reserve(count.lines + 1, count.units - count.lines);
     // Each step's work is a plain function (a loop in a generator ran several times slower).
     const at = { i: from, u: 0, k: 0 };
     while (at.i < bytes.length) {
