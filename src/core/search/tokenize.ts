@@ -557,13 +557,14 @@ export class TermDict {
   /**
    * Fills an empty dictionary from a saved one: its terms one a line in UTF-8 (the last one ends the
    * bytes), ids in line order, a term repeated keeping its last id (as `push` would), a step about
-   * every RESTORE_STEP bytes or RESTORE_TERMS terms. The code units are decoded straight into the dictionary, with
-   * no string a term, and the table is filled slot by slot: terms sorted by the top bits of their
-   * slot, then placed in that order (their probes stay in the part of the table just written), a
-   * term seen twice placed after its later id so lookups find that one first. Pushed one by one, the
-   * 4.65M terms of a vault of numbers, ids and CJK text took ~2.5 s of a warm start, most of it the
-   * table's and the terms' cache misses. Returns false, leaving the dictionary empty, when the bytes
-   * are not UTF-8 as `TextEncoder` writes it (the caller then pushes what `TextDecoder` makes of them).
+   * every RESTORE_STEP bytes or RESTORE_TERMS terms. The code units are decoded straight into the
+   * dictionary, with no string a term, and the table is filled slot by slot: terms sorted by the top
+   * bits of their slot, then placed in that order (their probes stay in the part of the table just
+   * written), a term seen twice placed later id first so lookups find that one. Pushed one by one,
+   * the 4.65M terms of a vault of numbers, ids and CJK text took ~2.5 s of a warm start, most of it
+   * the table's and the terms' cache misses. Returns false, leaving the dictionary empty, when the
+   * bytes are not UTF-8 as `TextEncoder` writes it (the caller then pushes what `TextDecoder` makes
+   * of them).
    */
   *restoreLines(bytes: Uint8Array): Generator<void, boolean, void> {
     if (this.count !== 0) throw new Error("restoreLines: the dictionary is not empty");
