@@ -847,6 +847,39 @@ describe("segmented keyword index", () => {
     }
   });
 
+  test("a restored index of more terms than one block of counts holds every list whole, its postings summed over all segments", async () => {
+    // 150k terms: three of finishRestore's blocks of 65,536; a common word in every segment, and
+    // words shared by two notes in different segments.
+    const index = withSegments(new InvertedIndex());
+    for (let i = 0; i < 300; i++) {
+      const path = `n${i}.md`;
+      const words = ["constructor", "__proto__"];
+      for (let j = 0; j < 500; j++) words.push(`t${(i * 500 + j).toString(36)}`);
+      words.push(`pair${i >> 1}`);
+      const text = words.join(" ");
+      const chunks = chunkNote(path, text, null, { maxWords: 300 });
+      const b = index.docBuilder();
+      for (const c of chunks) b.addChunk(c, "en");
+      index.addDoc({ seg: segmentOf(path), path, mtime: 0, size: text.length, hash: hash53(path), frontmatter: {}, tags: [] }, chunks, b);
+    }
+    expect(index.dict.size).toBeGreaterThan(150_000);
+    const { segs, dict } = savedOf(index);
+    const restored = await withDict(dict);
+    segs.forEach((b, k) => restored.restoreSegment(k, b));
+    let yields = 0;
+    await restored.finishRestore(async () => {
+      yields++;
+    });
+    expect(yields).toBeGreaterThanOrEqual(3);
+    const wrong: number[] = [];
+    for (let g = 0; g < index.dict.size; g++) if (restored.listN(g) !== index.listN(g)) wrong.push(g);
+    expect(wrong).toEqual([]);
+    expect(restored.listN(restored.dict.get("constructor")!)).toBe(index.listN(index.dict.get("constructor")!));
+    expect(restored.listN(restored.dict.get("constructor")!)).toBeGreaterThanOrEqual(300);
+    expect(restored.search(parseQuery("pair77"), req("pair77"), "en").res.hits.map((h) => h.path).sort()).toEqual(["n154.md", "n155.md"]);
+    expect(restored.search(parseQuery(`t${(299 * 500 + 499).toString(36)}`), req("x"), "en").res.hits.map((h) => h.path)).toEqual(["n299.md"]);
+  });
+
   test("a restored index answers as the one saved whether its lists are decoded on first use, in the background, laid out again or saved again", async () => {
     const build = () => {
       const index = withSegments(new InvertedIndex());
