@@ -31,5 +31,11 @@ describe("hash53", () => {
     expect(sigOf(st(120, 1700000000123.25, 1700000000456.5, 4242))).toBe(base);
     const others = [st(121, 1700000000123.25, 1700000000456.5, 4242), st(120, 1700000000123.5, 1700000000456.5, 4242), st(120, 1700000000123.25, 1700000000457.5, 4242), st(120, 1700000000123.25, 1700000000456.5, 4243)];
     for (const o of others) expect(sigOf(o)).not.toBe(base);
+    // 100k files listed one after another (inodes in a row, times a millisecond apart): no two alike,
+    // each an exact integer below 2^53.
+    const seen = new Set<number>();
+    for (let i = 0; i < 100_000; i++) seen.add(sigOf(st(100 + (i % 7), 1700000000000 + i, 1700000000000 + i, 5000 + i)));
+    expect(seen.size).toBe(100_000);
+    expect([...seen].every((x) => Number.isSafeInteger(x) && x >= 0)).toBe(true);
   });
 });
