@@ -384,9 +384,6 @@ export class SegmentLoader {
    * stays as dead postings). `yieldNow` yields when the slice is used up; `nextTask` always does.
    */
   async finishRestore(yieldNow: () => Promise<void>, nextTask: () => Promise<void> = yieldNow): Promise<void> {
-    // The buffers (~12 MB at 10k notes) are a task of their own: allocating that much outside V8's heap
-    // makes V8 collect the young generation at once (12–25 ms in a fresh process, with every note
-    // just loaded still young), and that task then holds nothing else.
     // Each term's postings in all segments, summed a block of terms at a time over every segment's
     // sorted term ids (a cursor a segment): summed as each segment was read, an increment a term a
     // segment in an array of one entry a term missed the cache each time (0.33 s of the varied
@@ -397,6 +394,9 @@ export class SegmentLoader {
       sumCounts(counts, Math.min(counts.length, g + COUNT_BLOCK), this.pending, cursors);
       await yieldNow();
     }
+    // The buffers (~12 MB at 10k notes) are a task of their own: allocating that much outside V8's heap
+    // makes V8 collect the young generation at once (12–25 ms in a fresh process, with every note
+    // just loaded still young), and that task then holds nothing else.
     await nextTask();
     let total = 0;
     for (let g = 0; g < counts.length; g++) total += counts[g];
