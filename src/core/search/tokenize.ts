@@ -342,7 +342,7 @@ const STEPPED_CHARS_FROM = 1 << 20;
 /** Code units copied to the larger array per term added (a term is ~8: the move ends long before it fills). */
 const CHARS_MOVE_STEP = 4096;
 
-/** `TermDict.restoreLines` takes a step about every this many bytes (~0.5 ms), and every RESTORE_TERMS terms (~4–8 ms). */
+/** `TermDict.restoreLines` takes a step about every this many bytes, and every RESTORE_TERMS terms (steps of ≤ 6 ms measured at 4.65M terms). */
 const RESTORE_STEP = 1 << 18;
 const RESTORE_TERMS = 1 << 16;
 
