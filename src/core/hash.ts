@@ -57,10 +57,32 @@ function cyrb53(str: string): void {
     h1 = Math.imul(h1 ^ ch, 2654435761);
     h2 = Math.imul(h2 ^ ch, 1597334677);
   }
+  cyrb53Finish(h1, h2);
+}
+
+/** cyrb53's final mixing of its two lanes, into `lanes`. */
+function cyrb53Finish(h1: number, h2: number): void {
   h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
   h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
   lanes[0] = h1;
   lanes[1] = h2;
+}
+
+/** `lanes` as one exact number below 2^53. */
+function lanes53(): number {
+  return (lanes[1] & 0x1fffff) * 4294967296 + (lanes[0] >>> 0);
+}
+
+/** cyrb53 over 32-bit words instead of a string's code units, as one exact number (53 bits). Not for security. */
+export function hash53OfWords(words: Int32Array): number {
+  let h1 = 0xdeadbeef ^ words.length;
+  let h2 = 0x41c6ce57 ^ words.length;
+  for (let i = 0; i < words.length; i++) {
+    h1 = Math.imul(h1 ^ words[i], 2654435761);
+    h2 = Math.imul(h2 ^ words[i], 1597334677);
+  }
+  cyrb53Finish(h1, h2);
+  return lanes53();
 }
 
 /** A fast 53-bit string hash (cyrb53), hex. Used to skip unchanged notes, not for security. */
@@ -72,7 +94,7 @@ export function hashText(str: string): string {
 /** cyrb53 as one exact number (53 bits): a string's hash kept without a string. Not for security. */
 export function hash53(str: string): number {
   cyrb53(str);
-  return (lanes[1] & 0x1fffff) * 4294967296 + (lanes[0] >>> 0);
+  return lanes53();
 }
 
 /**

@@ -346,6 +346,12 @@ const CHARS_MOVE_STEP = 4096;
 const RESTORE_STEP = 1 << 18;
 const RESTORE_TERMS = 1 << 16;
 
+/** `TermDict.restoreDecoded`'s bytes decoded at once. */
+const DECODED_SLICE = 1 << 20;
+const utf8 = new TextDecoder();
+/** Decodes a slice of the dictionary after its first: a U+FEFF there is a term's, not a byte order mark. */
+const utf8KeepBom = new TextDecoder("utf-8", { ignoreBOM: true });
+
 /**
  * Adds to `into` the newlines of `bytes[a, b)` (`lines`) and the UTF-16 code units valid UTF-8 makes
  * of them (`units`: one a sequence's first byte, two for a 4-byte sequence). One loop: `indexOf` a
@@ -553,7 +559,7 @@ export class TermDict {
    * from the slice of text they were decoded in (4.65M terms: a string, its hash and a lookup of
    * `recent` a term were ~1 s of a warm start).
    */
-  pushRange(text: string, from: number, to: number): void {
+  private pushRange(text: string, from: number, to: number): void {
     if (this.recent.size) this.recent.delete(text.slice(from, to));
     const k = this.append(text, from, to);
     this.place(this.table, k);
@@ -569,8 +575,8 @@ export class TermDict {
    * written), a term seen twice placed later id first so lookups find that one. Pushed one by one,
    * the 4.65M terms of a vault of numbers, ids and CJK text took ~2.5 s of a warm start, most of it
    * the table's and the terms' cache misses. Returns false, leaving the dictionary empty, when the
-   * bytes are not UTF-8 as `TextEncoder` writes it (the caller then pushes what `TextDecoder` makes
-   * of them).
+   * bytes are not UTF-8 as `TextEncoder` writes it (the caller then reads them with
+   * `restoreDecoded`).
    */
   *restoreLines(bytes: Uint8Array): Generator<void, boolean, void> {
     if (this.count !== 0) throw new Error("restoreLines: the dictionary is not empty");
@@ -620,6 +626,43 @@ export class TermDict {
       yield;
     }
     return true;
+  }
+
+  /**
+   * Fills an empty dictionary from saved bytes `restoreLines` declined: decoded as `TextDecoder`
+   * reads them (a byte it cannot read becomes U+FFFD), a slice of ~1 MB at a time, each ending after
+   * a newline, and pushed term by term; a step every 1,024 terms and after each slice.
+   */
+  *restoreDecoded(bytes: Uint8Array): Generator<void, void, void> {
+    if (this.count !== 0) throw new Error("restoreDecoded: the dictionary is not empty");
+    if (bytes.length === 0) return;
+    const count = { lines: 0, units: 0 };
+    for (let a = 0; a < bytes.length; a += RESTORE_STEP) {
+      countLines(bytes, a, Math.min(bytes.length, a + RESTORE_STEP), count);
+      yield;
+    }
+    this.reserve(count.lines + 1, count.units - count.lines);
+    let n = 0;
+    for (let a = 0; a < bytes.length; ) {
+      let b = Math.min(bytes.length, a + DECODED_SLICE);
+      if (b < bytes.length) {
+        const nl = bytes.indexOf(10, b);
+        b = nl < 0 ? bytes.length : nl + 1;
+      }
+      const text = (a === 0 ? utf8 : utf8KeepBom).decode(bytes.subarray(a, b));
+      for (let i = 0; ; ) {
+        const j = text.indexOf("\n", i);
+        if (j < 0) {
+          if (b === bytes.length) this.pushRange(text, i, text.length); // the last term ends the bytes, not a line
+          break;
+        }
+        this.pushRange(text, i, j);
+        i = j + 1;
+        if ((++n & 1023) === 0) yield;
+      }
+      a = b;
+      yield;
+    }
   }
 
   /** Terms `[a, b)`'s hashes into `hashes`, each counted in `counts` at its slot's bucket + 1. */

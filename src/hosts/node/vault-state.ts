@@ -4,6 +4,7 @@
  * all of them at once and returns the events to emit; does no I/O and emits nothing itself.
  */
 import type { FileFacts } from "./scan-protocol";
+import { hash53OfWords } from "../../core/hash";
 import { isUnder } from "../../core/paths";
 import { basenameOf, extensionOf, type VaultEvent, type VaultFile } from "../../core/vault";
 import type { NoteLinks } from "./note-links";
@@ -119,30 +120,20 @@ export function listedFile(vp: string, st: FileFacts): ListedFile {
 }
 
 /**
- * A file's change signature: its size, mtimeMs, ctimeMs and inode hashed to one 53-bit number (cyrb53's
- * mixing over the numbers' 64 bits each). Kept as the string it was ~70 bytes a file (6.8 MB of strings
- * at 100k files); a number is a box of 16. Hashed from that string (`hash53` of `size:mtime:ctime:ino`),
- * 100k files listed took ~0.1 s of a warm start's main thread making and hashing the strings. Two
- * signatures of one path match by chance once in 2^53: a change missed, or a fast read of a file
- * swapped since it was listed (see `FsVault.readBytes`), that unlikely. Not one made on purpose
- * either: the inode and ctime in it are the kernel's to set, and setting a time sets ctime. Never
- * saved: a process compares only the signatures it made.
+ * A file's change signature: its size, mtimeMs, ctimeMs and inode hashed to one 53-bit number
+ * (`hash53OfWords`, over the numbers' 64 bits each; hashing a string of them, 100k files took
+ * ~0.1 s of a warm start's main thread). A number is a box of 16 bytes; the string was ~70 (6.8 MB
+ * at 100k files). Two signatures of one path match by chance once in 2^53: a change missed, or a
+ * fast read of a file swapped since it was listed (see `FsVault.readBytes`), that unlikely. Not one
+ * made on purpose either: the inode and ctime in it are the kernel's to set, and setting a time sets
+ * ctime. Never saved: a process compares only the signatures it made.
  */
 export function sigOf(st: FileFacts): number {
   sigFacts[0] = st.size;
   sigFacts[1] = st.mtimeMs;
   sigFacts[2] = st.ctimeMs;
   sigFacts[3] = st.ino;
-  let h1 = 0xdeadbeef;
-  let h2 = 0x41c6ce57;
-  for (let i = 0; i < 8; i++) {
-    const w = sigWords[i];
-    h1 = Math.imul(h1 ^ w, 2654435761);
-    h2 = Math.imul(h2 ^ w, 1597334677);
-  }
-  h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
-  h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
-  return (h2 & 0x1fffff) * 4294967296 + (h1 >>> 0);
+  return hash53OfWords(sigWords);
 }
 const sigFacts = new Float64Array(4);
 const sigWords = new Int32Array(sigFacts.buffer);

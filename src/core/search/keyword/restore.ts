@@ -30,10 +30,6 @@ const NO_SPANS = new Int32Array(0);
 const MAX_CHUNK_ID = 1 << 26;
 
 const utf8d = new TextDecoder();
-/** Decodes a slice of the dictionary after its first: a U+FEFF there is a term's, not a byte order mark. */
-const utf8dKeepBom = new TextDecoder("utf-8", { ignoreBOM: true });
-/** Bytes of the saved dictionary decoded at once. */
-const DICT_SLICE = 1 << 20;
 /** `finishRestore` sums the segments' posting counts this many terms at a time (256 KB of counts). */
 const COUNT_BLOCK = 1 << 16;
 
@@ -165,52 +161,21 @@ export class SegmentLoader {
 
   /**
    * Starts from a persisted dictionary (before any `restoreSegment`), calling `yieldNow` between
-   * steps (`TermDict.restoreLines`; bytes it declines, which our writer never makes, are decoded as
-   * `TextDecoder` does and pushed term by term, every 1024 terms a step).
+   * steps: in bulk (`TermDict.restoreLines`), or, for bytes it declines (which our writer never
+   * makes), as `TextDecoder` reads them (`TermDict.restoreDecoded`).
    */
   async restoreDict(names: Uint8Array, yieldNow: () => Promise<void>): Promise<void> {
     this.ix.clear();
-    let dict = new TermDict();
-    // In bulk (see `TermDict.restoreLines`); bytes it declines are decoded and pushed term by term.
-    const bulk = dict.restoreLines(names);
-    let step = bulk.next();
-    for (; !step.done; step = bulk.next()) await yieldNow();
-    if (!step.value && names.length) {
-      dict = new TermDict();
-      // Sized first: one line a term, and the UTF-16 code units the bytes make (one a sequence's
-      // first byte, two for a 4-byte sequence).
-      let lines = 1;
-      let units = 0;
-      for (let i = 0; i < names.length; i++) {
-        const c = names[i];
-        if (c === 10) lines++;
-        if ((c & 0xc0) !== 0x80) units += c >= 0xf0 ? 2 : 1;
-        if ((i & 0x3fffff) === 0x3fffff) await yieldNow();
-      }
-      dict.reserve(lines, units - (lines - 1));
-      // Decoded a slice of ~1 MB at a time, each ending after a newline (a byte no other character's
-      // UTF-8 holds): 42 MB at once (4.65M terms) was one step of ~100 ms.
-      let n = 0;
-      for (let a = 0; a < names.length; ) {
-        let b = Math.min(names.length, a + DICT_SLICE);
-        if (b < names.length) {
-          const nl = names.indexOf(10, b);
-          b = nl < 0 ? names.length : nl + 1;
-        }
-        const text = (a === 0 ? utf8d : utf8dKeepBom).decode(names.subarray(a, b));
-        for (let i = 0; ; ) {
-          const j = text.indexOf("\n", i);
-          if (j < 0) {
-            if (b === names.length) dict.pushRange(text, i, text.length); // the last term ends the bytes, not a line
-            break;
-          }
-          dict.pushRange(text, i, j);
-          i = j + 1;
-          if ((++n & 1023) === 0) await yieldNow();
-        }
-        a = b;
+    const run = async <T>(steps: Generator<void, T, void>): Promise<T> => {
+      for (let r = steps.next(); ; r = steps.next()) {
+        if (r.done) return r.value;
         await yieldNow();
       }
+    };
+    let dict = new TermDict();
+    if (!(await run(dict.restoreLines(names)))) {
+      dict = new TermDict();
+      await run(dict.restoreDecoded(names));
     }
     this.ix.dict = dict;
   }
