@@ -11,7 +11,7 @@ import { chunkNote } from "../../src/core/search/chunk";
 import { segmentOf } from "../../src/core/search/keyword/doc";
 import { InvertedIndex } from "../../src/core/search/keyword/inverted-index";
 import type { RestoredBlobs } from "../../src/core/search/keyword/persist";
-import { sortPostings } from "../../src/core/search/keyword/postings";
+import { sortPostings, sortPostingsSteps } from "../../src/core/search/keyword/postings";
 import { Scorer } from "../../src/core/search/keyword/score";
 import type { SearchRequest } from "../../src/core/search/types";
 import { addNote, rng } from "../support/crowded-index";
@@ -63,7 +63,8 @@ describe("skipping in a pruned term's lists", () => {
     expect(skipping.skipped).toBeGreaterThan(20);
   });
 
-  test("a restored long list is put in chunk id order when decoded in the background; a short one when a search first skips in it", async () => {
+  /** 2,500 notes over 16 segments ("common" in each, "half" in half, "rare" in 25), saved; `restore()` loads them anew. */
+  const saved = () => {
     const SEGS = 16;
     const original = new InvertedIndex();
     original.segCount = SEGS;
@@ -77,11 +78,22 @@ describe("skipping in a pruned term's lists", () => {
     }
     const job = original.segmentWriter(Array.from({ length: SEGS }, (_, k) => k));
     while (!job.step(() => false));
-    const ix = new InvertedIndex();
-    await ix.restoreDict(original.dictBytes().slice(), async () => {});
-    ix.segCount = SEGS;
-    for (let k = 0; k < SEGS; k++) ix.restoreSegment(k, Object.fromEntries(Object.entries(job.blobs(k)).map(([n, v]) => [n, v.slice()])) as unknown as RestoredBlobs);
-    await ix.finishRestore(async () => {});
+    const blobs = Array.from({ length: SEGS }, (_, k) => Object.entries(job.blobs(k)).map(([n, v]) => [n, v.slice()] as const));
+    const dict = original.dictBytes().slice();
+    const restore = async (): Promise<InvertedIndex> => {
+      const ix = new InvertedIndex();
+      await ix.restoreDict(dict.slice(), async () => {});
+      ix.segCount = SEGS;
+      for (let k = 0; k < SEGS; k++) ix.restoreSegment(k, Object.fromEntries(blobs[k].map(([n, v]) => [n, v.slice()])) as unknown as RestoredBlobs);
+      await ix.finishRestore(async () => {});
+      return ix;
+    };
+    return { original, restore };
+  };
+
+  test("a restored long list is put in chunk id order when decoded in the background; a short one when a search first skips in it", async () => {
+    const { original, restore } = saved();
+    const ix = await restore();
     const term = (t: string) => ix.dict.get(t)!;
     const ascends = (t: string) => {
       const l = ix.listAt(term(t))!;
@@ -102,6 +114,61 @@ describe("skipping in a pruned term's lists", () => {
     expect(answer(skipping, ix, q, 5)).toEqual(answer(new Scorer(), original, q, 5));
     expect(skipping.skipped).toBe(1);
     expect([ix.restored!.unsorted[term("half")], ascends("half")]).toEqual([0, true]);
+  });
+
+  test("a search decodes a restored list in steps and sorts it in steps to skip in it, with the same answers, whatever reads the list whole in between", async () => {
+    const { original, restore } = saved();
+    const q = "rare half";
+    const want = answer(new Scorer(), original, q, 5);
+    const was = [Scorer.stepItems, Scorer.coldStepItems];
+    Scorer.stepItems = Scorer.coldStepItems = 50;
+    try {
+      const stepsOf = (ix: InvertedIndex): number => {
+        let n = 0;
+        const it = new Scorer().steps(ix, parseQuery(q), { query: q, limit: 5, chunksPerFile: 3, snippetWords: 0 }, "en", true);
+        while (!it.next().done) n++;
+        return n;
+      };
+      // "half": 1,250 postings in 16 parts. Every other list decoded first; then "half" encoded,
+      // decoded but not sorted, sorted.
+      const withHalf = async (state: "encoded" | "unsorted" | "sorted"): Promise<InvertedIndex> => {
+        const ix = await restore();
+        const half = ix.dict.get("half")!;
+        for (let g = 0; g < ix.lists.length; g++) if (g !== half) void ix.listAt(g)?.ids;
+        if (state !== "encoded") void ix.listAt(half)!.ids;
+        if (state === "sorted") sortPostings(ix.listAt(half)!.ids, ix.listAt(half)!.tfs, 0, 1250);
+        expect([ix.restored!.encoded[half], ix.restored!.unsorted[half]]).toEqual(state === "encoded" ? [1, 0] : [0, 1]);
+        return ix;
+      };
+      const [encoded, unsorted, sorted] = [stepsOf(await withHalf("encoded")), stepsOf(await withHalf("unsorted")), stepsOf(await withHalf("sorted"))];
+      // Its 16 parts decoded a part or so a step (~78 postings each), then marked 50 postings a step
+      // and read back 200 chunk ids a step (its ids span ~2,500 chunks; a list in order, still flagged
+      // as not known to be, is only read).
+      expect(encoded - unsorted).toBeGreaterThanOrEqual(12);
+      expect(unsorted - sorted).toBeGreaterThanOrEqual(Math.floor(1250 / 50) + 10);
+      // The list read whole, or another search run at once, after any step: the same answers, the list in order.
+      for (let k = 0; k <= encoded; k += 3) {
+        for (const between of ["ids", "search"] as const) {
+          const ix = await restore();
+          const scorer = new Scorer();
+          const it = scorer.steps(ix, parseQuery(q), { query: q, limit: 5, chunksPerFile: 3, snippetWords: 0 }, "en", true);
+          let r = it.next();
+          for (let i = 0; i < k && !r.done; i++) r = it.next();
+          if (between === "ids") void ix.listAt(ix.dict.get("half")!)!.ids;
+          else expect(answer(new Scorer(), ix, q, 5)).toEqual(want);
+          while (!r.done) r = it.next();
+          const res = r.value.answer.res;
+          expect({ k, between, res: { ...res, hits: res.hits.map((h) => ({ path: h.path, score: h.score, missing: h.missing, sections: h.sections.map((s) => [s.heading, s.score]) })) } }).toEqual({ k, between, res: want });
+          const l = ix.listAt(ix.dict.get("half")!)!;
+          const ids = [...l.ids.subarray(0, l.n)];
+          expect({ k, between, ids }).toEqual({ k, between, ids: [...original.lookup("half")!.ids.subarray(0, 1250)].sort((a, b) => a - b) });
+          // And the same scorer's next sort (of "common", 2,500 postings) is right: its marks were left zeros.
+          expect(answer(scorer, ix, "rare common", 5)).toEqual(answer(new Scorer(), original, "rare common", 5));
+        }
+      }
+    } finally {
+      [Scorer.stepItems, Scorer.coldStepItems] = was;
+    }
   });
 
   test("sortPostings puts ids in order with their tf codes, dense or sparse, and leaves its scratch clean", () => {
@@ -129,6 +196,77 @@ describe("skipping in a pruned term's lists", () => {
       expect([...tfs.subarray(1 + zeros, n + 1)]).toEqual(want.slice(zeros).map((p) => p[1]));
       expect([ids[0], ids[n + 1], tfs[0], tfs[n + 1]]).toEqual([7, 7, 9, 9]);
       expect(scratch.every((v) => v === 0)).toBe(true);
+    }
+  });
+
+  test("sortPostingsSteps sorts as sortPostings does, in steps; a reader between them sees the list whole; ended at any step, its marks are left zeros", () => {
+    const r = rng(5);
+    for (let round = 0; round < 120; round++) {
+      // A restored list's shape: parts, each ascending; a lost segment's part of zeros now and then.
+      const parts = 1 + Math.floor(r() * 6);
+      const span = round % 3 === 0 ? 40_000 : 2_000;
+      const ids: number[] = [];
+      const used = new Set<number>();
+      for (let p = 0; p < parts; p++) {
+        const part: number[] = [];
+        const m = Math.floor(r() * 200);
+        for (let i = 0; i < m; i++) {
+          const id = r() < 0.03 ? 0 : 1 + Math.floor(r() * (span - 1));
+          if (id !== 0 && used.has(id)) continue;
+          used.add(id);
+          part.push(id);
+        }
+        ids.push(...(part.includes(0) ? part.map(() => 0) : part.sort((a, b) => a - b)));
+      }
+      const n = ids.length;
+      const tfs = ids.map((id, i) => (id * 7 + i) % 256);
+      const want = [Int32Array.from(ids), Uint8Array.from(tfs)] as const;
+      sortPostings(want[0], want[1], 0, n);
+      const step = 1 + Math.floor(r() * 40);
+      const scratch = { marks: new Uint16Array(round % 2 ? 0 : span) };
+      // Whole.
+      const a = Int32Array.from(ids);
+      const at = Uint8Array.from(tfs);
+      const it = sortPostingsSteps(a, at, n, step, scratch, () => false);
+      let steps = 0;
+      const as = ids.join() + "|" + tfs.join();
+      let whole = true;
+      while (!it.next().done) {
+        steps++;
+        // Between steps the list is as it was: it is written over in the last step only.
+        whole &&= a.join() + "|" + at.join() === as;
+      }
+      expect(whole).toBe(true);
+      const sorted = ids.every((id, i) => i === 0 || id >= ids[i - 1]);
+      const dense = n > 1 && !sorted && Math.max(...ids) - Math.min(...ids) < 40 * n;
+      // A dense list is read, marked and read back in steps of `step` postings (4 × `step` ids).
+      if (dense) expect(steps).toBeGreaterThanOrEqual(2 * Math.floor(n / step));
+      const zeros = ids.filter((id) => id === 0).length;
+      expect([...a]).toEqual([...want[0]]);
+      expect([...at.subarray(zeros)]).toEqual([...want[1].subarray(zeros)]);
+      expect(scratch.marks.every((v) => v === 0)).toBe(true);
+      // Ended part-way: the list as it was, the marks zeros.
+      if (steps > 1) {
+        const k = 1 + Math.floor(r() * (steps - 1));
+        const b = Int32Array.from(ids);
+        const bt = Uint8Array.from(tfs);
+        const it2 = sortPostingsSteps(b, bt, n, step, scratch, () => false);
+        for (let i = 0; i < k; i++) it2.next();
+        it2.return();
+        expect([...b]).toEqual(ids);
+        expect(scratch.marks.every((v) => v === 0)).toBe(true);
+        // Sorted by another reader between two steps: the steps end, writing nothing, the marks zeros.
+        const c = Int32Array.from(ids);
+        const ct = Uint8Array.from(tfs);
+        let meanwhile = false;
+        const it3 = sortPostingsSteps(c, ct, n, step, scratch, () => meanwhile);
+        for (let i = 0; i < k; i++) it3.next();
+        sortPostings(c, ct, 0, n);
+        meanwhile = true;
+        while (!it3.next().done);
+        expect([...c]).toEqual([...want[0]]);
+        expect(scratch.marks.every((v) => v === 0)).toBe(true);
+      }
     }
   });
 

@@ -229,6 +229,27 @@ describe("search in slices", () => {
       }
     });
 
+    test("a scorer's scratch grown to a large index is a step of its own, then its new pages are written in steps of 256", () => {
+      const ix = crowdedIndex(300, 5);
+      // Room for 300k chunks: a chunk's score is 8 bytes (2.4 MB), so ~600 new pages of it alone.
+      ix.ensureChunkCap(300_000);
+      const scorer = new Scorer();
+      const count = () => {
+        let n = 0;
+        const it = scorer.steps(ix, parseQuery("kiln glaze"), req("kiln glaze", 10), "en", true);
+        let r = it.next();
+        for (; !r.done; r = it.next()) n++;
+        return { n, answer: shape(r.value.answer) };
+      };
+      const first = count();
+      const second = count();
+      const pages = Math.ceil((ix.alive.length * 8) / 4096);
+      expect(pages).toBeGreaterThan(512);
+      expect(first.n - second.n).toBeGreaterThanOrEqual(1 + Math.floor(pages / 256));
+      expect(first.answer).toEqual(second.answer);
+      expect(first.answer).toEqual(plain(ix, "kiln glaze"));
+    });
+
     test("a term skipped to its candidate notes' chunks is scored in pieces of their ranges, the same to the last bit", () => {
       const ix = crowdedIndex(600, 8);
       // "zircon" in 40 notes: the common words after it skip to those notes' chunks (40 ranges, pieces of 3).

@@ -947,11 +947,14 @@ export class TermDict {
    * up with every term added since the one before in one go (terms with accents, CJK: 118–270 ms
    * tasks on a vault of 4.65M terms). The rest waits for the next searches, or the warm-up after the
    * build, which catches up in steps (`catchUpTermBits`). `forms` catches up only a backlog this small.
+   * True when it caught up some terms (the search then yields: a warm start's first search, its code
+   * not optimised yet, took ~8 ms for it).
    */
-  catchUpForSearch(): void {
-    if (this.caughtUp()) return;
+  catchUpForSearch(): boolean {
+    if (this.caughtUp()) return false;
     this.addTermBits(searchDue());
     this.catchUpAccents(searchDue());
+    return true;
   }
 
   /** The bitset when it holds every term; null while its catch-up is under way. */

@@ -99,6 +99,11 @@ export interface IndexState {
    * object: its ids, tf codes and count, valid until the next peek; null when it has none.
    */
   peekList(g: number): readonly [Int32Array, Uint8Array, number] | null;
+  /**
+   * For a search: list `l`'s decoding in steps of about `step` postings (see
+   * `SegmentLoader.decodeListSteps`) when it was restored from disk and is still encoded, else null.
+   */
+  settleSteps(l: PostingList, step: number): Generator<void, void, void> | null;
   /** Term g's posting count (without making a restored list an object). */
   listN(g: number): number;
   /** The list of a term, if any posting was ever added. */

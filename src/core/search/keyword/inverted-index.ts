@@ -630,6 +630,10 @@ export class InvertedIndex implements IndexState {
     return this.loader.decodeSomeLists(deadline);
   }
 
+  settleSteps(l: PostingList, step: number): Generator<void, void, void> | null {
+    return l.pending === this.fillRestored ? this.loader.decodeListSteps(l.term, step) : null;
+  }
+
   /**
    * Terms at these quantiles (0–1) of posting-list length, shortest first (for warming up the search
    * path), among at most ~2k terms spread evenly over the dictionary (testing and sorting all 30k

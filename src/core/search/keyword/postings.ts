@@ -616,6 +616,67 @@ export function sortPostings(ids: Int32Array, tfs: Uint8Array, from: number, to:
 }
 
 /**
+ * `sortPostings` of `ids`/`tfs[0, n)` in steps of about `step` postings (or 4 × `step` ids), for a
+ * search: the list is read in steps, its sorted postings written to arrays of their own, and copied
+ * back over it in the last step, so that a reader in between (a search run at once) sees the list
+ * whole. `scratch.marks`: zeros, one per chunk id (replaced by a longer one when too short; left
+ * zeros however the steps end). `sortedMeanwhile` is asked after every step: true when another reader
+ * sorted the list in between (a search run at once), which moved its postings: the steps then end,
+ * writing nothing. A warm start's first search at 100k notes sorted a common word's ~300k postings in
+ * one step of 25 ms.
+ */
+export function* sortPostingsSteps(ids: Int32Array, tfs: Uint8Array, n: number, step: number, scratch: { marks: Uint16Array }, sortedMeanwhile: () => boolean): Generator<void, void, void> {
+  let lo = 0x7fffffff;
+  let hi = 0;
+  let sorted = true;
+  for (let a = 0; a < n; a += step) {
+    const b = Math.min(n, a + step);
+    for (let i = a; i < b; i++) {
+      const id = ids[i];
+      if (i > 0 && id < ids[i - 1]) sorted = false;
+      if (id < lo) lo = id;
+      if (id > hi) hi = id;
+    }
+    if (b < n) {
+      yield;
+      if (sortedMeanwhile()) return;
+    }
+  }
+  if (sorted || n < 2) return;
+  if (hi - lo >= 40 * n) {
+    // Sparse (see sortPostings): its keys sorted at once.
+    sortPostings(ids, tfs, 0, n);
+    return;
+  }
+  if (scratch.marks.length <= hi) scratch.marks = new Uint16Array(hi + 1);
+  const marks = scratch.marks;
+  let done = false;
+  try {
+    let zeros = 0;
+    for (let a = 0; a < n; a += step) {
+      zeros += markPostings(ids, tfs, a, Math.min(n, a + step), marks);
+      yield;
+      if (sortedMeanwhile()) return;
+    }
+    const outIds = new Int32Array(n);
+    const outTfs = new Uint8Array(n);
+    let o = zeros;
+    for (let id = Math.max(1, lo); id <= hi; ) {
+      const stop = Math.min(hi + 1, id + 4 * step);
+      o = readMarks(outIds, outTfs, o, id, stop, marks);
+      id = stop;
+      yield;
+      if (sortedMeanwhile()) return;
+    }
+    done = true;
+    ids.set(outIds);
+    tfs.set(outTfs);
+  } finally {
+    if (!done) marks.fill(0, lo, hi + 1);
+  }
+}
+
+/**
  * `sortPostings`' dense sort, part one (callers may go in pieces): marks postings `[from, to)` by
  * chunk id in `marks` (their tf code + 1); returns how many have id 0 (a lost segment's), not marked.
  */

@@ -14,7 +14,7 @@ import { basenameOf, parentOf } from "../../vault";
 import type { ParsedQuery, QueryItem, SearchHit, SearchLanguage, SearchRequest, SearchResponse, SearchSection } from "../types";
 import { frontmatterOf, headingOf, LINE_A, LINE_B, span, titleId, type DocEntry } from "./doc";
 import type { IndexState } from "./index-state";
-import { sortPostings, TF_OF, type PostingList } from "./postings";
+import { sortPostingsSteps, TF_OF, type PostingList } from "./postings";
 import type { KeywordAnswer, PendingSection } from "./sections";
 import { positiveTermSet, WantedIds } from "./snippet";
 
@@ -69,6 +69,9 @@ const PROXIMITY_SECTIONS = 3;
 const MEASURES_PER_STEP = 8;
 /** See `Scorer.coldStepItems`. */
 const COLD_SEARCHES = 32;
+/** A memory page (every page of a grown scratch array gets a write: see `Scorer.growScratch`), and how many a step. */
+const PAGE_BYTES = 4096;
+const PREFAULT_PAGES = 256;
 /** The most dfs kept between searches (see `Scorer.dfMemo`). */
 const DF_MEMO_MAX = 4096;
 /**
@@ -104,7 +107,7 @@ export class Scorer {
    * not optimised yet (V8 compiles it on the other core, which a warm start keeps busy), and a step of
    * 64k postings took 50 ms in a warm start's first searches at 100k notes. (Tests set both.)
    */
-  static coldStepItems = 1 << 13;
+  static coldStepItems = 1 << 11;
   static searchesSoFar = 0;
   /**
    * `eager`: measure every pool note's proximity at once (a reference for the tests: the lazy
@@ -124,6 +127,8 @@ export class Scorer {
   private cnt = new Uint16Array(1024);
   /** Per chunk id: 1 while it is one of the chunks a term's scores are limited to, else 0. */
   private onlyMark = new Uint8Array(1024);
+  /** `sortPostingsSteps`' marks (zeros between searches). */
+  private readonly sortScratch = { marks: new Uint16Array(0) };
   private docMask = new Uint32Array(64);
   private docBest = new Float64Array(64);
   private docExcluded = new Uint8Array(64);
@@ -165,6 +170,30 @@ export class Scorer {
   /** A pruned term's candidate notes: their chunk ranges [rangeA[i], rangeB[i]), by first chunk (see `rangesOf`). */
   private rangeA = new Int32Array(64);
   private rangeB = new Int32Array(64);
+
+  /**
+   * The scratch grown to the index (`ensureScratch`), a step of its own, then the new pages of the
+   * arrays every scored posting writes to (a chunk's score, its note's scores and clause mask) made
+   * resident in steps of PREFAULT_PAGES, a zero written on each (they are zeros): touched for the
+   * first time by the scoring itself, a fresh mapping's pages faulted one by one inside its steps
+   * (~1,600 faults, 8–16 ms of a warm start's first common-word search at 100k notes).
+   */
+  private *growScratch(ix: IndexState): Generator<void, void, void> {
+    const before = [this.acc.byteLength, this.noteAcc.byteLength, this.noteTf.byteLength, this.docMask.byteLength];
+    if (!this.ensureScratch(ix)) return;
+    yield;
+    const grown = [this.acc, this.noteAcc, this.noteTf, this.docMask];
+    let pages = 0;
+    for (let k = 0; k < grown.length; k++) {
+      const a = grown[k];
+      // The bytes past the old length are new (zeros): a zero written there changes nothing.
+      const bytes = new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
+      for (let i = before[k]; i < bytes.length; i += PAGE_BYTES) {
+        bytes[i] = 0;
+        if (++pages % PREFAULT_PAGES === 0) yield;
+      }
+    }
+  }
 
   /** True when it grew something. */
   private ensureScratch(ix: IndexState): boolean {
@@ -222,11 +251,11 @@ export class Scorer {
     // vault's build unpacked lists for 310 ms), then what came in since that merge began.
     while (!ix.mergeSome(() => true)) yield;
     ix.flushPostings();
-    ix.dict.catchUpForSearch();
+    if (ix.dict.catchUpForSearch()) yield;
     const clauses = pq.clauses.slice(0, 31);
     if (clauses.length === 0 || ix.liveChunks === 0) return { answer: { res: { hits: [], total_files: 0, relaxed: false }, pending: [], want: null }, paths: [] };
     // Its scratch grown to the index (the first search at 100k notes: ~10 MB zeroed), a step of its own.
-    if (this.ensureScratch(ix)) yield;
+    yield* this.growScratch(ix);
     // eslint-disable-next-line @typescript-eslint/no-this-alias -- the generators below (function*, not arrows) need the scorer
     const self = this;
     const STEP = Scorer.searchesSoFar++ < COLD_SEARCHES ? Math.min(Scorer.coldStepItems, Scorer.stepItems) : Scorer.stepItems;
@@ -315,13 +344,13 @@ export class Scorer {
     /**
      * Makes list `l` (term `t`) ascend by chunk id, for skipping in it: a list restored from several
      * segments is sorted the first time (in place: the same postings, which every reader takes in any
-     * order; see `RestoredLists.unsorted`).
+     * order; see `RestoredLists.unsorted`), in steps; a search run at once between them may sort it first.
      */
-    const ascending = (l: PostingList, t: number): void => {
+    const ascending = function* (l: PostingList, t: number): Generator<void, void, void> {
       const ids = l.ids; // decodes a restored list first, which marks it
       const r = ix.restored;
       if (!r?.unsorted[t]) return;
-      sortPostings(ids, l.tfs, 0, l.n);
+      yield* sortPostingsSteps(ids, l.tfs, l.n, STEP, self.sortScratch, () => !r.unsorted[t]);
       r.unsorted[t] = 0;
     };
     /**
@@ -354,6 +383,11 @@ export class Scorer {
      * match these clause bits (AND pruning).
      */
     const addTerm = function* (g: TermGroup, bit: number, only: Set<number> | null, need: number): Generator<void, void, void> {
+      // A list restored from disk and not decoded yet, decoded in steps (a common word's: ~300k postings).
+      for (const l of g.ls) {
+        const decoding = ix.settleSteps(l, STEP);
+        if (decoding) yield* decoding;
+      }
       for (let k = 0; k < g.ls.length; k++) yield* countDf(g.ls[k], g.ids[k]);
       const idf = idfOf(g);
       if (idf === 0) return;
@@ -368,7 +402,7 @@ export class Scorer {
           if (self.skip && docsTouched.n * SKIP_RATIO < postings) {
             self.skipped++;
             ranges = rangesOf(need);
-            for (let k = 0; k < g.ls.length; k++) ascending(g.ls[k], g.ids[k]);
+            for (let k = 0; k < g.ls.length; k++) yield* ascending(g.ls[k], g.ids[k]);
           }
         }
         // In pieces, in order: the same additions as one pass, so the same scores to the last bit.
