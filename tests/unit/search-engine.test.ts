@@ -37,7 +37,7 @@ async function withDict(dict: Uint8Array): Promise<InvertedIndex> {
   return withSegments(index); // restoring the dictionary starts from a clear index
 }
 import type { RestoredBlobs } from "../../src/core/search/keyword/persist";
-import { SegmentLoader } from "../../src/core/search/keyword/restore";
+import { countBlock, SegmentLoader } from "../../src/core/search/keyword/restore";
 import { peekStamp } from "../../src/core/search/keyword/postings";
 import { compactionLimits } from "../../src/core/search/keyword/compaction";
 import { Scorer, TopK } from "../../src/core/search/keyword/score";
@@ -390,7 +390,12 @@ describe("segmented keyword index", () => {
     await restored.restoreDict(bytes, async () => {
       yields++;
     });
-    expect(yields).toBe(5); // after each pass over its bytes or terms (counting, decoding, hashing, sorting, placing): one step each here
+    // Each pass starts with steps 1/32 of its full size, doubled a step: counting and decoding its
+    // ~20 KB, 8 KB then 16 KB; hashing, sorting and placing its 5,000 terms, 2,048 then 4,096; the
+    // sorting's bucket sums, one.
+    expect(bytes.length).toBeGreaterThan(8192 * 2);
+    expect(bytes.length).toBeLessThanOrEqual(8192 * 3);
+    expect(yields).toBe(2 + 2 + 2 + 1 + 2 + 2);
     expect(Array.from({ length: restored.dict.size }, (_, g) => restored.dict.name(g))).toEqual(words);
     expect(words.every((w, i) => restored.dict.get(w) === i)).toBe(true);
   });
@@ -878,6 +883,16 @@ describe("segmented keyword index", () => {
     expect(restored.listN(restored.dict.get("constructor")!)).toBeGreaterThanOrEqual(300);
     expect(restored.search(parseQuery("pair77"), req("pair77"), "en").res.hits.map((h) => h.path).sort()).toEqual(["n154.md", "n155.md"]);
     expect(restored.search(parseQuery(`t${(299 * 500 + 499).toString(36)}`), req("x"), "en").res.hits.map((h) => h.path)).toEqual(["n299.md"]);
+  });
+
+  test("finishRestore sums the counts in blocks of at most 65,536 terms and about 262,144 segment entries", () => {
+    // The bench's 100k vault: ~30k terms, most of them in most of 256 segments.
+    expect(countBlock(30_000, 30_000 * 200)).toBe(1310);
+    // The varied vault: 4.65M terms, most in one segment.
+    expect(countBlock(4_650_000, 5_000_000)).toBe(65_536);
+    expect(countBlock(150_000, 150_000 * 2)).toBe(65_536);
+    expect(countBlock(10, 1 << 30)).toBe(256);
+    expect(countBlock(0, 0)).toBe(256);
   });
 
   test("a restored index answers as the one saved whether its lists are decoded on first use, in the background, laid out again or saved again", async () => {

@@ -345,6 +345,17 @@ const CHARS_MOVE_STEP = 4096;
 /** `TermDict.restoreLines` takes a step about every this many bytes, and every RESTORE_TERMS terms (steps of ≤ 6 ms measured at 4.65M terms). */
 const RESTORE_STEP = 1 << 18;
 const RESTORE_TERMS = 1 << 16;
+/**
+ * Each pass of `restoreLines` starts with steps this much smaller, doubled a step: a warm start's
+ * first steps run before V8 has optimised them (interpreted, ~1 µs a term): at 100k notes of the
+ * bench's vault, its 30k terms were hashed in one step of 14–24 ms and placed in one of 22–30.
+ */
+const RESTORE_RAMP = 5;
+
+/** The next step's size: twice `step`, at most `max`. */
+function ramp(step: number, max: number): number {
+  return Math.min(max, step * 2);
+}
 
 /** `TermDict.restoreDecoded`'s bytes decoded at once. */
 const DECODED_SLICE = 1 << 20;
@@ -416,6 +427,11 @@ function decodeLines(bytes: Uint8Array, end: number, chars: Uint16Array, starts:
   at.u = u;
   at.k = k;
   return true;
+}
+
+/** Each entry of `a` made the sum of it and every entry before it. */
+function sumInPlace(a: Int32Array): void {
+  for (let i = 1; i < a.length; i++) a[i] += a[i - 1];
 }
 
 /** Terms `[a, b)` into `order` (their hashes into `ordered`) at their bucket's end, moving it down (`counts`: each bucket's end, + 1). */
@@ -584,16 +600,16 @@ export class TermDict {
     // A byte-order mark at the start is dropped, as TextDecoder drops it.
     const from = bytes.length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0;
     const count = { lines: 0, units: 0 };
-    for (let a = from; a < bytes.length; a += RESTORE_STEP) {
-      countLines(bytes, a, Math.min(bytes.length, a + RESTORE_STEP), count);
+    for (let a = from, step = RESTORE_STEP >> RESTORE_RAMP; a < bytes.length; a += step, step = ramp(step, RESTORE_STEP)) {
+      countLines(bytes, a, Math.min(bytes.length, a + step), count);
       yield;
     }
     // A term a line, the last one ending the bytes; the newlines make no code unit.
     this.reserve(count.lines + 1, count.units - count.lines);
     // Each step's work is a plain function (a loop in a generator ran several times slower).
     const at = { i: from, u: 0, k: 0 };
-    while (at.i < bytes.length) {
-      if (!decodeLines(bytes, Math.min(bytes.length, at.i + RESTORE_STEP), this.chars, this.starts, at)) return this.restoreFailed();
+    for (let step = RESTORE_STEP >> RESTORE_RAMP; at.i < bytes.length; step = ramp(step, RESTORE_STEP)) {
+      if (!decodeLines(bytes, Math.min(bytes.length, at.i + step), this.chars, this.starts, at)) return this.restoreFailed();
       yield;
     }
     const k = at.k + 1;
@@ -612,17 +628,19 @@ export class TermDict {
     const order = scratch.subarray(k, 2 * k);
     const ordered = scratch.subarray(2 * k, 3 * k);
     const counts = new Int32Array((mask >>> shift) + 2);
-    for (let a = 0; a < k; a += RESTORE_TERMS) {
-      this.hashTerms(a, Math.min(k, a + RESTORE_TERMS), hashes, counts, mask, shift);
+    const first = RESTORE_TERMS >> RESTORE_RAMP;
+    for (let a = 0, step = first; a < k; a += step, step = ramp(step, RESTORE_TERMS)) {
+      this.hashTerms(a, Math.min(k, a + step), hashes, counts, mask, shift);
       yield;
     }
-    for (let i = 1; i < counts.length; i++) counts[i] += counts[i - 1];
-    for (let a = 0; a < k; a += RESTORE_TERMS) {
-      bucketTerms(a, Math.min(k, a + RESTORE_TERMS), hashes, counts, mask, shift, order, ordered);
+    sumInPlace(counts);
+    yield;
+    for (let a = 0, step = first; a < k; a += step, step = ramp(step, RESTORE_TERMS)) {
+      bucketTerms(a, Math.min(k, a + step), hashes, counts, mask, shift, order, ordered);
       yield;
     }
-    for (let a = 0; a < k; a += RESTORE_TERMS) {
-      placeInOrder(this.table, a, Math.min(k, a + RESTORE_TERMS), order, ordered);
+    for (let a = 0, step = first; a < k; a += step, step = ramp(step, RESTORE_TERMS)) {
+      placeInOrder(this.table, a, Math.min(k, a + step), order, ordered);
       yield;
     }
     return true;

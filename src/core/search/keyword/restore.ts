@@ -30,8 +30,18 @@ const NO_SPANS = new Int32Array(0);
 const MAX_CHUNK_ID = 1 << 26;
 
 const utf8d = new TextDecoder();
-/** `finishRestore` sums the segments' posting counts this many terms at a time (256 KB of counts). */
+/** `finishRestore` sums the segments' posting counts at most this many terms at a time (256 KB of counts)… */
 const COUNT_BLOCK = 1 << 16;
+/**
+ * …and about this many segments' term entries a step: at 100k notes of the bench's vault every term
+ * is in most of the 256 segments, and one block of 65,536 terms was one step of 40–46 ms.
+ */
+const COUNT_STEP_ENTRIES = 1 << 18;
+
+/** How many terms `finishRestore` sums a step, for a dictionary of `terms` whose segments list `entries` terms in all. */
+export function countBlock(terms: number, entries: number): number {
+  return Math.max(256, Math.min(COUNT_BLOCK, Math.floor((terms * COUNT_STEP_ENTRIES) / Math.max(1, entries))));
+}
 
 /**
  * Adds to `counts` the postings of every term below `end` in each segment's term header, from its
@@ -145,6 +155,8 @@ export class SegmentLoader {
   private arena: Carver | null = null;
   /** Loading: chunk id → 1 + the segment that holds it (0: none). */
   private owner = new Uint16Array(0);
+  /** Loading: the largest chunk id read (the per-chunk arrays are grown to it once, in a task of their own). */
+  private topChunk = 0;
 
   constructor(private readonly ix: IndexState) {}
 
@@ -153,6 +165,7 @@ export class SegmentLoader {
     this.pending = [];
     this.pendingPaths = new Set();
     this.owner = new Uint16Array(0);
+    this.topChunk = 0;
     this.lazy = null;
     this.arena = null;
     this.dropLong();
@@ -261,6 +274,7 @@ export class SegmentLoader {
           }
           if (this.owner[id]) throw new Error("chunk id reused");
           this.owner[id] = tag;
+          if (id > this.topChunk) this.topChunk = id;
           mine.push(id);
           room(CHUNK_NUMS);
           const sp = sn;
@@ -355,8 +369,11 @@ export class SegmentLoader {
     // vault's warm start, 4.65M terms).
     const counts = new Int32Array(this.pending.length ? this.ix.dict.size : 0);
     const cursors = new Int32Array(this.pending.length);
-    for (let g = 0; g < counts.length; g += COUNT_BLOCK) {
-      sumCounts(counts, Math.min(counts.length, g + COUNT_BLOCK), this.pending, cursors);
+    let entries = 0;
+    for (const p of this.pending) entries += p.gs.length;
+    const block = countBlock(counts.length, entries);
+    for (let g = 0; g < counts.length; g += block) {
+      sumCounts(counts, Math.min(counts.length, g + block), this.pending, cursors);
       await yieldNow();
     }
     // The buffers (~12 MB at 10k notes) are a task of their own: allocating that much outside V8's heap
@@ -367,6 +384,12 @@ export class SegmentLoader {
     for (let g = 0; g < counts.length; g++) total += counts[g];
     const [ids, tfs] = postingBuffer(total);
     await nextTask();
+    // The per-chunk arrays grown to every restored chunk at once (as the notes were registered, they
+    // doubled several times, the last growth and the collection it set off one task of ~40 ms at 100k).
+    if (this.pending.length) {
+      this.ix.ensureChunkCap(this.topChunk);
+      await nextTask();
+    }
     const offs = new Int32Array(counts.length);
     const encoded = new Uint8Array(counts.length);
     let off = 0;
@@ -398,6 +421,7 @@ export class SegmentLoader {
     this.pending = [];
     this.pendingPaths = new Set();
     this.owner = new Uint16Array(0);
+    this.topChunk = 0;
     // Its chunks live on while lists still to be decoded point into them.
     this.arena = null;
   }
