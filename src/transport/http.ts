@@ -62,6 +62,8 @@ export interface RunningHttpServer {
   readonly url: string;
   /** Sessions open now. */
   readonly sessionCount: number;
+  /** POSTs taken before express so far (see `postTaken`). */
+  readonly directPosts: number;
   close(): Promise<void>;
 }
 
@@ -378,27 +380,17 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
     (sweepTimer as { unref?: () => void }).unref?.();
   };
 
-  app.post("/mcp", auth, express.json({ limit: opts.maxBodyBytes ?? 16 * 1024 * 1024 }), async (req, res) => {
+  /** A POST without a session id, its body parsed: an initialize request starts a session. */
+  const initialize = async (req: IncomingMessage, res: NodeResponse, body: unknown): Promise<void> => {
     try {
-      const sessionId = req.headers["mcp-session-id"];
-      if (typeof sessionId === "string") {
-        const s = sessions.get(sessionId);
-        if (!s) {
-          jsonRpcError(res, 404, -32001, "Session not found: it ended (closed by the client, idle too long, or the server restarted). Initialize a new session.");
-          return;
-        }
-        track(s, res);
-        await s.transport.handlePost(req, res);
-        return;
-      }
-      if (!isInitializeRequest(req.body)) {
-        jsonRpcError(res, 400, -32000, "Bad request: no mcp-session-id header, and the message is not an initialize request.");
+      if (!isInitializeRequest(body)) {
+        await answerError(res, 400, -32000, "Bad request: no mcp-session-id header, and the message is not an initialize request.");
         return;
       }
       if (sessions.size >= maxSessions) {
         const victim = oldestIdle();
         if (!victim) {
-          jsonRpcError(res, 503, -32000, `Too many sessions: all ${maxSessions} are in use. Close a session (DELETE /mcp) or try again later.`);
+          await answerError(res, 503, -32000, `Too many sessions: all ${maxSessions} are in use. Close a session (DELETE /mcp) or try again later.`);
           return;
         }
         endSession(victim, `the cap of ${maxSessions} sessions was reached`);
@@ -424,10 +416,30 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
         void server.close().catch(() => {});
       };
       await server.connect(transport);
-      await sdk.handleRequest(req, res, req.body);
+      await sdk.handleRequest(req, res, body);
       // An initialize the transport refused made no session: its server (and the vault listener of
       // its resources) must not stay behind.
       if (!sdk.sessionId) void server.close().catch(() => {});
+    } catch (e) {
+      log("error", `MCP request failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
+      if (!res.headersSent) await answerError(res, 500, -32603, "Internal server error.");
+    }
+  };
+
+  app.post("/mcp", auth, express.json({ limit: opts.maxBodyBytes ?? 16 * 1024 * 1024 }), async (req, res) => {
+    const sessionId = req.headers["mcp-session-id"];
+    if (typeof sessionId !== "string") {
+      await initialize(req, res, req.body);
+      return;
+    }
+    try {
+      const s = sessions.get(sessionId);
+      if (!s) {
+        jsonRpcError(res, 404, -32001, "Session not found: it ended (closed by the client, idle too long, or the server restarted). Initialize a new session.");
+        return;
+      }
+      track(s, res);
+      await s.transport.handlePost(req, res);
     } catch (e) {
       log("error", `MCP request failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
       if (!res.headersSent) jsonRpcError(res, 500, -32603, "Internal server error.");
@@ -478,20 +490,25 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
     return true;
   };
   /**
-   * A POST on a known session with an allowed Host, no Origin, the right token and a small JSON body,
-   * taken before express (anything else goes through it, refusals and errors included): express's
-   * routing and body parser took ~0.4 ms of a search call's ~4 at 100k notes (a profile of 400 calls).
-   * The checks are express's own (`hostAllowed`, `tokenOk`), the body limit stricter.
+   * A POST on a known session, or without one (an initialize), with an allowed Host, no Origin, the
+   * right token and a small JSON body, taken before express (anything else goes through it, refusals
+   * and errors included): express's routing and body parser took ~0.4 ms of a search call's ~4 at
+   * 100k notes (a profile of 400 calls), and a process's first request through them, its code run
+   * for the first time (express's router, the body parser loading every text encoding it knows), was
+   * a task of 60–90 ms at a warm start at 100k notes. The checks are express's own (`hostAllowed`,
+   * `tokenOk`), the body limit stricter.
    */
+  let directPosts = 0;
   const postTaken = (req: IncomingMessage, res: NodeResponse): boolean => {
     const h = req.headers;
     const sessionId = h["mcp-session-id"];
     const length = Number(h["content-length"]);
-    if (req.method !== "POST" || req.url !== "/mcp" || h.origin !== undefined || typeof sessionId !== "string" || h["content-encoding"] !== undefined) return false;
+    if (req.method !== "POST" || req.url !== "/mcp" || h.origin !== undefined || (sessionId !== undefined && typeof sessionId !== "string") || h["content-encoding"] !== undefined) return false;
     if (!(length >= 0 && length <= FAST_BODY_BYTES) || !isPlainJson(h["content-type"]) || !hostAllowed(h.host ?? "") || !tokenOk(h.authorization)) return false;
-    const s = sessions.get(sessionId);
-    if (!s) return false;
+    const s = sessionId === undefined ? null : sessions.get(sessionId);
+    if (s === undefined) return false;
     noteRequest();
+    directPosts++;
     const chunks: Buffer[] = [];
     let got = 0;
     req.on("data", (c: Buffer) => {
@@ -511,8 +528,12 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
         void answerError(res, 400, -32700, "Parse error: the body is not valid JSON.");
         return;
       }
-      track(s, res);
       (req as IncomingMessage & { body?: unknown }).body = body;
+      if (!s) {
+        void initialize(req, res, body);
+        return;
+      }
+      track(s, res);
       s.transport.handlePost(req, res).catch((e: unknown) => {
         log("error", `MCP request failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
         if (!res.headersSent) void answerError(res, 500, -32603, "Internal server error.");
@@ -547,6 +568,9 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
     url,
     get sessionCount() {
       return sessions.size;
+    },
+    get directPosts() {
+      return directPosts;
     },
     close: async () => {
       closed = true;

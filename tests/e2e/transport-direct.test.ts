@@ -124,6 +124,47 @@ describe("POST /mcp on a session: the direct lane and the SDK transport", () => 
     expect(JSON.parse((await post("\uFEFF" + JSON.stringify(searchCall(36)))).body)).toMatchObject({ id: 36, result: { structuredContent: { total_files: 2 } } });
   });
 
+  test("an initialize is taken before express too (with its Content-Length) and answered as express's route answers it", async () => {
+    const noSession = (body: string, extra: Record<string, string> = {}, chunked = false): Promise<RawResponse> => {
+      const h: Record<string, string> = { "Content-Type": "application/json", Accept: "application/json, text/event-stream", Authorization: `Bearer ${server.token}`, ...extra };
+      if (!chunked) h["Content-Length"] = String(Buffer.byteLength(body));
+      return rawRequest(server.port, { method: "POST", headers: h, body });
+    };
+    const sessionsBefore = server.runtime.sessionCount;
+    const answers: unknown[] = [];
+    for (const chunked of [false, true]) {
+      const direct = server.runtime.directPosts;
+      const init = await noSession(INIT_BODY, {}, chunked);
+      expect(init.status).toBe(200);
+      // With its Content-Length before express; chunked through it.
+      expect(server.runtime.directPosts - direct).toBe(chunked ? 0 : 1);
+      const id = String(init.headers["mcp-session-id"]);
+      expect(id).toMatch(/^[0-9a-f-]{36}$/);
+      const body = JSON.parse(init.body);
+      answers.push(body);
+      // The new session answers a call.
+      const call = await rawRequest(server.port, {
+        method: "POST",
+        headers: { ...headers({ "mcp-session-id": id }), "Content-Length": String(Buffer.byteLength(JSON.stringify(searchCall(40)))) },
+        body: JSON.stringify(searchCall(40)),
+      });
+      expect(JSON.parse(call.body)).toMatchObject({ id: 40, result: { structuredContent: { total_files: 2 } } });
+      expect((await rawRequest(server.port, { method: "DELETE", headers: headers({ "mcp-session-id": id }) })).status).toBe(200);
+    }
+    // The same answer from both ways in.
+    expect(answers[0]).toEqual(answers[1]);
+    expect(answers[0]).toMatchObject({ id: 1, result: { serverInfo: { name: expect.any(String) } } });
+    // Not an initialize, bad JSON, a wrong token: the same refusals both ways.
+    for (const chunked of [false, true]) {
+      const codeOf = (r: RawResponse) => [r.status, JSON.parse(r.body).error?.code];
+      expect(codeOf(await noSession(JSON.stringify(searchCall(41)), {}, chunked))).toEqual([400, -32000]);
+      expect(codeOf(await noSession("{not json", {}, chunked))).toEqual([400, -32700]);
+      expect(codeOf(await noSession(INIT_BODY, { Authorization: "Bearer wrong" }, chunked))).toEqual([401, -32001]);
+      expect((await noSession(INIT_BODY, { Origin: "https://evil.example" }, chunked)).status).toBe(403);
+    }
+    expect(server.runtime.sessionCount).toBe(sessionsBefore);
+  });
+
   test("the server keeps an idle connection 65 s, and says so", async () => {
     const r = await rawRequest(server.port, { path: "/health", headers: { Connection: "keep-alive" } });
     expect(r.status).toBe(200);

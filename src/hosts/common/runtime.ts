@@ -50,6 +50,8 @@ export interface Runtime {
   readonly listenPort: number;
   /** MCP sessions open now. */
   readonly sessionCount: number;
+  /** POSTs to /mcp answered without express so far (its lane for the common requests). */
+  readonly directPosts: number;
   /**
    * Renames a crash cut short are finished (at once when the journal holds none; else once the
    * vault is open). The server listens before: tool calls wait for it.
@@ -157,6 +159,9 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime & { se
     listenPort: http.port,
     get sessionCount() {
       return running.sessionCount;
+    },
+    get directPosts() {
+      return running.directPosts;
     },
     services,
     recovered: recovery.then(
