@@ -12,6 +12,7 @@ import { segmentOf } from "../../src/core/search/keyword/doc";
 import { InvertedIndex } from "../../src/core/search/keyword/inverted-index";
 import type { RestoredBlobs } from "../../src/core/search/keyword/persist";
 import { sortPostings, sortPostingsSteps } from "../../src/core/search/keyword/postings";
+import { SegmentLoader } from "../../src/core/search/keyword/restore";
 import { Scorer } from "../../src/core/search/keyword/score";
 import type { SearchRequest } from "../../src/core/search/types";
 import { addNote, rng } from "../support/crowded-index";
@@ -168,6 +169,52 @@ describe("skipping in a pruned term's lists", () => {
       }
     } finally {
       [Scorer.stepItems, Scorer.coldStepItems] = was;
+    }
+  });
+
+  test("a search that needs a list the background is part-way through decoding and sorting leaves it whole, even ended part-way itself", async () => {
+    const { original, restore } = saved();
+    const q = "rare half";
+    const want = answer(new Scorer(), original, q, 5);
+    const wantIds = [...original.lookup("half")!.ids.subarray(0, 1250)].sort((a, b) => a - b);
+    const was = [Scorer.stepItems, Scorer.coldStepItems, SegmentLoader.blockPostings, SegmentLoader.sortEarly];
+    // "half" (1,250 postings in 16 parts) is a long list for the background: decoded, marked and read
+    // back in pieces (~16 + 20 + 10 calls).
+    Scorer.stepItems = Scorer.coldStepItems = 50;
+    SegmentLoader.blockPostings = 64;
+    SegmentLoader.sortEarly = 256;
+    try {
+      let checked = 0;
+      let sorting = 0;
+      for (let k = 0; k < 60; k++) {
+        for (const stop of [6, 14, Infinity]) {
+          const ix = await restore();
+          const half = ix.dict.get("half")!;
+          // Every other list decoded; then k pieces of the background's work on "half".
+          for (let g = 0; g < ix.lists.length; g++) if (g !== half) void ix.listAt(g)?.ids;
+          for (let i = 0; i < k && ix.hasEncodedLists; i++) ix.decodeSomeLists(() => true);
+          if (!ix.hasEncodedLists) continue;
+          // Past its parts, the background is sorting it in place (it stays encoded meanwhile).
+          if (k > 16) sorting++;
+          // A search, ended after `stop` steps (its index changed, say) or run to its end.
+          const it = new Scorer().steps(ix, parseQuery(q), { query: q, limit: 5, chunksPerFile: 3, snippetWords: 0 }, "en", true);
+          let r = it.next();
+          for (let i = 0; i < stop && !r.done; i++) r = it.next();
+          if (!r.done) it.return(undefined as never);
+          // Then the background to its end.
+          while (ix.decodeSomeLists(() => true));
+          const l = ix.listAt(half)!;
+          const ids = [...l.ids.subarray(0, l.n)];
+          if (ix.restored!.unsorted[half]) ids.sort((a, b) => a - b);
+          expect({ k, stop, ids }).toEqual({ k, stop, ids: wantIds });
+          expect({ k, stop, res: answer(new Scorer(), ix, q, 5) }).toEqual({ k, stop, res: want });
+          checked++;
+        }
+      }
+      expect(checked).toBeGreaterThan(100);
+      expect(sorting).toBeGreaterThan(45);
+    } finally {
+      [Scorer.stepItems, Scorer.coldStepItems, SegmentLoader.blockPostings, SegmentLoader.sortEarly] = was;
     }
   });
 

@@ -460,6 +460,12 @@ export class SegmentLoader {
     const lz = this.lazy;
     const r = this.ix.restored;
     if (!lz || !r || !r.encoded[g]) return;
+    // The background is part-way through this list (`decodeLong`, which may be sorting it in place):
+    // decoded whole at once, as before, which ends the background's work on it.
+    if (this.long?.g === g) {
+      this.decodeList(g);
+      return;
+    }
     let at = r.off[g];
     let parts = 0;
     let work = 0;
@@ -475,6 +481,12 @@ export class SegmentLoader {
         yield;
         // Decoded whole meanwhile, or the index cleared (a search then starts again).
         if (this.lazy !== lz || this.ix.restored !== r || !r.encoded[g]) return;
+        if (this.long?.g === g) {
+          // (The background does not run while a search is part-way; should it, the list is
+          // decoded whole now: the parts written so far are the same postings in the same place.)
+          this.decodeList(g);
+          return;
+        }
       }
     }
     r.encoded[g] = 0;
