@@ -92,6 +92,24 @@ describe("tokenize", () => {
     expect(stepped.forms("syncing", "en").map((g) => stepped.name(g)).sort()).toEqual(["sync", "synced", "syncing", "syncs"]);
   });
 
+  test("a new bitset's pages are written in steps of their own before any term goes in (first touched by the terms' bits, they were page faults)", () => {
+    const n = 300_000;
+    const d = new TermDict();
+    for (let i = 0; i < n - 2; i++) d.id(`p${i.toString(36)}`);
+    d.id("sync");
+    d.id("syncing");
+    let steps = 0;
+    while (!d.catchUpTermBits(() => true)) {
+      steps++;
+      // Meanwhile a word's forms are looked up one by one.
+      if (steps === 2) expect(d.forms("sync", "en").map((g) => d.name(g))).toEqual(["sync", "syncing"]);
+    }
+    // 300k terms, 16+ bits a term: 2^23 bits, 262,144 words written 65,536 a step (the last
+    // piece followed by the terms at once); then 4,096 terms a step, the bitset's then the accent keys'.
+    expect(steps).toBe(3 + 2 * Math.floor((n - 1) / 4096));
+    expect(d.forms("sync", "en").map((g) => d.name(g))).toEqual(["sync", "syncing"]);
+  });
+
   test("splits on punctuation: hyphens, colons, C++, apostrophes", () => {
     expect(tokenize("e-mail well-known a:b C++", { language: "none" })).toEqual(["e", "mail", "well", "known", "a", "b", "c"]);
     expect(tokenize("don't", { language: "none" })).toEqual(["dont"]);

@@ -454,6 +454,9 @@ function placeInOrder(table: Int32Array, a: number, b: number, order: Int32Array
   }
 }
 
+/** `addTermBits` writes a new bitset's pages this many words (256 KB) between two looks at its deadline. */
+const TERM_BITS_PAGES_STEP = 1 << 16;
+
 /** A search catches the dictionary's bitset and accent map up by at most this many terms each (4,096 a step; see `catchUpForSearch`). */
 const SEARCH_CATCH_UP = 1 << 14;
 const searchDue = (): (() => boolean) => {
@@ -949,6 +952,8 @@ export class TermDict {
   private termBits: Int32Array | null = null;
   /** How many of `names` are in `termBits`. */
   private termBitsN = 0;
+  /** How many of `termBits`' words were written (zeros) since it was made (see `addTermBits`). */
+  private termBitsWritten = 0;
   /**
    * The hash of an accent key → the terms with that key that are not the key itself (only terms
    * with a character outside ASCII: none in an all-ASCII vault), caught up with the terms added
@@ -1031,6 +1036,16 @@ export class TermDict {
       while (size < n * 16) size *= 2;
       this.termBits = bits = new Int32Array(size >>> 5);
       this.termBitsN = 0;
+      this.termBitsWritten = 0;
+    }
+    // Its pages written first, in order, asking `due()` every TERM_BITS_PAGES_STEP words: each term's bit
+    // lands on a random page, and a fresh bitset's first touches were page faults (16 MB for 4.65M
+    // terms: a search's catch-up of 16k terms took 23–45 ms).
+    while (this.termBitsWritten < bits.length) {
+      const to = Math.min(bits.length, this.termBitsWritten + TERM_BITS_PAGES_STEP);
+      bits.fill(0, this.termBitsWritten, to);
+      this.termBitsWritten = to;
+      if (to < bits.length && due()) return false;
     }
     const mask = bits.length * 32 - 1;
     for (let g = this.termBitsN; g < n; g++) {
