@@ -171,6 +171,28 @@ describe("search", () => {
     expect(fresh.meta).toEqual({ index_stale: false });
   });
 
+  test("work pending when the call came in but done by its answer is not reported stale (a warm start's reconciliation ending while its first search runs)", async () => {
+    const plain = search.search;
+    search.pending = true;
+    search.search = async (req: SearchRequest) => {
+      const r = await plain.call(search, req);
+      search.pending = false;
+      return r;
+    };
+    try {
+      const r = await run("search", { query: "oak" });
+      expect(r.meta).toEqual({ index_stale: false });
+      expect(r.text).not.toContain("wait_for_pending_writes");
+      // Still pending when the answer is made: stale.
+      search.pending = true;
+      search.search = plain;
+      expect((await run("search", { query: "oak" })).meta).toEqual({ index_stale: true });
+    } finally {
+      search.search = plain;
+      search.pending = false;
+    }
+  });
+
   test("while the index does not cover the vault and the call cannot wait: 'nothing found YET', with the progress, never 'No notes match'", async () => {
     const saved = { state: search.state, response: search.response };
     search.ready = false;

@@ -149,6 +149,10 @@ export const searchTool = defineTool({
     const req = { query, limit: args.limit, folder: folder || undefined, filters: args.filters, chunksPerFile: args.chunks_per_file, snippetWords: args.snippet_words };
     if (args.mode !== "keyword" && services.semantic) return meaningSearch(services, services.semantic, args.mode, req, stale, loading, { deadline, signal });
     const res = await search.search(req);
+    // Work pending when the call came in (a warm start's reconciliation, say) may have ended while it
+    // searched: said as it is when the answer is made. A search whose index changes under it scores
+    // again on the index as it is (InvertedIndex.searchSliced); one over a partial index stays stale.
+    const staleNow = stale && (loading !== null || !search.ready || search.hasPendingWork());
     // What a model needs of each hit; the note's title, folder and frontmatter are in its path or a read away.
     const hits = res.hits.map((h) => ({
       path: h.path,
@@ -164,7 +168,7 @@ export const searchTool = defineTool({
       mode: args.mode,
       ...(loading ? { index_loading: loading } : {}),
     };
-    return { structured, text: formatSearch(query, structured, stale, undefined, [], loading), meta: { index_stale: stale, ...(loading ? { index_loading: loading } : {}) } };
+    return { structured, text: formatSearch(query, structured, staleNow, undefined, [], loading), meta: { index_stale: staleNow, ...(loading ? { index_loading: loading } : {}) } };
   },
 });
 
