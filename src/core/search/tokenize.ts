@@ -8,6 +8,7 @@
 import { addOne, valuesOf, type OneOrMany } from "../one-or-many";
 import { fnv1a } from "../hash";
 import { grownArray } from "../memory";
+import { rampedSteps } from "../time-slice";
 import { detach } from "../strings";
 import { stemEnglish } from "./stemmer";
 import type { SearchLanguage, TokenizeOptions } from "./types";
@@ -345,17 +346,6 @@ const CHARS_MOVE_STEP = 4096;
 /** `TermDict.restoreLines` takes a step about every this many bytes, and every RESTORE_TERMS terms (steps of ≤ 6 ms measured at 4.65M terms). */
 const RESTORE_STEP = 1 << 18;
 const RESTORE_TERMS = 1 << 16;
-/**
- * Each pass of `restoreLines` starts with steps this much smaller, doubled a step: a warm start's
- * first steps run before V8 has optimised them (interpreted, ~1 µs a term): at 100k notes of the
- * bench's vault, its 30k terms were hashed in one step of 14–24 ms and placed in one of 22–30.
- */
-const RESTORE_RAMP = 5;
-
-/** The next step's size: twice `step`, at most `max`. */
-function ramp(step: number, max: number): number {
-  return Math.min(max, step * 2);
-}
 
 /** `TermDict.restoreDecoded`'s bytes decoded at once. */
 const DECODED_SLICE = 1 << 20;
@@ -602,17 +592,14 @@ export class TermDict {
     if (bytes.length === 0) return true;
     // A byte-order mark at the start is dropped, as TextDecoder drops it.
     const from = bytes.length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0;
-    const count = { lines: 0, units: 0 };
-    for (let a = from, step = RESTORE_STEP >> RESTORE_RAMP; a < bytes.length; a += step, step = ramp(step, RESTORE_STEP)) {
-      countLines(bytes, a, Math.min(bytes.length, a + step), count);
-      yield;
-    }
-    // A term a line, the last one ending the bytes; the newlines make no code unit.
-    this.reserve(count.lines + 1, count.units - count.lines);
+    // Each pass in steps that start small (`rampedSteps`): interpreted at first, the bench vault's
+    // 30k terms were hashed in one step of 14–24 ms and placed in one of 22–30 at 100k notes.
+    yield* this.reserveLines(bytes, from);
     // Each step's work is a plain function (a loop in a generator ran several times slower).
     const at = { i: from, u: 0, k: 0 };
-    for (let step = RESTORE_STEP >> RESTORE_RAMP; at.i < bytes.length; step = ramp(step, RESTORE_STEP)) {
-      if (!decodeLines(bytes, Math.min(bytes.length, at.i + step), this.chars, this.starts, at)) return this.restoreFailed();
+    // (A sequence begun before a step's end is finished in it: the next step starts where it ended.)
+    for (const [, b] of rampedSteps(from, bytes.length, RESTORE_STEP)) {
+      if (!decodeLines(bytes, b, this.chars, this.starts, at)) return this.restoreFailed();
       yield;
     }
     const k = at.k + 1;
@@ -631,19 +618,18 @@ export class TermDict {
     const order = scratch.subarray(k, 2 * k);
     const ordered = scratch.subarray(2 * k, 3 * k);
     const counts = new Int32Array((mask >>> shift) + 2);
-    const first = RESTORE_TERMS >> RESTORE_RAMP;
-    for (let a = 0, step = first; a < k; a += step, step = ramp(step, RESTORE_TERMS)) {
-      this.hashTerms(a, Math.min(k, a + step), hashes, counts, mask, shift);
+    for (const [a, b] of rampedSteps(0, k, RESTORE_TERMS)) {
+      this.hashTerms(a, b, hashes, counts, mask, shift);
       yield;
     }
     sumInPlace(counts);
     yield;
-    for (let a = 0, step = first; a < k; a += step, step = ramp(step, RESTORE_TERMS)) {
-      bucketTerms(a, Math.min(k, a + step), hashes, counts, mask, shift, order, ordered);
+    for (const [a, b] of rampedSteps(0, k, RESTORE_TERMS)) {
+      bucketTerms(a, b, hashes, counts, mask, shift, order, ordered);
       yield;
     }
-    for (let a = 0, step = first; a < k; a += step, step = ramp(step, RESTORE_TERMS)) {
-      placeInOrder(this.table, a, Math.min(k, a + step), order, ordered);
+    for (const [a, b] of rampedSteps(0, k, RESTORE_TERMS)) {
+      placeInOrder(this.table, a, b, order, ordered);
       yield;
     }
     return true;
@@ -657,12 +643,7 @@ export class TermDict {
   *restoreDecoded(bytes: Uint8Array): Generator<void, void, void> {
     if (this.count !== 0) throw new Error("restoreDecoded: the dictionary is not empty");
     if (bytes.length === 0) return;
-    const count = { lines: 0, units: 0 };
-    for (let a = 0; a < bytes.length; a += RESTORE_STEP) {
-      countLines(bytes, a, Math.min(bytes.length, a + RESTORE_STEP), count);
-      yield;
-    }
-    this.reserve(count.lines + 1, count.units - count.lines);
+    yield* this.reserveLines(bytes, 0);
     let n = 0;
     for (let a = 0; a < bytes.length; ) {
       let b = Math.min(bytes.length, a + DECODED_SLICE);
@@ -684,6 +665,17 @@ export class TermDict {
       a = b;
       yield;
     }
+  }
+
+  /** Room for the terms of `bytes` from `from`, a term a line (the last one ending the bytes), their lines and code units counted in steps. */
+  private *reserveLines(bytes: Uint8Array, from: number): Generator<void, void, void> {
+    const count = { lines: 0, units: 0 };
+    for (const [a, b] of rampedSteps(from, bytes.length, RESTORE_STEP)) {
+      countLines(bytes, a, b, count);
+      yield;
+    }
+    // The newlines make no code unit.
+    this.reserve(count.lines + 1, count.units - count.lines);
   }
 
   /** Terms `[a, b)`'s hashes into `hashes`, each counted in `counts` at its slot's bucket + 1. */

@@ -12,6 +12,7 @@ import type { PersistedDoc, RestoredBlobs } from "./persist";
 import { markPostings, postingBuffer, readMarks, sortPostings } from "./postings";
 import { Carver } from "./carve";
 import { freeBuffers } from "../../memory";
+import { rampedSteps } from "../../time-slice";
 import { hash53OfHashText } from "../../hash";
 
 /** What a segment's loading keeps of its blobs until its notes are registered. */
@@ -371,11 +372,10 @@ export class SegmentLoader {
     const cursors = new Int32Array(this.pending.length);
     let entries = 0;
     for (const p of this.pending) entries += p.gs.length;
-    // The first blocks 1/32 of the size, doubled a block: interpreted, the varied vault's first block
-    // of 65,536 terms was a step of 35–73 ms.
-    const block = countBlock(counts.length, entries);
-    for (let g = 0, b = Math.max(1, block >> 5); g < counts.length; g += b, b = Math.min(block, 2 * b)) {
-      sumCounts(counts, Math.min(counts.length, g + b), this.pending, cursors);
+    // The first blocks small (`rampedSteps`): interpreted, the varied vault's first block of 65,536
+    // terms was a step of 35–73 ms.
+    for (const [, end] of rampedSteps(0, counts.length, countBlock(counts.length, entries))) {
+      sumCounts(counts, end, this.pending, cursors);
       await yieldNow();
     }
     // The buffers (~12 MB at 10k notes) are a task of their own: allocating that much outside V8's heap
@@ -430,24 +430,11 @@ export class SegmentLoader {
 
   /**
    * Decodes term g's restored postings from every segment that has the term, in segment order (a
-   * list of several segments' parts is marked `unsorted`); returns how many.
+   * list of several segments' parts is marked `unsorted`), at once.
    */
-  decodeList(g: number): number {
-    const lz = this.lazy;
-    const r = this.ix.restored;
-    if (!lz || !r || !r.encoded[g]) return 0;
-    r.encoded[g] = 0;
-    let at = r.off[g];
-    let parts = 0;
-    for (const s of lz.segs) {
-      const t = findSorted(s.gs, g);
-      if (t < 0) continue;
-      at += this.decodePart(s, t, at);
-      parts++;
-    }
-    if (parts > 1) r.unsorted[g] = 1;
-    if (--lz.left === 0) this.decoded();
-    return at - r.off[g];
+  decodeList(g: number): void {
+    const whole = this.decodeParts(g, Infinity);
+    while (!whole.next().done);
   }
 
   /**
@@ -459,15 +446,17 @@ export class SegmentLoader {
    * or more, with the code not optimised yet. Does nothing for a list that is not encoded.
    */
   *decodeListSteps(g: number, step: number): Generator<void, void, void> {
+    // The background is part-way through this list (`decodeLong`, which may be sorting it in place):
+    // decoded whole at once, as before, which ends the background's work on it.
+    if (this.long?.g === g) this.decodeList(g);
+    else yield* this.decodeParts(g, step);
+  }
+
+  /** `decodeList` and `decodeListSteps`: a yield once `step` postings are decoded since the last one. */
+  private *decodeParts(g: number, step: number): Generator<void, void, void> {
     const lz = this.lazy;
     const r = this.ix.restored;
     if (!lz || !r || !r.encoded[g]) return;
-    // The background is part-way through this list (`decodeLong`, which may be sorting it in place):
-    // decoded whole at once, as before, which ends the background's work on it.
-    if (this.long?.g === g) {
-      this.decodeList(g);
-      return;
-    }
     let at = r.off[g];
     let parts = 0;
     let work = 0;

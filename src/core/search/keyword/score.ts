@@ -179,10 +179,11 @@ export class Scorer {
    * (~1,600 faults, 8–16 ms of a warm start's first common-word search at 100k notes).
    */
   private *growScratch(ix: IndexState): Generator<void, void, void> {
-    const before = [this.acc.byteLength, this.noteAcc.byteLength, this.noteTf.byteLength, this.docMask.byteLength];
+    const written = (): ArrayBufferView[] => [this.acc, this.noteAcc, this.noteTf, this.docMask];
+    const before = written().map((a) => a.byteLength);
     if (!this.ensureScratch(ix)) return;
     yield;
-    const grown = [this.acc, this.noteAcc, this.noteTf, this.docMask];
+    const grown = written();
     let pages = 0;
     for (let k = 0; k < grown.length; k++) {
       const a = grown[k];
