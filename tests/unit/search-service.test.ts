@@ -344,6 +344,30 @@ describe("keyword search service", () => {
     await svc.close();
   });
 
+  test("a skipped note deleted while closed leaves the skipped list at the next start; the others stay skipped, not read again", async () => {
+    const vault = new MemoryVault({ ...notes, "Big.md": "big ".repeat(400), "Binary.md": "abc\u0000def", "constructor.md": "__proto__ ".repeat(300) });
+    const store = new MemoryStateStore();
+    const options = { maxNoteBytes: 1000, debounceMs: 5, persistDebounceMs: 20 };
+    const first = await started(vault, store, { options });
+    expect(first.svc.status().skipped.map((s) => s.path).sort()).toEqual(["Big.md", "Binary.md", "constructor.md"]);
+    await first.svc.close();
+    vault.emitEvents = false;
+    vault.remove("Big.md");
+    vault.emitEvents = true;
+    let reads = 0;
+    const read = vault.read.bind(vault);
+    vault.read = (p: string) => {
+      reads++;
+      return read(p);
+    };
+    const second = make(vault, store, { options });
+    await second.svc.start();
+    expect(await second.svc.waitForIdle(5000)).toBe(true);
+    expect(second.svc.status().skipped.map((s) => s.path).sort()).toEqual(["Binary.md", "constructor.md"]);
+    expect(reads).toBe(0);
+    await second.svc.close();
+  });
+
   test("a note that fails to index is skipped with its path and reason; the others are indexed", async () => {
     const vault = new MemoryVault({ ...notes, "Odd.md": "odd walrus note" });
     // What a host's metadata could do that we did not foresee (a value of the wrong type, say).
