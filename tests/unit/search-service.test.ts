@@ -6,6 +6,16 @@ import { InvertedIndex } from "../../src/core/search/keyword/inverted-index";
 import type { KeywordSearchServiceStats } from "../../src/core/search/service";
 import { INDEX_FILE as FILE, makeSearch as make, searchPaths as paths, searchReq as req, startedSearch as started } from "../support/search-service";
 
+/** Counts the vault's reads from now on: the count so far. */
+function countReads(vault: MemoryVault): () => number {
+  let reads = 0;
+  const read = vault.read.bind(vault);
+  vault.read = (p: string) => {
+    reads++;
+    return read(p);
+  };
+  return () => reads;
+}
 
 
 
@@ -177,18 +187,13 @@ describe("keyword search service", () => {
     vault.write("Added.md", "Brand new zucchini note.");
     vault.emitEvents = true;
 
-    let reads = 0;
-    const read = vault.read.bind(vault);
-    vault.read = (p: string) => {
-      reads++;
-      return read(p);
-    };
+    const reads = countReads(vault);
     const second = make(vault, store);
     await second.svc.start();
     // Queryable at once from the persisted index.
     expect(second.svc.status().state).toBe("queryable");
     expect(await second.svc.waitForIdle(5000)).toBe(true);
-    expect(reads).toBe(2); // only the modified and the added note were read
+    expect(reads()).toBe(2); // only the modified and the added note were read
     // Once ready, the lists loaded from disk (and those the changes added to) are packed.
     const stats = (second.svc as unknown as { stats: KeywordSearchServiceStats }).stats;
     expect(stats.postings).toBeGreaterThan(0);
@@ -354,17 +359,12 @@ describe("keyword search service", () => {
     vault.emitEvents = false;
     vault.remove("Big.md");
     vault.emitEvents = true;
-    let reads = 0;
-    const read = vault.read.bind(vault);
-    vault.read = (p: string) => {
-      reads++;
-      return read(p);
-    };
+    const reads = countReads(vault);
     const second = make(vault, store, { options });
     await second.svc.start();
     expect(await second.svc.waitForIdle(5000)).toBe(true);
     expect(second.svc.status().skipped.map((s) => s.path).sort()).toEqual(["Binary.md", "constructor.md"]);
-    expect(reads).toBe(0);
+    expect(reads()).toBe(0);
     await second.svc.close();
   });
 

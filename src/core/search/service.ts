@@ -570,15 +570,16 @@ class KeywordSearchService implements SearchService {
     // than a set of every note seen (100k strings at 100k notes); none to look for when the listing
     // held every one of them and neither map changed meanwhile (a warm start with nothing deleted:
     // at 100k notes, the reconciliation took 142–146 ms with these lookups, 62–76 without).
-    const docsListed = listedDocs === docsBefore && this.index.docs.size === docsBefore;
-    for (const p of docsListed ? [] : this.index.docs.keys()) {
-      if (++i % 64 === 0) await this.maybeYield();
-      if (!wanted(p)) this.queue.add(p);
-    }
-    const skippedListed = listedSkipped === skippedBefore && this.skipped.size === skippedBefore;
-    for (const p of skippedListed ? [] : this.skipped.keys()) {
-      if (++i % 64 === 0) await this.maybeYield();
-      if (!wanted(p)) this.queue.add(p);
+    const held: [ReadonlyMap<string, unknown>, number, number][] = [
+      [this.index.docs, listedDocs, docsBefore],
+      [this.skipped, listedSkipped, skippedBefore],
+    ];
+    for (const [map, listed, before] of held) {
+      if (listed === before && map.size === before) continue;
+      for (const p of map.keys()) {
+        if (++i % 64 === 0) await this.maybeYield();
+        if (!wanted(p)) this.queue.add(p);
+      }
     }
     this.buildTotal = notes;
     this.visibleCount = { n: notes, at: this.clock.sched.now() };
